@@ -1,0 +1,339 @@
+//! The canonical message and its model-facing wire bytes.
+//!
+//! Two serializations exist, both documented in docs/FORMATS.md:
+//! - the *canonical* serde form (view.json, the sidecar): every field, including `observation`
+//!   and `metadata`;
+//! - the *wire* form ([`Message::write_wire`]): what a model would be sent, in a fixed key order,
+//!   without `observation` and `metadata`. Byte counts, token counts and digests use it.
+
+use std::collections::BTreeMap;
+
+/// The role of a message, lowercase on the wire.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Instructions from the agent framework.
+    System,
+    /// A person, or (with `observation` set) tool output delivered in a user message.
+    User,
+    /// The model.
+    Assistant,
+    /// The result of a tool call.
+    Tool,
+}
+
+impl Role {
+    /// The lowercase wire name: `system`, `user`, `assistant` or `tool`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::System => "system",
+            Role::User => "user",
+            Role::Assistant => "assistant",
+            Role::Tool => "tool",
+        }
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What a message says: plain text, or a list of content parts (multimodal JSON objects such as
+/// `{"type":"image_url",...}`).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(untagged)]
+pub enum Content {
+    /// Plain text.
+    Text(String),
+    /// Content parts, each a JSON value, in order.
+    Parts(Vec<serde_json::Value>),
+}
+
+/// One tool call an assistant message makes.
+///
+/// The canonical and wire shape is the OpenAI chat-completions one:
+/// `{"id":…,"type":"function","function":{"name":…,"arguments":…}}`.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "ToolCallWire", into = "ToolCallWire")]
+pub struct ToolCall {
+    /// The call id that the tool result's `tool_call_id` names.
+    pub id: String,
+    /// The tool's name.
+    pub name: String,
+    /// The arguments as the raw JSON text the model wrote (not re-serialized, so not normalized).
+    pub arguments: String,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ToolCallWire {
+    id: String,
+    #[serde(rename = "type")]
+    kind: String,
+    function: FunctionWire,
+}
+
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FunctionWire {
+    name: String,
+    arguments: String,
+}
+
+impl TryFrom<ToolCallWire> for ToolCall {
+    type Error = String;
+
+    fn try_from(w: ToolCallWire) -> Result<Self, Self::Error> {
+        if w.kind != "function" {
+            return Err(format!(
+                "tool call `{}` has type `{}`, expected `function`",
+                w.id, w.kind
+            ));
+        }
+        Ok(ToolCall {
+            id: w.id,
+            name: w.function.name,
+            arguments: w.function.arguments,
+        })
+    }
+}
+
+impl From<ToolCall> for ToolCallWire {
+    fn from(c: ToolCall) -> Self {
+        ToolCallWire {
+            id: c.id,
+            kind: "function".to_string(),
+            function: FunctionWire {
+                name: c.name,
+                arguments: c.arguments,
+            },
+        }
+    }
+}
+
+/// A canonical message: what every importer produces and every reduction addresses.
+///
+/// The canonical serde form (docs/FORMATS.md, "Canonical message") has the keys `role`,
+/// `content` (a string or an array of parts, absent when `None`), `tool_calls` (absent when
+/// empty), `tool_call_id`, `name`, `observation` (absent when false) and `metadata` (absent when
+/// empty). Unknown keys are rejected.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Message {
+    /// Who speaks.
+    pub role: Role,
+    /// What is said; `None` when the message has no content at all (an assistant message that
+    /// only calls tools), which differs from `Some(Content::Text(""))`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<Content>,
+    /// Tool calls of an assistant message, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// On a tool result: the id of the call it answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+    /// An optional participant or tool name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Set on a user-role message that carries tool output (SWE-agent runs without function
+    /// calling): the model saw it as a user message, and rehydrate treats it as a tool result.
+    /// Never part of the wire form.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub observation: bool,
+    /// Data about the message that never reaches the model (importer provenance, reasoning
+    /// payloads, the id of a reduction standing in this message). Never part of the wire form.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub metadata: BTreeMap<String, String>,
+}
+
+impl Default for Role {
+    fn default() -> Self {
+        Role::User
+    }
+}
+
+impl Message {
+    /// A message with plain text content and nothing else.
+    pub fn text(role: Role, text: impl Into<String>) -> Message {
+        Message {
+            role,
+            content: Some(Content::Text(text.into())),
+            ..Message::default()
+        }
+    }
+
+    /// A tool result (`role: tool`) answering `tool_call_id` with plain text.
+    pub fn tool_result(tool_call_id: impl Into<String>, text: impl Into<String>) -> Message {
+        Message {
+            role: Role::Tool,
+            content: Some(Content::Text(text.into())),
+            tool_call_id: Some(tool_call_id.into()),
+            ..Message::default()
+        }
+    }
+
+    /// The text content, or `None` when the content is absent or made of parts.
+    pub fn content_text(&self) -> Option<&str> {
+        match &self.content {
+            Some(Content::Text(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Whether this message carries tool output: `role: tool`, or a user message marked
+    /// `observation`.
+    pub fn is_tool_result(&self) -> bool {
+        self.role == Role::Tool || (self.role == Role::User && self.observation)
+    }
+
+    /// Whether this message opens a turn: a user message written by a person (not an
+    /// observation).
+    pub fn is_turn_start(&self) -> bool {
+        self.role == Role::User && !self.observation
+    }
+
+    /// Appends the model-facing wire bytes of this message to `out`.
+    ///
+    /// The form is compact JSON with keys in this order: `role`; `content` (the parts array, or
+    /// the text, absent when `None`); `tool_calls` (absent when empty); `tool_call_id`; `name`.
+    /// Strings are escaped as serde_json escapes them; object keys inside content parts are
+    /// written in sorted order whatever the map type, so the bytes do not depend on features.
+    /// `observation` and `metadata` are never written. This is the form that is counted in
+    /// `bytes_*`, tokenized and hashed (docs/FORMATS.md, "Wire bytes").
+    pub fn write_wire(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"role\":\"");
+        out.extend_from_slice(self.role.as_str().as_bytes());
+        out.push(b'"');
+        match &self.content {
+            None => {}
+            Some(Content::Text(t)) => {
+                out.extend_from_slice(b",\"content\":");
+                write_json_str(t, out);
+            }
+            Some(Content::Parts(parts)) => {
+                out.extend_from_slice(b",\"content\":[");
+                for (i, p) in parts.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_json_value(p, out);
+                }
+                out.push(b']');
+            }
+        }
+        if !self.tool_calls.is_empty() {
+            out.extend_from_slice(b",\"tool_calls\":[");
+            for (i, c) in self.tool_calls.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(b"{\"id\":");
+                write_json_str(&c.id, out);
+                out.extend_from_slice(b",\"type\":\"function\",\"function\":{\"name\":");
+                write_json_str(&c.name, out);
+                out.extend_from_slice(b",\"arguments\":");
+                write_json_str(&c.arguments, out);
+                out.extend_from_slice(b"}}");
+            }
+            out.push(b']');
+        }
+        if let Some(id) = &self.tool_call_id {
+            out.extend_from_slice(b",\"tool_call_id\":");
+            write_json_str(id, out);
+        }
+        if let Some(name) = &self.name {
+            out.extend_from_slice(b",\"name\":");
+            write_json_str(name, out);
+        }
+        out.push(b'}');
+    }
+
+    /// The wire form ([`Message::write_wire`]) as a string.
+    pub fn wire_json(&self) -> String {
+        let mut out = Vec::new();
+        self.write_wire(&mut out);
+        String::from_utf8(out).expect("the wire writer only emits UTF-8")
+    }
+
+    /// The length in bytes of the wire form ([`Message::write_wire`]).
+    pub fn wire_len(&self) -> usize {
+        let mut out = Vec::new();
+        self.write_wire(&mut out);
+        out.len()
+    }
+}
+
+/// Appends `v` as compact JSON with object keys in sorted (byte) order.
+///
+/// This is the canonical form of free-form JSON (content parts) inside wire bytes.
+pub fn write_json_value(v: &serde_json::Value, out: &mut Vec<u8>) {
+    use serde_json::Value;
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Number(n) => out.extend_from_slice(n.to_string().as_bytes()),
+        Value::String(s) => write_json_str(s, out),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_json_value(item, out);
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => {
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            out.push(b'{');
+            for (i, (k, val)) in entries.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_json_str(k, out);
+                out.push(b':');
+                write_json_value(val, out);
+            }
+            out.push(b'}');
+        }
+    }
+}
+
+/// Appends `s` as a JSON string literal, escaping exactly as serde_json does: `"` and `\`,
+/// `\b \f \n \r \t`, other control characters as `\u00xx`; everything else raw.
+fn write_json_str(s: &str, out: &mut Vec<u8>) {
+    out.push(b'"');
+    let bytes = s.as_bytes();
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let escape: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0x08 => b"\\b",
+            0x0c => b"\\f",
+            0x00..=0x1f => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&bytes[start..i]);
+        if escape.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[usize::from(b >> 4)]);
+            out.push(HEX[usize::from(b & 0xf)]);
+        } else {
+            out.extend_from_slice(escape);
+        }
+        start = i + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}

@@ -1,0 +1,226 @@
+//! Reductions and the reduction log: where the view differs from the original, and how to get
+//! the original back.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::digest::Digest;
+use crate::error::{Error, clip};
+use crate::message::Role;
+use crate::span::Span;
+use crate::stub::StubKind;
+
+/// The `metadata` key a view message carries when a reduction stands in it; its value is the
+/// reduction id. Metadata never reaches the model, so this costs no tokens.
+pub const REDUCTION_METADATA_KEY: &str = "rehydrate.reduction";
+
+/// A reduction id: `r<ordinal>.<first 6 hex digits of the digest>`, such as `r12.9f3c2a`.
+///
+/// The ordinal is the reduction's 0-based position in its log, in decimal without padding, so
+/// ids are unique within a log. The hex part lets a reader match an id to its content at a
+/// glance; it is not relied on for integrity (the full digest is in the [`SidecarPtr`]).
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(try_from = "String", into = "String")]
+pub struct ReductionId(String);
+
+impl ReductionId {
+    /// The id of the reduction at `ordinal` in its log whose original bytes have `digest`.
+    pub fn new(ordinal: usize, digest: &Digest) -> ReductionId {
+        ReductionId(format!("r{ordinal}.{}", digest.short_hex(6)))
+    }
+
+    /// The id as text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// The ordinal part of the id.
+    pub fn ordinal(&self) -> usize {
+        let dot = self.0.find('.').expect("a validated id has a dot");
+        self.0[1..dot]
+            .parse()
+            .expect("a validated id has a decimal ordinal")
+    }
+}
+
+impl fmt::Display for ReductionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl FromStr for ReductionId {
+    type Err = Error;
+
+    /// Parses `r<ordinal>.<6 lowercase hex>`.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidReductionId`] when the text does not follow the grammar, or the ordinal
+    /// has a leading zero or does not fit a `usize`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let invalid = || Error::InvalidReductionId { text: clip(s) };
+        let rest = s.strip_prefix('r').ok_or_else(invalid)?;
+        let (ordinal, hex) = rest.split_once('.').ok_or_else(invalid)?;
+        let ordinal_ok = !ordinal.is_empty()
+            && ordinal.bytes().all(|b| b.is_ascii_digit())
+            && (ordinal == "0" || !ordinal.starts_with('0'))
+            && ordinal.parse::<usize>().is_ok();
+        let hex_ok = hex.len() == 6 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'));
+        if ordinal_ok && hex_ok {
+            Ok(ReductionId(s.to_string()))
+        } else {
+            Err(invalid())
+        }
+    }
+}
+
+impl TryFrom<String> for ReductionId {
+    type Error = Error;
+
+    fn try_from(s: String) -> Result<Self, Self::Error> {
+        s.parse()
+    }
+}
+
+impl From<ReductionId> for String {
+    fn from(id: ReductionId) -> Self {
+        id.0
+    }
+}
+
+/// The address of one message in the minted view (the original message list a reduction was
+/// minted against): its 0-based index and the role expected there, checked on resolution.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(deny_unknown_fields)]
+pub struct MessageAddr {
+    /// 0-based index into the minted view.
+    pub index: usize,
+    /// The role the message at `index` must have.
+    pub role: Role,
+}
+
+/// Where a reduction's original bytes live and how to check them.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SidecarPtr {
+    /// The addressed message (for turns cleared: the first message of the range).
+    pub addr: MessageAddr,
+    /// The hidden byte range within the original content, half-open; `None` when the whole
+    /// original is hidden.
+    pub span: Option<Span>,
+    /// blake3 of the exact original bytes (docs/FORMATS.md, "Hashed bytes").
+    pub digest: Digest,
+}
+
+/// What kind of reduction, with the facts a stub and a reader need.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ReductionKind {
+    /// A tool result whose middle is hidden; the head and the tail stay visible.
+    /// The hidden range is `ptr.span`.
+    ToolOutputTruncated {
+        /// Length in bytes of the whole original content.
+        original_bytes: usize,
+        /// Number of `\n` bytes in the hidden range.
+        hidden_lines: usize,
+    },
+    /// A tool result byte-identical to an earlier tool result, hidden whole.
+    DuplicateOutput {
+        /// The earlier message with the same content (informational; resolution uses the
+        /// reduction's own address).
+        canonical: MessageAddr,
+        /// Length in bytes of the original content.
+        original_bytes: usize,
+    },
+    /// Whole turns, messages `first..=last` of the minted view, replaced by one stub message.
+    TurnsCleared {
+        /// Index of the first cleared message.
+        first: usize,
+        /// Index of the last cleared message (inclusive).
+        last: usize,
+        /// Length in bytes of the hashed original (the wire forms of the messages, each
+        /// followed by `\n`).
+        original_bytes: usize,
+        /// A summary the caller supplied, shown after the stub line.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        summary: Option<String>,
+    },
+}
+
+impl ReductionKind {
+    /// The stub kind token of this kind.
+    pub fn stub_kind(&self) -> StubKind {
+        match self {
+            ReductionKind::ToolOutputTruncated { .. } => StubKind::ToolOutput,
+            ReductionKind::DuplicateOutput { .. } => StubKind::Duplicate,
+            ReductionKind::TurnsCleared { .. } => StubKind::TurnsCleared,
+        }
+    }
+
+    /// Length in bytes of the original this reduction hides part or all of.
+    pub fn original_bytes(&self) -> usize {
+        match *self {
+            ReductionKind::ToolOutputTruncated { original_bytes, .. }
+            | ReductionKind::DuplicateOutput { original_bytes, .. }
+            | ReductionKind::TurnsCleared { original_bytes, .. } => original_bytes,
+        }
+    }
+}
+
+/// One reduction: a place where the view differs from the original, with a verifiable pointer
+/// to the original bytes.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reduction {
+    /// The id the model passes to `expand_reduction`.
+    pub id: ReductionId,
+    /// What was reduced.
+    pub kind: ReductionKind,
+    /// Where the original is and its digest.
+    pub ptr: SidecarPtr,
+    /// The one-line stub standing in the view (see [`crate::Stub`]).
+    pub stub: String,
+}
+
+/// The reductions of a session, in the order they were minted.
+///
+/// The log is append-only: a reduction is never removed, so every id keeps resolving against the
+/// minted view even after later projections changed the view.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReductionLog {
+    /// The reductions, ordinal order.
+    pub reductions: Vec<Reduction>,
+}
+
+impl ReductionLog {
+    /// The reduction with this exact id, if any.
+    pub fn get(&self, id: &str) -> Option<&Reduction> {
+        self.reductions.iter().find(|r| r.id.as_str() == id)
+    }
+
+    /// All ids joined by `, ` in log order, or `(none)` for an empty log; used in errors that
+    /// list the valid ids.
+    pub fn ids_joined(&self) -> String {
+        if self.reductions.is_empty() {
+            return "(none)".to_string();
+        }
+        let ids: Vec<&str> = self.reductions.iter().map(|r| r.id.as_str()).collect();
+        ids.join(", ")
+    }
+
+    /// Number of reductions.
+    pub fn len(&self) -> usize {
+        self.reductions.len()
+    }
+
+    /// Whether the log holds no reduction.
+    pub fn is_empty(&self) -> bool {
+        self.reductions.is_empty()
+    }
+}

@@ -1,0 +1,152 @@
+//! The one-line stub grammar: `[rehydrate:<kind> <id> | <summary>]`.
+//!
+//! A stub stands in the view wherever a reduction hid bytes. It names the reduction id so the
+//! model can call `expand_reduction(id)`, and a short summary saying what is hidden.
+
+use std::fmt;
+
+use crate::error::Error;
+use crate::reduction::ReductionId;
+
+/// The text every stub starts with. It is our own marker; a view line that starts with it is a
+/// stub.
+pub const STUB_SENTINEL: &str = "[rehydrate:";
+
+/// The kind token inside a stub.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum StubKind {
+    /// `tool-output`: the middle of a tool result is hidden.
+    ToolOutput,
+    /// `duplicate`: a tool result equal to an earlier one is hidden.
+    Duplicate,
+    /// `turns-cleared`: whole old turns are hidden.
+    TurnsCleared,
+}
+
+impl StubKind {
+    /// The token: `tool-output`, `duplicate` or `turns-cleared`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StubKind::ToolOutput => "tool-output",
+            StubKind::Duplicate => "duplicate",
+            StubKind::TurnsCleared => "turns-cleared",
+        }
+    }
+
+    fn from_token(token: &str) -> Option<StubKind> {
+        match token {
+            "tool-output" => Some(StubKind::ToolOutput),
+            "duplicate" => Some(StubKind::Duplicate),
+            "turns-cleared" => Some(StubKind::TurnsCleared),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for StubKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A parsed or to-be-rendered stub line.
+///
+/// Grammar (docs/FORMATS.md, "Stub grammar"):
+/// `[rehydrate:` kind ` ` id ` | ` summary `]`, where kind is a [`StubKind`] token, id a
+/// [`ReductionId`], and summary is non-empty and contains neither `]` nor a line break.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stub {
+    kind: StubKind,
+    id: ReductionId,
+    summary: String,
+}
+
+impl Stub {
+    /// A stub for reduction `id` of `kind` with a summary.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidStub`] when `summary` is empty or contains `]`, `\n` or `\r`.
+    pub fn new(kind: StubKind, id: ReductionId, summary: impl Into<String>) -> Result<Stub, Error> {
+        let summary = summary.into();
+        check_summary(&summary)?;
+        Ok(Stub { kind, id, summary })
+    }
+
+    /// The kind token.
+    pub fn kind(&self) -> StubKind {
+        self.kind
+    }
+
+    /// The reduction id.
+    pub fn id(&self) -> &ReductionId {
+        &self.id
+    }
+
+    /// The summary text.
+    pub fn summary(&self) -> &str {
+        &self.summary
+    }
+
+    /// The stub as one line, without a line break.
+    pub fn render(&self) -> String {
+        format!(
+            "{STUB_SENTINEL}{} {} | {}]",
+            self.kind, self.id, self.summary
+        )
+    }
+
+    /// Parses one stub line (no line break).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidStub`] naming what is wrong when the line does not follow the grammar.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// use rehydrate_model::{Stub, StubKind};
+    ///
+    /// let stub = Stub::parse("[rehydrate:duplicate r3.00ab12 | same 120 bytes as message 4]")?;
+    /// assert_eq!(stub.kind(), StubKind::Duplicate);
+    /// assert_eq!(stub.id().as_str(), "r3.00ab12");
+    /// assert_eq!(stub.summary(), "same 120 bytes as message 4");
+    /// # Ok::<(), rehydrate_model::Error>(())
+    /// ```
+    pub fn parse(line: &str) -> Result<Stub, Error> {
+        let invalid = |reason: &str| Error::InvalidStub {
+            reason: reason.to_string(),
+        };
+        let body = line
+            .strip_prefix(STUB_SENTINEL)
+            .ok_or_else(|| invalid("line does not start with `[rehydrate:`"))?;
+        let body = body
+            .strip_suffix(']')
+            .ok_or_else(|| invalid("line does not end with `]`"))?;
+        let (head, summary) = body
+            .split_once(" | ")
+            .ok_or_else(|| invalid("missing ` | ` before the summary"))?;
+        let (kind, id) = head
+            .split_once(' ')
+            .ok_or_else(|| invalid("missing the reduction id"))?;
+        let kind = StubKind::from_token(kind)
+            .ok_or_else(|| invalid(&format!("unknown kind `{}`", crate::error::clip(kind))))?;
+        let id: ReductionId = id.parse()?;
+        Stub::new(kind, id, summary)
+    }
+}
+
+fn check_summary(summary: &str) -> Result<(), Error> {
+    let reason = if summary.is_empty() {
+        "empty summary"
+    } else if summary.contains(']') {
+        "summary contains `]`"
+    } else if summary.contains(['\n', '\r']) {
+        "summary contains a line break"
+    } else {
+        return Ok(());
+    };
+    Err(Error::InvalidStub {
+        reason: reason.to_string(),
+    })
+}

@@ -1,0 +1,186 @@
+//! Unit tests of the model crate.
+
+use std::collections::BTreeMap;
+
+use serde_json::json;
+
+use crate::*;
+
+#[test]
+fn wire_form_has_fixed_key_order_and_skips_metadata() {
+    let mut msg = Message {
+        role: Role::Assistant,
+        content: None,
+        tool_calls: vec![ToolCall {
+            id: "t1".into(),
+            name: "ls".into(),
+            arguments: "{}".into(),
+        }],
+        tool_call_id: None,
+        name: Some("bot".into()),
+        observation: false,
+        metadata: BTreeMap::from([("thinking".to_string(), "secret".to_string())]),
+    };
+    assert_eq!(
+        msg.wire_json(),
+        r#"{"role":"assistant","tool_calls":[{"id":"t1","type":"function","function":{"name":"ls","arguments":"{}"}}],"name":"bot"}"#
+    );
+    msg.observation = true;
+    assert_eq!(msg.wire_len(), msg.wire_json().len());
+    assert!(!msg.wire_json().contains("secret"));
+}
+
+#[test]
+fn wire_parts_sort_object_keys() {
+    let msg = Message {
+        role: Role::User,
+        content: Some(Content::Parts(vec![
+            json!({"z": 1, "a": [true, null, 1.5], "m": "x"}),
+        ])),
+        ..Message::default()
+    };
+    assert_eq!(
+        msg.wire_json(),
+        r#"{"role":"user","content":[{"a":[true,null,1.5],"m":"x","z":1}]}"#
+    );
+}
+
+#[test]
+fn string_escaping_matches_serde_json() {
+    let nasty = "q\"b\\s\n\r\t\u{8}\u{c}\u{0}\u{1f}\u{7f}é😀</>";
+    let msg = Message::text(Role::User, nasty);
+    let expected = format!(
+        r#"{{"role":"user","content":{}}}"#,
+        serde_json::to_string(nasty).unwrap()
+    );
+    assert_eq!(msg.wire_json(), expected);
+}
+
+#[test]
+fn canonical_serde_round_trips() {
+    let mut msg = Message::tool_result("c1", "out");
+    msg.observation = true;
+    msg.metadata.insert("k".into(), "v".into());
+    let text = serde_json::to_string(&msg).unwrap();
+    assert_eq!(
+        text,
+        r#"{"role":"tool","content":"out","tool_call_id":"c1","observation":true,"metadata":{"k":"v"}}"#
+    );
+    let back: Message = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, msg);
+    let err = serde_json::from_str::<Message>(r#"{"role":"tool","colour":1}"#).unwrap_err();
+    assert!(err.to_string().contains("unknown field `colour`"), "{err}");
+}
+
+#[test]
+fn digest_hex_round_trip_and_errors() {
+    let d = Digest([0xab; 32]);
+    let hex = d.to_string();
+    assert_eq!(hex, "ab".repeat(32));
+    assert_eq!(hex.parse::<Digest>().unwrap(), d);
+    assert_eq!(hex.to_uppercase().parse::<Digest>().unwrap(), d);
+    assert_eq!(d.short_hex(6), "ababab");
+    let err = "abc".parse::<Digest>().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid digest `abc`: expected 64 hex characters"
+    );
+    assert!(format!("{}g", &hex[..63]).parse::<Digest>().is_err());
+}
+
+#[test]
+fn span_rejects_reversed() {
+    assert_eq!(Span::new(3, 3).unwrap().len(), 0);
+    assert_eq!(
+        Span::new(4, 2).unwrap_err().to_string(),
+        "invalid span [4, 2): start is after end"
+    );
+    assert!(serde_json::from_str::<Span>("[5,1]").is_err());
+    assert_eq!(
+        serde_json::from_str::<Span>("[1,5]").unwrap(),
+        Span::new(1, 5).unwrap()
+    );
+}
+
+#[test]
+fn reduction_id_grammar() {
+    let id = ReductionId::new(12, &Digest([0x9f; 32]));
+    assert_eq!(id.as_str(), "r12.9f9f9f");
+    assert_eq!(id.ordinal(), 12);
+    assert_eq!("r0.000000".parse::<ReductionId>().unwrap().ordinal(), 0);
+    for bad in [
+        "r01.abcdef",
+        "r1.ABCDEF",
+        "r1.abcde",
+        "x1.abcdef",
+        "r.abcdef",
+        "r1abcdef",
+        "",
+    ] {
+        assert!(bad.parse::<ReductionId>().is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn stub_round_trip_and_rejects() {
+    let id: ReductionId = "r7.abcdef".parse().unwrap();
+    let stub = Stub::new(
+        StubKind::ToolOutput,
+        id.clone(),
+        "9000 bytes (12 lines) hidden",
+    )
+    .unwrap();
+    let line = stub.render();
+    assert_eq!(
+        line,
+        "[rehydrate:tool-output r7.abcdef | 9000 bytes (12 lines) hidden]"
+    );
+    assert_eq!(Stub::parse(&line).unwrap(), stub);
+    assert!(Stub::new(StubKind::Duplicate, id.clone(), "").is_err());
+    assert!(Stub::new(StubKind::Duplicate, id.clone(), "a]b").is_err());
+    assert!(Stub::new(StubKind::Duplicate, id, "a\nb").is_err());
+    for bad in [
+        "[sc-reduced tool-output r7.abcdef: x]",
+        "[rehydrate:tool-output r7.abcdef | x",
+        "[rehydrate:nope r7.abcdef | x]",
+        "[rehydrate:tool-output r7.abc | x]",
+        "[rehydrate:tool-output r7.abcdef x]",
+    ] {
+        assert!(Stub::parse(bad).is_err(), "{bad}");
+    }
+}
+
+#[test]
+fn reasoning_filter_spec_case_17() {
+    let mut a = Message::text(Role::Assistant, "x");
+    a.metadata.insert("thinking".into(), "x".into());
+    a.metadata.insert("other".into(), "y".into());
+    a.content = Some(Content::Parts(vec![
+        json!({"type":"text"}),
+        json!({"type":"thinking"}),
+        json!({"foo":1}),
+    ]));
+    let mut b = Message::text(Role::User, "y");
+    b.metadata.insert("pi_text_signature".into(), "s".into());
+    let b_before = b.clone();
+    let mut history = vec![a, b];
+    assert_eq!(filter_reasoning_artifacts(&mut history), 1);
+    assert_eq!(
+        history[0].metadata,
+        BTreeMap::from([("other".to_string(), "y".to_string())])
+    );
+    assert_eq!(
+        history[0].content,
+        Some(Content::Parts(vec![
+            json!({"type":"text"}),
+            json!({"foo":1})
+        ]))
+    );
+    assert_eq!(history[1], b_before);
+}
+
+#[test]
+fn log_ids_joined() {
+    let log = ReductionLog::default();
+    assert_eq!(log.ids_joined(), "(none)");
+}
