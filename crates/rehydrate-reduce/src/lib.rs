@@ -1,1 +1,66 @@
-//! placeholder
+//! Reversible reduction of agent session history.
+//!
+//! [`project_messages`] takes a session's full history, the reduction log of earlier
+//! projections and a [`ReductionPolicy`], and returns the reduced view the model is sent plus
+//! the log extended with every reduction it minted. Nothing is lost: every stub in the view
+//! names a reduction whose original bytes are in the history (the sidecar) under a blake3
+//! digest, and `rehydrate_sidecar::expand_reduction` gives them back.
+//!
+//! # Overview
+//!
+//! Three kinds of reduction are minted (docs/FORMATS.md, "View"):
+//! - **tool output truncated**: an old tool result larger than the trigger keeps its head and
+//!   tail; the middle becomes a one-line stub saying how many bytes and lines are hidden;
+//! - **duplicate output**: an old tool result byte-identical to an earlier one becomes a stub
+//!   naming the earlier message;
+//! - **turns cleared**: whole old turns become one stub message, with an optional summary.
+//!
+//! A reduction is minted only where its stub is smaller than what it hides, so reducing never
+//! grows a session. The view stays valid for the OpenAI and Anthropic APIs: turns are cleared
+//! only at boundaries no tool call crosses, so a call and its result are never separated and
+//! the view never starts a turn with a tool message.
+//!
+//! Projection is idempotent and stable: a message already reduced in the log keeps its stub
+//! (the log is a memo of decisions), so running [`project_messages`] again over the same
+//! history and log gives the same view and log, and a growing session keeps the prefix of its
+//! view unchanged. A tool result that is the output of an earlier `expand_reduction` is an
+//! ordinary tool result and ages out like any other.
+//!
+//! # Example
+//!
+//! ```
+//! use rehydrate_model::{Message, ReductionLog, Role};
+//! use rehydrate_reduce::{ReductionPolicy, project_messages};
+//!
+//! let big = "log line\n".repeat(2000); // 18000 bytes
+//! let mut history = vec![Message::text(Role::User, "build it")];
+//! for i in 0..5 {
+//!     history.push(Message::tool_result(format!("c{i}"), big.clone()));
+//! }
+//! let out = project_messages(&history, &ReductionLog::default(), &ReductionPolicy::default());
+//! // The newest three tool results are protected; c0 is truncated, c1 duplicates c0.
+//! assert_eq!(out.log.len(), 2);
+//! assert!(out.view[1].content_text().unwrap().contains("[rehydrate:tool-output r0."));
+//! assert!(out.view[2].content_text().unwrap().starts_with("[rehydrate:duplicate r1."));
+//! ```
+//!
+//! # Untrusted input
+//!
+//! History and log may come from files. Projection never panics on them: a log entry that no
+//! longer verifies against the history (a rewound or edited session) is not reused, and a new
+//! decision is made for that message.
+
+#![forbid(unsafe_code)]
+
+mod cut;
+mod policy;
+mod project;
+mod turns;
+
+pub use cut::truncation_span;
+pub use policy::ReductionPolicy;
+pub use project::{Projection, project_messages};
+pub use turns::{clearable_range, turn_starts};
+
+#[cfg(test)]
+mod tests;

@@ -1,1 +1,55 @@
-//! placeholder
+//! The sidecar core of rehydrate: hashing, verification, resolution, `expand_reduction` and
+//! `invert`.
+//!
+//! A reduction points into the *minted view*: the full-fidelity message list it was minted
+//! against (the sidecar). Everything here is a pure function over that slice and a
+//! [`ReductionLog`](rehydrate_model::ReductionLog): no file I/O, no session container.
+//!
+//! # Overview
+//!
+//! - [`content_digest`] and [`turns_digest`] define the hashed bytes (blake3; docs/FORMATS.md,
+//!   "Hashed bytes").
+//! - [`resolve`] finds the exact original text behind a reduction, checking index, role and
+//!   digest (SPEC seed 000 rules 1-6). A mismatch is an error naming the message index; other
+//!   bytes are never returned.
+//! - [`expand_reduction`] serves the original or a half-open byte range of it, clamped and cut
+//!   on char boundaries (rules 7-11); [`reduction_total_bytes`] gives its size.
+//! - [`stub_message`] renders the view message that stands for a reduction; it is the single
+//!   place the view form of a reduction is defined, used by the reducer and by [`invert`].
+//! - [`invert`] splices every original back into a view: view + log + minted view give back the
+//!   original messages byte for byte. [`verify_log`] checks every reduction of a log.
+//!
+//! # Example
+//!
+//! ```
+//! use rehydrate_model::{Message, ReductionLog};
+//! use rehydrate_sidecar::expand_reduction;
+//!
+//! let minted = vec![Message::tool_result("c1", "hello world")];
+//! let log = ReductionLog::default();
+//! let err = expand_reduction(&log, &minted, "r0.abcdef", None).unwrap_err();
+//! assert_eq!(err.to_string(), "no reduction with id `r0.abcdef`; valid ids: (none)");
+//! ```
+//!
+//! # Untrusted input
+//!
+//! The log, the view and the minted view may all come from files a user or a model touched.
+//! No function here panics on any of them: a reduction that does not verify is an [`Error`]
+//! naming the reduction id and message index, and ranges from a model are clamped or rejected
+//! with the true size.
+
+#![forbid(unsafe_code)]
+
+mod error;
+mod expand;
+mod hash;
+mod invert;
+mod render;
+mod resolve;
+
+pub use error::Error;
+pub use expand::{ExpandOutcome, expand_reduction, reduction_total_bytes};
+pub use hash::{content_digest, turns_digest};
+pub use invert::{invert, verify_log};
+pub use render::{render_turns, stub_message};
+pub use resolve::{Resolved, resolve, verify_reduction};

@@ -1,0 +1,56 @@
+//! [`ReductionPolicy`]: what the reducer may reduce.
+
+/// What [`crate::project_messages`] may reduce. All sizes are in bytes of message content
+/// (UTF-8).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReductionPolicy {
+    /// A tool result whose content is strictly larger than this is a truncation candidate.
+    /// Default 8192 (8 KiB).
+    pub tool_output_trigger_bytes: usize,
+    /// Bytes kept visible at the start of a truncated tool result (snapped back to a line end
+    /// when one lies in its second half). Default 2048.
+    pub head_bytes: usize,
+    /// Bytes kept visible at the end of a truncated tool result (snapped forward to a line
+    /// start when one lies in its first half). Default 2048.
+    pub tail_bytes: usize,
+    /// The newest this-many tool results are never reduced. Default 3.
+    pub protect_last_n_tool_results: usize,
+    /// Whether a tool result byte-identical to an earlier visible one becomes a duplicate stub.
+    /// Default true.
+    pub dedupe_outputs: bool,
+    /// When `Some(n)`, every turn older than the newest `n` turns is cleared (one stub for the
+    /// whole range). Default `None`.
+    pub clear_turns_older_than: Option<usize>,
+    /// The summary shown after the turns-cleared stub. Default `None`.
+    pub turns_summary: Option<String>,
+}
+
+impl Default for ReductionPolicy {
+    /// The conservative preset: tool results over 8 KiB keep 2 KiB of head and 2 KiB of tail,
+    /// the newest 3 tool results are protected, duplicates are stubbed, no turn is cleared.
+    fn default() -> Self {
+        ReductionPolicy {
+            tool_output_trigger_bytes: 8192,
+            head_bytes: 2048,
+            tail_bytes: 2048,
+            protect_last_n_tool_results: 3,
+            dedupe_outputs: true,
+            clear_turns_older_than: None,
+            turns_summary: None,
+        }
+    }
+}
+
+impl ReductionPolicy {
+    /// The aggressive preset, the lossless form of observation masking: every tool result
+    /// older than the newest 3 that is larger than its stub is reduced, keeping a 256-byte head
+    /// and a 256-byte tail; duplicates are stubbed; no turn is cleared.
+    pub fn aggressive() -> ReductionPolicy {
+        ReductionPolicy {
+            tool_output_trigger_bytes: 0,
+            head_bytes: 256,
+            tail_bytes: 256,
+            ..ReductionPolicy::default()
+        }
+    }
+}

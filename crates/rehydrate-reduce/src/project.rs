@@ -1,0 +1,295 @@
+//! `project_messages`: the one-shot projection of a session's history into a reduced view.
+
+use std::collections::HashMap;
+
+use rehydrate_model::{
+    Digest, Message, MessageAddr, Reduction, ReductionId, ReductionKind, ReductionLog, SidecarPtr,
+    Stub, StubKind,
+};
+use rehydrate_sidecar::{content_digest, stub_message, turns_digest, verify_reduction};
+
+use crate::cut::truncation_span;
+use crate::policy::ReductionPolicy;
+use crate::turns::clearable_range;
+
+/// The result of [`project_messages`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Projection {
+    /// The reduced messages the model is sent, in order.
+    pub view: Vec<Message>,
+    /// The input log followed by every reduction minted by this projection.
+    pub log: ReductionLog,
+    /// How many reductions this projection minted (the last `minted` entries of `log`).
+    pub minted: usize,
+}
+
+/// Projects `history` (the full-fidelity messages, which are the minted view of every
+/// reduction) into a reduced view under `policy`, reusing the decisions recorded in `log`.
+///
+/// Per message, in order:
+/// - messages inside the turns-cleared range (the policy's, or the log's latest one that still
+///   verifies when the policy clears nothing) are replaced by one stub message;
+/// - a tool result already reduced in `log` whose reduction still verifies keeps its stub;
+/// - the newest `protect_last_n_tool_results` tool results are kept as they are;
+/// - an older tool result byte-identical to an earlier visible tool result becomes a duplicate
+///   stub; one strictly larger than `tool_output_trigger_bytes` keeps its head and tail around
+///   a stub ([`crate::truncation_span`]);
+/// - everything else is kept as it is.
+///
+/// A reduction is minted only when its view form is smaller than what it hides. Reductions
+/// get ids `r<ordinal>.<hex>` continuing the log's ordinals. Linear in the total bytes of
+/// `history` (each tool result is hashed once).
+///
+/// The result is idempotent: `project_messages(history, &p.log, policy)` returns `p` again
+/// (with `minted == 0`).
+pub fn project_messages(
+    history: &[Message],
+    log: &ReductionLog,
+    policy: &ReductionPolicy,
+) -> Projection {
+    let mut out_log = log.clone();
+    let before = out_log.len();
+
+    let mut per_message: HashMap<usize, &Reduction> = HashMap::new();
+    let mut latest_cleared: Option<&Reduction> = None;
+    for r in &log.reductions {
+        match r.kind {
+            ReductionKind::TurnsCleared { .. } => latest_cleared = Some(r),
+            ReductionKind::ToolOutputTruncated { .. } | ReductionKind::DuplicateOutput { .. } => {
+                per_message.insert(r.ptr.addr.index, r);
+            }
+        }
+    }
+
+    let cleared = decide_cleared(history, latest_cleared, policy, &mut out_log);
+
+    let tool_results: Vec<usize> = (0..history.len())
+        .filter(|&i| history[i].is_tool_result())
+        .collect();
+    let protected_from = tool_results
+        .len()
+        .checked_sub(policy.protect_last_n_tool_results)
+        .and_then(|k| tool_results.get(k).copied())
+        .unwrap_or(0);
+    let protect_all = policy.protect_last_n_tool_results >= tool_results.len();
+
+    let mut first_seen: HashMap<Digest, usize> = HashMap::new();
+    let mut view = Vec::with_capacity(history.len());
+    let mut i = 0;
+    while i < history.len() {
+        if let Some((first, last, ref stub_msg)) = cleared
+            && i == first
+        {
+            view.push(stub_msg.clone());
+            i = last + 1;
+            continue;
+        }
+        let msg = &history[i];
+        let text = match msg.content_text() {
+            Some(text) if msg.is_tool_result() => text,
+            _ => {
+                view.push(msg.clone());
+                i += 1;
+                continue;
+            }
+        };
+        let digest = content_digest(text.as_bytes());
+        let canonical = *first_seen.entry(digest).or_insert(i);
+
+        let reused = per_message
+            .get(&i)
+            .filter(|r| r.ptr.digest == digest && verify_reduction(r, history).is_ok())
+            .and_then(|r| stub_message(r, msg).ok());
+        if let Some(stub) = reused {
+            view.push(stub);
+            i += 1;
+            continue;
+        }
+
+        let protected = protect_all || i >= protected_from;
+        let minted = if protected {
+            None
+        } else if policy.dedupe_outputs && canonical != i {
+            mint_duplicate(
+                msg,
+                i,
+                text,
+                digest,
+                &history[canonical],
+                canonical,
+                &mut out_log,
+            )
+        } else if text.len() > policy.tool_output_trigger_bytes {
+            mint_truncation(msg, i, text, digest, policy, &mut out_log)
+        } else {
+            None
+        };
+        view.push(minted.unwrap_or_else(|| msg.clone()));
+        i += 1;
+    }
+    let minted = out_log.len() - before;
+    Projection {
+        view,
+        log: out_log,
+        minted,
+    }
+}
+
+/// Decides the turns-cleared range and returns it with its stub message, minting a reduction
+/// when the decision is new.
+fn decide_cleared(
+    history: &[Message],
+    latest: Option<&Reduction>,
+    policy: &ReductionPolicy,
+    log: &mut ReductionLog,
+) -> Option<(usize, usize, Message)> {
+    let reusable = latest.filter(|r| verify_reduction(r, history).is_ok());
+    let wanted = policy
+        .clear_turns_older_than
+        .and_then(|n| clearable_range(history, n));
+    let Some((first, last)) = wanted else {
+        let r = reusable?;
+        let ReductionKind::TurnsCleared { first, last, .. } = r.kind else {
+            return None;
+        };
+        return stub_message(r, &history[first])
+            .ok()
+            .map(|m| (first, last, m));
+    };
+    if let Some(r) = reusable
+        && let ReductionKind::TurnsCleared {
+            first: f,
+            last: l,
+            ref summary,
+            ..
+        } = r.kind
+        && (f, l) == (first, last)
+        && *summary == policy.turns_summary
+    {
+        return stub_message(r, &history[first])
+            .ok()
+            .map(|m| (first, last, m));
+    }
+    let range = &history[first..=last];
+    let (digest, original_bytes) = turns_digest(range);
+    let id = ReductionId::new(log.len(), &digest);
+    let turns = range.iter().filter(|m| m.is_turn_start()).count();
+    let summary = format!(
+        "messages {first}-{last} ({turns} turns, {original_bytes} bytes) cleared; expand_reduction restores them"
+    );
+    let reduction = Reduction {
+        kind: ReductionKind::TurnsCleared {
+            first,
+            last,
+            original_bytes,
+            summary: policy.turns_summary.clone(),
+        },
+        ptr: SidecarPtr {
+            addr: MessageAddr {
+                index: first,
+                role: history[first].role,
+            },
+            span: None,
+            digest,
+        },
+        stub: render_stub(StubKind::TurnsCleared, &id, &summary)?,
+        id,
+    };
+    let stub_msg = stub_message(&reduction, &history[first]).ok()?;
+    if stub_msg.wire_len() >= original_bytes {
+        return None;
+    }
+    log.reductions.push(reduction);
+    Some((first, last, stub_msg))
+}
+
+fn mint_duplicate(
+    msg: &Message,
+    index: usize,
+    text: &str,
+    digest: Digest,
+    canonical_msg: &Message,
+    canonical: usize,
+    log: &mut ReductionLog,
+) -> Option<Message> {
+    let id = ReductionId::new(log.len(), &digest);
+    let summary = format!(
+        "same {} bytes as message {canonical}; expand_reduction restores them",
+        text.len()
+    );
+    let reduction = Reduction {
+        kind: ReductionKind::DuplicateOutput {
+            canonical: MessageAddr {
+                index: canonical,
+                role: canonical_msg.role,
+            },
+            original_bytes: text.len(),
+        },
+        ptr: SidecarPtr {
+            addr: MessageAddr {
+                index,
+                role: msg.role,
+            },
+            span: None,
+            digest,
+        },
+        stub: render_stub(StubKind::Duplicate, &id, &summary)?,
+        id,
+    };
+    if reduction.stub.len() >= text.len() {
+        return None;
+    }
+    push_minted(reduction, msg, log)
+}
+
+fn mint_truncation(
+    msg: &Message,
+    index: usize,
+    text: &str,
+    digest: Digest,
+    policy: &ReductionPolicy,
+    log: &mut ReductionLog,
+) -> Option<Message> {
+    let span = truncation_span(text, policy.head_bytes, policy.tail_bytes)?;
+    let hidden = &text.as_bytes()[span.range()];
+    let hidden_lines = memchr::memchr_iter(b'\n', hidden).count();
+    let id = ReductionId::new(log.len(), &digest);
+    let summary = format!(
+        "{} of {} bytes hidden ({hidden_lines} lines); expand_reduction restores them",
+        span.len(),
+        text.len()
+    );
+    let reduction = Reduction {
+        kind: ReductionKind::ToolOutputTruncated {
+            original_bytes: text.len(),
+            hidden_lines,
+        },
+        ptr: SidecarPtr {
+            addr: MessageAddr {
+                index,
+                role: msg.role,
+            },
+            span: Some(span),
+            digest,
+        },
+        stub: render_stub(StubKind::ToolOutput, &id, &summary)?,
+        id,
+    };
+    // The view replaces the hidden bytes with the stub and two line breaks.
+    if reduction.stub.len() + 2 >= span.len() {
+        return None;
+    }
+    push_minted(reduction, msg, log)
+}
+
+fn render_stub(kind: StubKind, id: &ReductionId, summary: &str) -> Option<String> {
+    Stub::new(kind, id.clone(), summary)
+        .ok()
+        .map(|s| s.render())
+}
+
+fn push_minted(reduction: Reduction, msg: &Message, log: &mut ReductionLog) -> Option<Message> {
+    let view_msg = stub_message(&reduction, msg).ok()?;
+    log.reductions.push(reduction);
+    Some(view_msg)
+}

@@ -1,0 +1,134 @@
+//! Renderings: the view message standing for a reduction, and the text of cleared turns.
+
+use std::fmt::Write as _;
+
+use rehydrate_model::{
+    Content, Message, REDUCTION_METADATA_KEY, Reduction, ReductionKind, Role, write_json_value,
+};
+
+use crate::error::Error;
+
+/// The view message that stands for reduction `r`, given the message it addresses in the
+/// minted view (`addressed`; for turns cleared, the first cleared message, which is not used).
+///
+/// - Tool output truncated: the addressed message with its content replaced by
+///   `head + "\n" + stub + "\n" + tail`, where head and tail are the bytes before and after
+///   `ptr.span`.
+/// - Duplicate output: the addressed message with its content replaced by the stub line.
+/// - Turns cleared: a new user message whose content is the stub line, followed by
+///   `"\n\n" + summary` when a summary was given.
+///
+/// In every case the message's `metadata` gains [`REDUCTION_METADATA_KEY`] = the reduction id.
+/// This is the only place the view form of a reduction is defined (docs/FORMATS.md, "View").
+///
+/// # Errors
+///
+/// [`Error::NoTextContent`] when a per-message reduction addresses a message without text, and
+/// [`Error::BadSpan`] when a truncation's span does not fit the text on char boundaries.
+pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error> {
+    let id = r.id.to_string();
+    let index = r.ptr.addr.index;
+    let content = match &r.kind {
+        ReductionKind::TurnsCleared { summary, .. } => {
+            let mut text = r.stub.clone();
+            if let Some(summary) = summary {
+                text.push_str("\n\n");
+                text.push_str(summary);
+            }
+            let mut msg = Message::text(Role::User, text);
+            msg.metadata.insert(REDUCTION_METADATA_KEY.to_string(), id);
+            return Ok(msg);
+        }
+        ReductionKind::DuplicateOutput { .. } => r.stub.clone(),
+        ReductionKind::ToolOutputTruncated { .. } => {
+            let text = addressed
+                .content_text()
+                .ok_or_else(|| Error::NoTextContent {
+                    id: id.clone(),
+                    index,
+                })?;
+            let bad_span = |start, end| Error::BadSpan {
+                id: id.clone(),
+                index,
+                start,
+                end,
+                total_bytes: text.len(),
+            };
+            let span = r.ptr.span.ok_or_else(|| bad_span(0, 0))?;
+            let (Some(head), Some(tail)) = (text.get(..span.start()), text.get(span.end()..))
+            else {
+                return Err(bad_span(span.start(), span.end()));
+            };
+            let mut out = String::with_capacity(head.len() + r.stub.len() + tail.len() + 2);
+            out.push_str(head);
+            out.push('\n');
+            out.push_str(&r.stub);
+            out.push('\n');
+            out.push_str(tail);
+            out
+        }
+    };
+    let mut metadata = addressed.metadata.clone();
+    metadata.insert(REDUCTION_METADATA_KEY.to_string(), id);
+    Ok(Message {
+        role: addressed.role,
+        content: Some(Content::Text(content)),
+        tool_calls: addressed.tool_calls.clone(),
+        tool_call_id: addressed.tool_call_id.clone(),
+        name: addressed.name.clone(),
+        observation: addressed.observation,
+        metadata,
+    })
+}
+
+/// Renders cleared messages as the text `expand_reduction` serves for a turns-cleared
+/// reduction; `first_index` is the minted-view index of `messages[0]`.
+///
+/// Per message: a header line `--- message <index> <role>` with ` name=<name>` and
+/// ` tool_call_id=<id>` when present, closed by ` ---`; then the text content and a line break;
+/// or each content part as compact JSON on its own line; then one line per tool call,
+/// `-> tool call <id> <name> <arguments>`. Metadata is not rendered (it never reached the model).
+///
+/// # Example
+///
+/// ```
+/// use rehydrate_model::{Message, Role, ToolCall};
+/// use rehydrate_sidecar::render_turns;
+///
+/// let mut call = Message { role: Role::Assistant, ..Message::default() };
+/// call.tool_calls.push(ToolCall { id: "t1".into(), name: "ls".into(), arguments: "{}".into() });
+/// let text = render_turns(&[Message::text(Role::User, "hi"), call], 3);
+/// assert_eq!(text, "--- message 3 user ---\nhi\n--- message 4 assistant ---\n-> tool call t1 ls {}\n");
+/// ```
+pub fn render_turns(messages: &[Message], first_index: usize) -> String {
+    let mut out = String::new();
+    for (offset, m) in messages.iter().enumerate() {
+        let _ = write!(out, "--- message {} {}", first_index + offset, m.role);
+        if let Some(name) = &m.name {
+            let _ = write!(out, " name={name}");
+        }
+        if let Some(id) = &m.tool_call_id {
+            let _ = write!(out, " tool_call_id={id}");
+        }
+        out.push_str(" ---\n");
+        match &m.content {
+            None => {}
+            Some(Content::Text(t)) => {
+                out.push_str(t);
+                out.push('\n');
+            }
+            Some(Content::Parts(parts)) => {
+                for p in parts {
+                    let mut buf = Vec::new();
+                    write_json_value(p, &mut buf);
+                    out.push_str(&String::from_utf8_lossy(&buf));
+                    out.push('\n');
+                }
+            }
+        }
+        for c in &m.tool_calls {
+            let _ = writeln!(out, "-> tool call {} {} {}", c.id, c.name, c.arguments);
+        }
+    }
+    out
+}

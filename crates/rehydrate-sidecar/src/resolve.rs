@@ -1,0 +1,183 @@
+//! Resolution: the exact original text behind a reduction, verified against the minted view
+//! (SPEC seed 000 rules 1-6).
+
+use std::borrow::Cow;
+
+use rehydrate_model::{Message, Reduction, ReductionKind, ReductionLog};
+
+use crate::error::Error;
+use crate::hash::{content_digest, turns_digest};
+use crate::render::render_turns;
+
+/// The verified original behind one reduction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Resolved<'a> {
+    /// The reduction that was resolved.
+    pub reduction: &'a Reduction,
+    /// The original text: the addressed message's whole content for per-message kinds, or the
+    /// rendering of the cleared messages ([`render_turns`]) for turns cleared.
+    pub text: Cow<'a, str>,
+}
+
+/// Looks up reduction `id` in `log` and resolves it against `minted_view`.
+///
+/// Per-message kinds take the message at `ptr.addr.index`, check its role and that it has text
+/// content, and verify blake3 of the text against `ptr.digest`; the recorded sizes and span must
+/// agree with the text. Turns cleared check every index of `first..=last`, the first message's
+/// role, and the digest over the wire forms ([`crate::turns_digest`]).
+/// SPEC seed 000 rules 1-4 and 6 (rule 5, the recorded upgrade, belongs to the durable store).
+///
+/// # Errors
+///
+/// [`Error::UnknownId`] listing the valid ids; [`Error::MissingMessage`],
+/// [`Error::RoleMismatch`], [`Error::NoTextContent`], [`Error::DigestMismatch`],
+/// [`Error::BadSpan`] or [`Error::Inconsistent`] naming the id and index. Never other bytes.
+pub fn resolve<'a>(
+    log: &'a ReductionLog,
+    minted_view: &'a [Message],
+    id: &str,
+) -> Result<Resolved<'a>, Error> {
+    let reduction = log.get(id).ok_or_else(|| Error::UnknownId {
+        id: id.to_string(),
+        valid: log.ids_joined(),
+    })?;
+    resolve_reduction(reduction, minted_view)
+}
+
+/// Resolves one reduction (see [`resolve`]).
+pub(crate) fn resolve_reduction<'a>(
+    r: &'a Reduction,
+    minted_view: &'a [Message],
+) -> Result<Resolved<'a>, Error> {
+    let text = match verify_reduction(r, minted_view)? {
+        Some(text) => Cow::Borrowed(text),
+        None => {
+            let ReductionKind::TurnsCleared { first, last, .. } = r.kind else {
+                unreachable!("only turns cleared verify without a text")
+            };
+            Cow::Owned(render_turns(&minted_view[first..=last], first))
+        }
+    };
+    Ok(Resolved { reduction: r, text })
+}
+
+/// Verifies one reduction against the minted view without rendering anything: the same
+/// checks as [`resolve`]. Returns the addressed text for per-message kinds and `None` for
+/// turns cleared.
+///
+/// # Errors
+///
+/// The resolution errors of [`resolve`] other than [`Error::UnknownId`].
+pub fn verify_reduction<'a>(
+    r: &Reduction,
+    minted_view: &'a [Message],
+) -> Result<Option<&'a str>, Error> {
+    let id = r.id.as_str();
+    let index = r.ptr.addr.index;
+    let msg = addressed(r, minted_view)?;
+    let inconsistent = |reason: String| Error::Inconsistent {
+        id: id.to_string(),
+        reason,
+    };
+    match &r.kind {
+        ReductionKind::ToolOutputTruncated {
+            original_bytes,
+            hidden_lines: _,
+        }
+        | ReductionKind::DuplicateOutput { original_bytes, .. } => {
+            let text = msg.content_text().ok_or_else(|| Error::NoTextContent {
+                id: id.to_string(),
+                index,
+            })?;
+            let actual = content_digest(text.as_bytes());
+            if actual != r.ptr.digest {
+                return Err(Error::DigestMismatch {
+                    id: id.to_string(),
+                    index,
+                    expected: r.ptr.digest,
+                    actual,
+                });
+            }
+            if *original_bytes != text.len() {
+                return Err(inconsistent(format!(
+                    "records {original_bytes} original bytes but message {index} has {}",
+                    text.len()
+                )));
+            }
+            if let ReductionKind::ToolOutputTruncated { .. } = r.kind {
+                let span = r.ptr.span.ok_or_else(|| {
+                    inconsistent("a truncation must record its hidden span".to_string())
+                })?;
+                let fits = span.end() <= text.len()
+                    && text.is_char_boundary(span.start())
+                    && text.is_char_boundary(span.end());
+                if !fits {
+                    return Err(Error::BadSpan {
+                        id: id.to_string(),
+                        index,
+                        start: span.start(),
+                        end: span.end(),
+                        total_bytes: text.len(),
+                    });
+                }
+            }
+            Ok(Some(text))
+        }
+        ReductionKind::TurnsCleared {
+            first,
+            last,
+            original_bytes,
+            ..
+        } => {
+            if *first != index || last < first {
+                return Err(inconsistent(format!(
+                    "turns cleared range {first}..={last} does not start at its pointer's index {index}"
+                )));
+            }
+            let range = minted_view
+                .get(*first..=*last)
+                .ok_or(Error::MissingMessage {
+                    id: id.to_string(),
+                    index: *last,
+                    len: minted_view.len(),
+                })?;
+            let (actual, hashed_bytes) = turns_digest(range);
+            if actual != r.ptr.digest {
+                return Err(Error::DigestMismatch {
+                    id: id.to_string(),
+                    index,
+                    expected: r.ptr.digest,
+                    actual,
+                });
+            }
+            if hashed_bytes != *original_bytes {
+                return Err(inconsistent(format!(
+                    "records {original_bytes} original bytes but messages {first}..={last} hash {hashed_bytes}"
+                )));
+            }
+            Ok(None)
+        }
+    }
+}
+
+/// The message a reduction's pointer addresses, with its role checked.
+pub(crate) fn addressed<'a>(
+    r: &Reduction,
+    minted_view: &'a [Message],
+) -> Result<&'a Message, Error> {
+    let index = r.ptr.addr.index;
+    let msg = minted_view.get(index).ok_or(Error::MissingMessage {
+        id: r.id.to_string(),
+        index,
+        len: minted_view.len(),
+    })?;
+    if msg.role != r.ptr.addr.role {
+        return Err(Error::RoleMismatch {
+            id: r.id.to_string(),
+            index,
+            expected: r.ptr.addr.role,
+            found: msg.role,
+        });
+    }
+    Ok(msg)
+}
