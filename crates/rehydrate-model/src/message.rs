@@ -9,14 +9,27 @@
 use std::collections::BTreeMap;
 
 /// The role of a message, lowercase on the wire.
+///
+/// The default is `User`, so `Message::default()` is an empty user message.
 #[derive(
-    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Default,
+    serde::Serialize,
+    serde::Deserialize,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// Instructions from the agent framework.
     System,
     /// A person, or (with `observation` set) tool output delivered in a user message.
+    #[default]
     User,
     /// The model.
     Assistant,
@@ -148,12 +161,6 @@ pub struct Message {
     /// payloads, the id of a reduction standing in this message). Never part of the wire form.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metadata: BTreeMap<String, String>,
-}
-
-impl Default for Role {
-    fn default() -> Self {
-        Role::User
-    }
 }
 
 impl Message {

@@ -66,12 +66,12 @@ pub fn project_messages(
     let tool_results: Vec<usize> = (0..history.len())
         .filter(|&i| history[i].is_tool_result())
         .collect();
-    let protected_from = tool_results
-        .len()
-        .checked_sub(policy.protect_last_n_tool_results)
-        .and_then(|k| tool_results.get(k).copied())
-        .unwrap_or(0);
-    let protect_all = policy.protect_last_n_tool_results >= tool_results.len();
+    // Messages at or after `protected_from` are never reduced.
+    let protected_from = match policy.protect_last_n_tool_results {
+        0 => history.len(),
+        n if n >= tool_results.len() => 0,
+        n => tool_results[tool_results.len() - n],
+    };
 
     let mut first_seen: HashMap<Digest, usize> = HashMap::new();
     let mut view = Vec::with_capacity(history.len());
@@ -106,7 +106,7 @@ pub fn project_messages(
             continue;
         }
 
-        let protected = protect_all || i >= protected_from;
+        let protected = i >= protected_from;
         let minted = if protected {
             None
         } else if policy.dedupe_outputs && canonical != i {
@@ -196,7 +196,8 @@ fn decide_cleared(
         id,
     };
     let stub_msg = stub_message(&reduction, &history[first]).ok()?;
-    if stub_msg.wire_len() >= original_bytes {
+    // The hashed bytes hold one line break per message that the wire form does not.
+    if stub_msg.wire_len() >= original_bytes - range.len() {
         return None;
     }
     log.reductions.push(reduction);

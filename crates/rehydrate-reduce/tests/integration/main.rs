@@ -1,1 +1,6 @@
-//! Integration tests.
+//! Integration tests of the reducer: fixture snapshots and properties over random sessions.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
+
+mod fixtures;
+mod properties;

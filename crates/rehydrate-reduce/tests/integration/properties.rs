@@ -1,0 +1,250 @@
+//! Properties over random sessions: reversibility, API validity, idempotence, no growth.
+
+use std::collections::HashSet;
+
+use proptest::prelude::*;
+use rehydrate_model::{Message, ReductionKind, ReductionLog, Role, ToolCall};
+use rehydrate_reduce::{ReductionPolicy, project_messages};
+use rehydrate_sidecar::{expand_reduction, invert, render_turns, verify_log};
+
+/// Text made of pieces that stress cuts: multi-byte chars, line breaks, ASCII runs.
+fn text(max_pieces: usize) -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("a".to_string()),
+        Just("\n".to_string()),
+        Just("é".to_string()),
+        Just("€".to_string()),
+        Just("😀".to_string()),
+        Just("error: failed\n".to_string()),
+        "[a-z ]{1,40}".prop_map(|s| s),
+        Just("x".repeat(300)),
+    ];
+    proptest::collection::vec(piece, 0..max_pieces).prop_map(|v| v.concat())
+}
+
+/// A tool output: random text, or one of two repeated outputs so duplicates occur.
+fn output() -> impl Strategy<Value = String> {
+    prop_oneof![
+        4 => text(40),
+        1 => Just("same output\n".repeat(30)),
+        1 => Just("ok".to_string()),
+    ]
+}
+
+#[derive(Debug, Clone)]
+struct Turn {
+    user: String,
+    /// Outputs of the tool calls of each assistant step; a step with no outputs is a final
+    /// answer. `None` output: the call never got a result (only honoured at the very end).
+    steps: Vec<Vec<Option<String>>>,
+    answer: String,
+}
+
+fn turn() -> impl Strategy<Value = Turn> {
+    (
+        text(3),
+        proptest::collection::vec(
+            proptest::collection::vec(proptest::option::weighted(0.95, output()), 1..4),
+            0..4,
+        ),
+        text(3),
+    )
+        .prop_map(|(user, steps, answer)| Turn {
+            user,
+            steps,
+            answer,
+        })
+}
+
+fn session(turns: &[Turn], observations: bool) -> Vec<Message> {
+    let mut history = vec![Message::text(Role::System, "you are an agent")];
+    let mut n = 0;
+    let last_turn = turns.len().saturating_sub(1);
+    for (t, turn) in turns.iter().enumerate() {
+        history.push(Message::text(Role::User, turn.user.clone()));
+        let last_step = turn.steps.len().saturating_sub(1);
+        for (s, outputs) in turn.steps.iter().enumerate() {
+            let mut call = Message {
+                role: Role::Assistant,
+                ..Message::default()
+            };
+            let ids: Vec<String> = outputs
+                .iter()
+                .map(|_| {
+                    n += 1;
+                    format!("call_{n}")
+                })
+                .collect();
+            if observations {
+                call.content = Some(rehydrate_model::Content::Text(format!("run {}", ids[0])));
+            } else {
+                call.tool_calls = ids
+                    .iter()
+                    .map(|id| ToolCall {
+                        id: id.clone(),
+                        name: "bash".into(),
+                        arguments: "{\"cmd\":\"ls\"}".into(),
+                    })
+                    .collect();
+            }
+            history.push(call);
+            let dangling_ok = t == last_turn && s == last_step;
+            for (id, out) in ids.iter().zip(outputs) {
+                let out = match out {
+                    Some(out) => out.clone(),
+                    None if dangling_ok && !observations => continue,
+                    None => String::new(),
+                };
+                if observations {
+                    let mut m = Message::text(Role::User, out);
+                    m.observation = true;
+                    history.push(m);
+                    break;
+                }
+                history.push(Message::tool_result(id.clone(), out));
+            }
+        }
+        history.push(Message::text(Role::Assistant, turn.answer.clone()));
+    }
+    history
+}
+
+fn policy() -> impl Strategy<Value = ReductionPolicy> {
+    (
+        0usize..3000,
+        0usize..400,
+        0usize..400,
+        0usize..5,
+        any::<bool>(),
+        proptest::option::of(0usize..4),
+        proptest::option::of("[a-z ]{0,20}"),
+    )
+        .prop_map(
+            |(trigger, head, tail, protect, dedupe, clear, summary)| ReductionPolicy {
+                tool_output_trigger_bytes: trigger,
+                head_bytes: head,
+                tail_bytes: tail,
+                protect_last_n_tool_results: protect,
+                dedupe_outputs: dedupe,
+                clear_turns_older_than: clear,
+                turns_summary: summary,
+            },
+        )
+}
+
+fn wire_bytes(messages: &[Message]) -> usize {
+    messages.iter().map(Message::wire_len).sum()
+}
+
+/// Checks that every tool result in `view` follows its call and every call is answered,
+/// unless `history` itself lacked the pairing.
+fn assert_pairs_kept(history: &[Message], view: &[Message]) {
+    let answered: HashSet<&str> = history
+        .iter()
+        .filter_map(|m| m.tool_call_id.as_deref())
+        .collect();
+    let mut open: HashSet<&str> = HashSet::new();
+    for (i, m) in view.iter().enumerate() {
+        if let Some(id) = m.tool_call_id.as_deref() {
+            assert!(
+                open.remove(id),
+                "view message {i} answers {id}, which no earlier call made"
+            );
+        }
+        for c in &m.tool_calls {
+            open.insert(c.id.as_str());
+        }
+        if m.role == Role::User && !m.observation {
+            let unanswered: Vec<_> = open.iter().filter(|id| answered.contains(**id)).collect();
+            assert!(
+                unanswered.is_empty(),
+                "calls {unanswered:?} separated from their results at view message {i}"
+            );
+        }
+    }
+    assert!(
+        view.iter()
+            .find(|m| m.role != Role::System)
+            .is_none_or(|m| m.role != Role::Tool)
+    );
+}
+
+fn check_session(history: &[Message], policy: &ReductionPolicy) -> Result<(), TestCaseError> {
+    let out = project_messages(history, &ReductionLog::default(), policy);
+    prop_assert!(verify_log(&out.log, history).is_empty());
+    for r in &out.log.reductions {
+        let expanded = expand_reduction(&out.log, history, r.id.as_str(), None).unwrap();
+        let expected = match r.kind {
+            ReductionKind::TurnsCleared { first, last, .. } => {
+                render_turns(&history[first..=last], first)
+            }
+            _ => history[r.ptr.addr.index]
+                .content_text()
+                .unwrap()
+                .to_string(),
+        };
+        prop_assert_eq!(expanded.content.as_ref(), expected.as_str());
+    }
+    prop_assert_eq!(&invert(&out.view, &out.log, history).unwrap(), history);
+    assert_pairs_kept(history, &out.view);
+    prop_assert!(wire_bytes(&out.view) <= wire_bytes(history));
+    let again = project_messages(history, &out.log, policy);
+    prop_assert_eq!(again.minted, 0);
+    prop_assert_eq!(
+        &again,
+        &rehydrate_reduce::Projection {
+            minted: 0,
+            ..out.clone()
+        }
+    );
+
+    // A session that grows: projecting a prefix first, then the whole history with the
+    // prefix's log, still verifies and inverts.
+    let half = history.len() / 2;
+    let early = project_messages(&history[..half], &ReductionLog::default(), policy);
+    let later = project_messages(history, &early.log, policy);
+    prop_assert!(verify_log(&later.log, history).is_empty());
+    prop_assert_eq!(&invert(&later.view, &later.log, history).unwrap(), history);
+    prop_assert_eq!(
+        &later.log.reductions[..early.log.len()],
+        &early.log.reductions[..]
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn random_sessions_are_reversible(turns in proptest::collection::vec(turn(), 0..6), policy in policy()) {
+        check_session(&session(&turns, false), &policy)?;
+    }
+
+    #[test]
+    fn random_observation_sessions_are_reversible(turns in proptest::collection::vec(turn(), 0..6), policy in policy()) {
+        check_session(&session(&turns, true), &policy)?;
+    }
+
+    #[test]
+    fn ranged_expand_matches_naive_slicing(content in text(30), start in 0usize..2000, len in 0usize..2000) {
+        let history = vec![Message::text(Role::User, "go"), Message::tool_result("c", content.clone()), Message::tool_result("d", content.clone())];
+        let policy = ReductionPolicy { protect_last_n_tool_results: 1, ..ReductionPolicy::aggressive() };
+        let out = project_messages(&history, &ReductionLog::default(), &policy);
+        for r in &out.log.reductions {
+            let end = start + len;
+            let got = expand_reduction(&out.log, &history, r.id.as_str(), Some((start, end)));
+            if start > content.len() {
+                prop_assert!(got.is_err());
+                continue;
+            }
+            let got = got.unwrap();
+            let mut s = start;
+            while !content.is_char_boundary(s) { s -= 1; }
+            let mut e = end.min(content.len());
+            while !content.is_char_boundary(e) { e -= 1; }
+            let e = e.max(s);
+            prop_assert_eq!(got.content.as_ref(), &content[s..e]);
+            prop_assert_eq!(got.total_bytes, content.len());
+        }
+    }
+}

@@ -1,0 +1,323 @@
+//! The corpus check: every real session in the shared corpus survives `rehydrate roundtrip`.
+//!
+//! For each `.jsonl` or `.traj` file under `<corpus>/claude-code` and `<corpus>/swe-agent`
+//! (recursively, sorted) and each preset, runs
+//! `rehydrate roundtrip <FILE> --preset <PRESET> --json`, which reduces, verifies, expands and
+//! inverts the session in memory and prints one JSON object (see docs/FORMATS.md).
+//! Prints one table line per file and preset and totals per preset; fails after all runs if any
+//! run exits non-zero or reports `"ok": false`.
+//!
+//! Environment: `REHYDRATE_CORPUS` overrides the corpus directory
+//! (default `<workspace root>/../shared/corpus`); `REHYDRATE_BIN` names a rehydrate binary to use
+//! instead of building `target/release/rehydrate`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::Result;
+use crate::cmd::{self, cargo, locked};
+
+/// The corpus subdirectories whose sessions rehydrate can import.
+const FORMAT_DIRS: &[&str] = &["claude-code", "swe-agent"];
+
+/// The file extensions of session files.
+const EXTENSIONS: &[&str] = &["jsonl", "traj"];
+
+/// Which reduction presets to run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Presets {
+    Default,
+    Aggressive,
+    Both,
+}
+
+impl Presets {
+    /// Parses a `--preset` value: `default`, `aggressive` or `both`.
+    pub(crate) fn parse(value: &str) -> Option<Presets> {
+        match value {
+            "default" => Some(Presets::Default),
+            "aggressive" => Some(Presets::Aggressive),
+            "both" => Some(Presets::Both),
+            _ => None,
+        }
+    }
+
+    /// The preset names passed to `rehydrate roundtrip --preset`.
+    fn names(self) -> &'static [&'static str] {
+        match self {
+            Presets::Default => &["default"],
+            Presets::Aggressive => &["aggressive"],
+            Presets::Both => &["default", "aggressive"],
+        }
+    }
+}
+
+/// The figures of one successful roundtrip (fields of the CLI's JSON output).
+#[derive(Clone, Copy, Default)]
+struct Figures {
+    messages: u64,
+    tokens_before: u64,
+    tokens_after: u64,
+    reductions: u64,
+}
+
+impl Figures {
+    /// Adds `other` to these figures (for the totals).
+    fn add(&mut self, other: Figures) {
+        self.messages += other.messages;
+        self.tokens_before += other.tokens_before;
+        self.tokens_after += other.tokens_after;
+        self.reductions += other.reductions;
+    }
+
+    /// Tokens saved as a percentage of `tokens_before` (0 when there were none).
+    fn saved_percent(self) -> f64 {
+        if self.tokens_before == 0 {
+            return 0.0;
+        }
+        let before = self.tokens_before as f64;
+        (before - self.tokens_after as f64) / before * 100.0
+    }
+
+    /// The numeric columns of a table line.
+    fn columns(self) -> String {
+        format!(
+            "{:>8} {:>13} → {:<13} {:>8} {:>10}",
+            self.messages,
+            self.tokens_before,
+            self.tokens_after,
+            format!("({:.1}%)", self.saved_percent()),
+            self.reductions,
+        )
+    }
+}
+
+/// The table header, aligned with [`Figures::columns`], ending with the column `last`.
+fn header(last: &str) -> String {
+    format!(
+        "{:<10} {:>8} {:>13} → {:<13} {:>8} {:>10}  {last}",
+        "preset", "messages", "tokens before", "after", "(saved)", "reductions"
+    )
+}
+
+/// `cargo xtask corpus`: runs the roundtrip of every corpus file under each of `presets`.
+pub(crate) fn run(root: &Path, presets: Presets) -> Result<()> {
+    let dir = corpus_dir(root)?;
+    if !dir.is_dir() {
+        println!("corpus check: {} not found, skipped", dir.display());
+        return Ok(());
+    }
+    let mut files = Vec::new();
+    for format in FORMAT_DIRS {
+        let format_dir = dir.join(format);
+        if format_dir.is_dir() {
+            collect_sessions(&format_dir, &mut files)?;
+        }
+    }
+    files.sort();
+    if files.is_empty() {
+        println!(
+            "corpus check: no session files in {}, skipped",
+            dir.display()
+        );
+        return Ok(());
+    }
+    let bin = rehydrate_bin(root)?;
+    println!(
+        "corpus check: {} files in {} with {}",
+        files.len(),
+        dir.display(),
+        bin.display()
+    );
+
+    let names = presets.names();
+    let mut totals = vec![(Figures::default(), 0_usize); names.len()];
+    let mut failures = Vec::new();
+    println!("{}", header("file"));
+    for file in &files {
+        let relative = file.strip_prefix(&dir).unwrap_or(file).display();
+        for (&preset, (total, passed)) in names.iter().zip(&mut totals) {
+            match roundtrip(&bin, file, preset)? {
+                Ok(figures) => {
+                    println!("{preset:<10} {}  {relative}", figures.columns());
+                    total.add(figures);
+                    *passed += 1;
+                }
+                Err(reason) => {
+                    println!("{preset:<10} FAILED  {relative}: {reason}");
+                    failures.push(format!("{relative} --preset {preset}: {reason}"));
+                }
+            }
+        }
+    }
+
+    println!("\ntotals");
+    println!("{}", header("files passed"));
+    for (&preset, (total, passed)) in names.iter().zip(&totals) {
+        println!("{preset:<10} {}  {passed}/{}", total.columns(), files.len());
+    }
+    if !failures.is_empty() {
+        println!("\nfailures:");
+        for failure in &failures {
+            println!("  {failure}");
+        }
+        let runs = files.len() * names.len();
+        return Err(format!(
+            "corpus check failed: {} of {runs} runs failed",
+            failures.len()
+        )
+        .into());
+    }
+    Ok(())
+}
+
+/// `REHYDRATE_CORPUS`, or `shared/corpus` next to the workspace root.
+fn corpus_dir(root: &Path) -> Result<PathBuf> {
+    if let Some(dir) = std::env::var_os("REHYDRATE_CORPUS") {
+        return Ok(PathBuf::from(dir));
+    }
+    let parent = root
+        .parent()
+        .ok_or_else(|| format!("workspace root {} has no parent", root.display()))?;
+    Ok(parent.join("shared").join("corpus"))
+}
+
+/// Appends every session file under `dir` (recursively) to `files`.
+fn collect_sessions(dir: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
+    let entries = fs::read_dir(dir)
+        .map_err(|err| format!("cannot read directory {}: {err}", dir.display()))?;
+    for entry in entries {
+        let entry =
+            entry.map_err(|err| format!("cannot read directory {}: {err}", dir.display()))?;
+        let path = entry.path();
+        let kind = entry
+            .file_type()
+            .map_err(|err| format!("cannot stat {}: {err}", path.display()))?;
+        if kind.is_dir() {
+            collect_sessions(&path, files)?;
+        } else if path
+            .extension()
+            .is_some_and(|ext| EXTENSIONS.iter().any(|wanted| ext == *wanted))
+        {
+            files.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// `REHYDRATE_BIN`, or the release CLI built now.
+fn rehydrate_bin(root: &Path) -> Result<PathBuf> {
+    if let Some(bin) = std::env::var_os("REHYDRATE_BIN").filter(|bin| !bin.is_empty()) {
+        return Ok(PathBuf::from(bin));
+    }
+    let mut build = cargo(root);
+    build
+        .args(["build", "--release"])
+        .args(locked(root))
+        .args(["-p", "rehydrate-cli"]);
+    println!("==> {}", cmd::display(&build));
+    cmd::run("corpus check build", &mut build)?;
+    let metadata = cmd::metadata(root)?;
+    let target = cmd::string(&metadata, "target_directory", "cargo metadata")?;
+    let bin = format!("rehydrate{}", std::env::consts::EXE_SUFFIX);
+    Ok(Path::new(target).join("release").join(bin))
+}
+
+/// Runs one roundtrip: `Ok(Ok(figures))` when it passed, `Ok(Err(reason))` when it failed.
+///
+/// # Errors
+///
+/// When `bin` cannot be started at all (the whole check stops).
+fn roundtrip(
+    bin: &Path,
+    file: &Path,
+    preset: &str,
+) -> Result<std::result::Result<Figures, String>> {
+    let output = Command::new(bin)
+        .arg("roundtrip")
+        .arg(file)
+        .args(["--preset", preset, "--json"])
+        .output()
+        .map_err(|err| format!("cannot start {}: {err}", bin.display()))?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let message = stderr.lines().find(|line| !line.trim().is_empty());
+    if !output.status.success() {
+        let how = match output.status.code() {
+            Some(1) => "exit code 1 (mismatch)".to_owned(),
+            Some(2) => "exit code 2 (bad input)".to_owned(),
+            Some(code) => format!("exit code {code}"),
+            None => "killed by a signal".to_owned(),
+        };
+        let message = message.unwrap_or("(no message on stderr)");
+        return Ok(Err(format!("{how}: {message}")));
+    }
+    Ok(
+        parse_output(&output.stdout).map_err(|reason| match message {
+            Some(message) => format!("{reason}; stderr: {message}"),
+            None => reason,
+        }),
+    )
+}
+
+/// The figures in the JSON object `rehydrate roundtrip --json` printed, or why it is not a pass.
+fn parse_output(stdout: &[u8]) -> std::result::Result<Figures, String> {
+    let value: Value = serde_json::from_slice(stdout)
+        .map_err(|err| format!("stdout is not one JSON object: {err}"))?;
+    let number = |key: &str| {
+        value[key]
+            .as_u64()
+            .ok_or_else(|| format!("`{key}` is missing or not a count in {value}"))
+    };
+    let figures = Figures {
+        messages: number("messages")?,
+        tokens_before: number("tokens_before")?,
+        tokens_after: number("tokens_after")?,
+        reductions: number("reductions")?,
+    };
+    match value["ok"].as_bool() {
+        Some(true) => Ok(figures),
+        Some(false) => Err("reported \"ok\": false".to_owned()),
+        None => Err(format!("`ok` is missing or not a boolean in {value}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Presets, parse_output};
+
+    #[test]
+    fn parses_a_passing_run() {
+        let out = br#"{"file":"a.jsonl","format":"claude-code","preset":"default","messages":4,
+            "tokens_before":200,"tokens_after":50,"bytes_before":900,"bytes_after":300,
+            "reductions":2,"expanded":2,"ok":true}"#;
+        let figures = parse_output(out).map_err(|err| format!("unexpected failure: {err}"));
+        assert_eq!(
+            figures.map(|f| (f.messages, f.saved_percent())),
+            Ok((4, 75.0))
+        );
+    }
+
+    #[test]
+    fn rejects_ok_false_and_missing_fields() {
+        let not_ok =
+            br#"{"messages":1,"tokens_before":1,"tokens_after":1,"reductions":0,"ok":false}"#;
+        assert_eq!(
+            parse_output(not_ok).err(),
+            Some(r#"reported "ok": false"#.to_owned())
+        );
+        assert_eq!(
+            parse_output(br#"{"ok":true}"#).err(),
+            Some(r#"`messages` is missing or not a count in {"ok":true}"#.to_owned())
+        );
+    }
+
+    #[test]
+    fn parses_presets() {
+        assert_eq!(Presets::parse("both"), Some(Presets::Both));
+        assert_eq!(Presets::Both.names(), ["default", "aggressive"]);
+        assert_eq!(Presets::parse("fast"), None);
+    }
+}
