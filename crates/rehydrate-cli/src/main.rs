@@ -1,1 +1,39 @@
-fn main() {}
+//! `rehydrate`: reduce agent session files reversibly, expand what was reduced, verify, inspect.
+//!
+//! Exit codes: 0 success, 1 verification failure, 2 usage or bad input. Errors are one line on
+//! stderr. The command-line contract is documented in docs/FORMATS.md ("CLI JSON").
+
+#![forbid(unsafe_code)]
+
+mod cli;
+mod commands;
+mod failure;
+mod load;
+mod session_dir;
+mod tokens;
+
+use std::io::Write as _;
+use std::process::ExitCode;
+
+use clap::Parser as _;
+
+fn main() -> ExitCode {
+    let args = match cli::Cli::try_parse() {
+        Ok(args) => args,
+        Err(e) => {
+            // Help and version go to stdout with exit 0; usage errors exit 2.
+            let _ = e.print();
+            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+        }
+    };
+    match commands::run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            let mut stderr = std::io::stderr().lock();
+            for line in failure.lines() {
+                let _ = writeln!(stderr, "error: {line}");
+            }
+            ExitCode::from(failure.exit_code())
+        }
+    }
+}

@@ -1,1 +1,279 @@
-//! placeholder
+//! Importers of agent session files into canonical [`rehydrate_model::Message`]s.
+//!
+//! rehydrate reduces and verifies the context of agent sessions.
+//! Agent frameworks write their sessions in their own formats; this crate reads three of them
+//! and produces the canonical messages every other crate works on:
+//!
+//! - [`Format::ClaudeCode`]: Claude Code session JSONL (`~/.claude/projects/<project>/<session>.jsonl`),
+//!   a tree of records from which the main-chain conversation is rebuilt;
+//! - [`Format::SweAgent`]: SWE-agent `.traj` files (a JSON object with a `history` array);
+//! - [`Format::OpenAi`]: an OpenAI chat-completions messages array, bare or under `messages`.
+//!
+//! The mapping of each format, every metadata key set and every warning text are specified in
+//! docs/FORMATS.md, section "Importers".
+//!
+//! # Overview
+//!
+//! - [`import`] reads one session file's bytes, detecting the format unless one is given, and
+//!   returns an [`Import`]: the format, the messages and the [`Warning`]s.
+//! - [`detect`] only guesses the format.
+//! - Oddities that still allow a faithful import (a tool result without a tool call, a record of
+//!   an unknown type, a repeated line) are [`Warning`]s naming the line or field.
+//!   An [`Error`] means the file cannot be imported at all: invalid UTF-8, invalid JSON, a missing
+//!   or malformed required field, or an unknown format.
+//!
+//! # Example
+//!
+//! ```
+//! use std::path::Path;
+//! use rehydrate_formats::{Format, import};
+//! use rehydrate_model::Role;
+//!
+//! let bytes = br#"[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]"#;
+//! let session = import(Path::new("chat.json"), bytes, None)?;
+//! assert_eq!(session.format, Format::OpenAi);
+//! assert_eq!(session.messages[1].role, Role::Assistant);
+//! assert!(session.warnings.is_empty());
+//! # Ok::<(), rehydrate_formats::Error>(())
+//! ```
+//!
+//! # Untrusted input
+//!
+//! Session files are untrusted.
+//! [`import`] and [`detect`] never panic, whatever the bytes: no input makes them index out of
+//! bounds, unwrap, overflow or recurse without bound (JSON nesting is limited to serde_json's
+//! default depth of 128, and deeper input is an [`Error::InvalidJson`]).
+//! Memory use is linear in the input size.
+//! Text is taken as it is: no control characters are removed and no content is interpreted.
+//! The crate has no `unsafe` code.
+//!
+//! # Features
+//!
+//! None. The crate enables serde_json's `raw_value` feature to keep the key order of Claude Code
+//! tool inputs when it turns them into tool-call arguments.
+
+#![forbid(unsafe_code)]
+
+mod claude_code;
+mod detect;
+mod error;
+mod json;
+mod links;
+mod openai;
+mod swe_agent;
+
+use std::fmt;
+use std::path::Path;
+use std::str::FromStr;
+
+pub use error::Error;
+use rehydrate_model::Message;
+
+/// A session file format this crate imports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Format {
+    /// Claude Code session JSONL: one record per line, linked by `uuid` and `parentUuid`.
+    ClaudeCode,
+    /// SWE-agent `.traj`: a JSON object whose `history` array holds the messages.
+    SweAgent,
+    /// OpenAI chat completions: a JSON array of messages, or an object with a `messages` array.
+    OpenAi,
+}
+
+impl Format {
+    /// Every format, in the order detection reports them in error messages.
+    pub const ALL: [Format; 3] = [Format::ClaudeCode, Format::SweAgent, Format::OpenAi];
+
+    /// The format's token: `claude-code`, `swe-agent` or `openai`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::ClaudeCode => "claude-code",
+            Format::SweAgent => "swe-agent",
+            Format::OpenAi => "openai",
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Format {
+    type Err = Error;
+
+    /// Parses a format token: `claude-code`, `swe-agent` or `openai` (exactly, lowercase).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::UnknownFormatName`] for any other text.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Format::ALL
+            .into_iter()
+            .find(|f| f.as_str() == s)
+            .ok_or_else(|| Error::UnknownFormatName {
+                name: json::clip(s),
+            })
+    }
+}
+
+/// The result of importing one session file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Import {
+    /// The format the file was read as (given or detected).
+    pub format: Format,
+    /// The canonical messages, in conversation order.
+    pub messages: Vec<Message>,
+    /// Oddities met on the way, in document order: by line for JSONL, by message for the
+    /// whole-document formats (whose warnings name the field instead of a line).
+    pub warnings: Vec<Warning>,
+}
+
+/// Something odd in a session file that did not prevent importing it.
+///
+/// `Display` writes `line 12: tool result toolu_x has no tool call` when the warning has a
+/// line, or only the message otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Warning {
+    /// The 1-based line of a JSONL file the warning is about, if any.
+    pub line: Option<usize>,
+    /// What is odd, lowercase, without a trailing period; names the JSON field where one applies.
+    pub message: String,
+}
+
+impl Warning {
+    /// A warning about a line (1-based) of a JSONL file.
+    pub(crate) fn at_line(line: usize, message: impl Into<String>) -> Warning {
+        Warning {
+            line: Some(line),
+            message: message.into(),
+        }
+    }
+
+    /// A warning with no line (whole-document JSON formats name the field in the message).
+    pub(crate) fn new(message: impl Into<String>) -> Warning {
+        Warning {
+            line: None,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "line {line}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+/// Guesses the format of a session file from its bytes.
+///
+/// Rules, in order (leading whitespace and a UTF-8 byte order mark are skipped):
+/// 1. The first byte is `[`: [`Format::OpenAi`], unless the array parses and its first element
+///    is not an object with a `role` key (an array of something else, such as OpenHands events).
+/// 2. The first byte is `{` and the first non-empty line parses as a JSON object with a string
+///    `type` and either a `uuid` or `sessionId` key, or a `type` of `summary`,
+///    `file-history-snapshot` or `queue-operation`: [`Format::ClaudeCode`].
+/// 3. The first byte is `{` and the document is one JSON object with a `history` array:
+///    [`Format::SweAgent`]; with a `messages` array that is empty or starts with an object with a
+///    `role` key: [`Format::OpenAi`].
+///
+/// Anything else is `None`.
+/// Invalid UTF-8 is not an error here: detection looks at the valid prefix.
+/// A whole-document format is parsed in full to look at it (use [`import`] with `None` to parse
+/// only once).
+///
+/// # Example
+///
+/// ```
+/// use rehydrate_formats::{Format, detect};
+///
+/// assert_eq!(detect(br#"{"history": []}"#), Some(Format::SweAgent));
+/// assert_eq!(detect(b"hello"), None);
+/// ```
+pub fn detect(bytes: &[u8]) -> Option<Format> {
+    let text = match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            let valid = bytes.get(..e.valid_up_to()).unwrap_or_default();
+            std::str::from_utf8(valid).unwrap_or_default()
+        }
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    match detect::detect_text(text) {
+        detect::Detected::Format(format, _) => Some(format),
+        detect::Detected::Unknown | detect::Detected::BrokenJson(_) => None,
+    }
+}
+
+/// Imports a session file into canonical messages.
+///
+/// `path` only names the file in errors; `bytes` is the whole file; `format` is the format to
+/// read, or `None` to [`detect`] it.
+/// A UTF-8 byte order mark at the start is skipped.
+/// The mapping of each format to canonical messages is specified in docs/FORMATS.md,
+/// section "Importers".
+///
+/// # Errors
+///
+/// - [`Error::InvalidUtf8`] when `bytes` is not UTF-8 (the offset is 0-based);
+/// - [`Error::UnknownFormat`] when `format` is `None` and detection fails;
+/// - [`Error::InvalidJson`] when a JSONL line (1-based) or the whole document is not valid JSON,
+///   including a truncated last line;
+/// - [`Error::NotASession`] when the document's top level does not have the format's shape;
+/// - [`Error::Field`] when a required field of a SWE-agent or OpenAI message is missing or
+///   malformed (Claude Code oddities are warnings).
+///
+/// # Example
+///
+/// ```
+/// use std::path::Path;
+/// use rehydrate_formats::{Format, import};
+///
+/// let err = import(Path::new("run.traj"), br#"{"history":[{"role":"robot"}]}"#, None).unwrap_err();
+/// assert_eq!(err.to_string(), "run.traj: field `history[0].role`: unknown role `robot`");
+/// let ok = import(Path::new("run.traj"), br#"{"history":[]}"#, Some(Format::SweAgent))?;
+/// assert!(ok.messages.is_empty());
+/// # Ok::<(), rehydrate_formats::Error>(())
+/// ```
+pub fn import(path: &Path, bytes: &[u8], format: Option<Format>) -> Result<Import, Error> {
+    let text = std::str::from_utf8(bytes).map_err(|e| Error::InvalidUtf8 {
+        path: path.to_path_buf(),
+        byte: e.valid_up_to(),
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let (format, parsed) = match format {
+        Some(format) => (format, None),
+        None => match detect::detect_text(text) {
+            detect::Detected::Format(format, parsed) => (format, parsed),
+            detect::Detected::Unknown => {
+                return Err(Error::UnknownFormat {
+                    path: path.to_path_buf(),
+                });
+            }
+            detect::Detected::BrokenJson(e) => return Err(json::invalid_json(path, None, &e)),
+        },
+    };
+    match format {
+        Format::ClaudeCode => claude_code::import(path, text),
+        Format::SweAgent => swe_agent::import(path, document(path, text, parsed)?),
+        Format::OpenAi => openai::import(path, document(path, text, parsed)?),
+    }
+}
+
+/// The parsed whole document: the one detection already parsed, or a fresh parse of `text`.
+fn document(
+    path: &Path,
+    text: &str,
+    parsed: Option<Result<serde_json::Value, serde_json::Error>>,
+) -> Result<serde_json::Value, Error> {
+    parsed
+        .unwrap_or_else(|| serde_json::from_str(text))
+        .map_err(|e| json::invalid_json(path, None, &e))
+}
+
+#[cfg(test)]
+mod tests;

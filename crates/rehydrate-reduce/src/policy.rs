@@ -23,6 +23,10 @@ pub struct ReductionPolicy {
     pub clear_turns_older_than: Option<usize>,
     /// The summary shown after the turns-cleared stub. Default `None`.
     pub turns_summary: Option<String>,
+    /// A reduction is minted only when its view form is smaller than what it hides by at
+    /// least this many bytes (and always by at least one byte), so a stub never costs the
+    /// model a lookup to save a few bytes. Default 128.
+    pub min_saved_bytes: usize,
 }
 
 impl Default for ReductionPolicy {
@@ -37,6 +41,7 @@ impl Default for ReductionPolicy {
             dedupe_outputs: true,
             clear_turns_older_than: None,
             turns_summary: None,
+            min_saved_bytes: 128,
         }
     }
 }

@@ -36,7 +36,8 @@ pub struct Projection {
 ///   a stub ([`crate::truncation_span`]);
 /// - everything else is kept as it is.
 ///
-/// A reduction is minted only when its view form is smaller than what it hides. Reductions
+/// A reduction is minted only when its view form is smaller than what it hides by at least
+/// `min_saved_bytes`. Reductions
 /// get ids `r<ordinal>.<hex>` continuing the log's ordinals. Linear in the total bytes of
 /// `history` (each tool result is hashed once).
 ///
@@ -109,20 +110,27 @@ pub fn project_messages(
         let protected = i >= protected_from;
         let minted = if protected {
             None
-        } else if policy.dedupe_outputs && canonical != i {
-            mint_duplicate(
+        } else {
+            let candidate = Candidate {
                 msg,
-                i,
+                index: i,
                 text,
                 digest,
-                &history[canonical],
-                canonical,
-                &mut out_log,
-            )
-        } else if text.len() > policy.tool_output_trigger_bytes {
-            mint_truncation(msg, i, text, digest, policy, &mut out_log)
-        } else {
-            None
+            };
+            let duplicate = if policy.dedupe_outputs && canonical != i {
+                let addr = MessageAddr {
+                    index: canonical,
+                    role: history[canonical].role,
+                };
+                mint_duplicate(&candidate, addr, policy, &mut out_log)
+            } else {
+                None
+            };
+            duplicate.or_else(|| {
+                (text.len() > policy.tool_output_trigger_bytes)
+                    .then(|| mint_truncation(&candidate, policy, &mut out_log))
+                    .flatten()
+            })
         };
         view.push(minted.unwrap_or_else(|| msg.clone()));
         i += 1;
@@ -197,90 +205,96 @@ fn decide_cleared(
     };
     let stub_msg = stub_message(&reduction, &history[first]).ok()?;
     // The hashed bytes hold one line break per message that the wire form does not.
-    if stub_msg.wire_len() >= original_bytes - range.len() {
+    if !saves_enough(original_bytes - range.len(), stub_msg.wire_len(), policy) {
         return None;
     }
     log.reductions.push(reduction);
     Some((first, last, stub_msg))
 }
 
-fn mint_duplicate(
-    msg: &Message,
+/// A tool result that may be reduced: the message, its index, its text and the text's digest.
+struct Candidate<'a> {
+    msg: &'a Message,
     index: usize,
-    text: &str,
+    text: &'a str,
     digest: Digest,
-    canonical_msg: &Message,
-    canonical: usize,
+}
+
+fn mint_duplicate(
+    c: &Candidate<'_>,
+    canonical: MessageAddr,
+    policy: &ReductionPolicy,
     log: &mut ReductionLog,
 ) -> Option<Message> {
-    let id = ReductionId::new(log.len(), &digest);
+    let id = ReductionId::new(log.len(), &c.digest);
     let summary = format!(
-        "same {} bytes as message {canonical}; expand_reduction restores them",
-        text.len()
+        "same {} bytes as message {}; expand_reduction restores them",
+        c.text.len(),
+        canonical.index
     );
     let reduction = Reduction {
         kind: ReductionKind::DuplicateOutput {
-            canonical: MessageAddr {
-                index: canonical,
-                role: canonical_msg.role,
-            },
-            original_bytes: text.len(),
+            canonical,
+            original_bytes: c.text.len(),
         },
         ptr: SidecarPtr {
             addr: MessageAddr {
-                index,
-                role: msg.role,
+                index: c.index,
+                role: c.msg.role,
             },
             span: None,
-            digest,
+            digest: c.digest,
         },
         stub: render_stub(StubKind::Duplicate, &id, &summary)?,
         id,
     };
-    if reduction.stub.len() >= text.len() {
+    if !saves_enough(c.text.len(), reduction.stub.len(), policy) {
         return None;
     }
-    push_minted(reduction, msg, log)
+    push_minted(reduction, c.msg, log)
 }
 
 fn mint_truncation(
-    msg: &Message,
-    index: usize,
-    text: &str,
-    digest: Digest,
+    c: &Candidate<'_>,
     policy: &ReductionPolicy,
     log: &mut ReductionLog,
 ) -> Option<Message> {
-    let span = truncation_span(text, policy.head_bytes, policy.tail_bytes)?;
-    let hidden = &text.as_bytes()[span.range()];
+    let span = truncation_span(c.text, policy.head_bytes, policy.tail_bytes)?;
+    let hidden = &c.text.as_bytes()[span.range()];
     let hidden_lines = memchr::memchr_iter(b'\n', hidden).count();
-    let id = ReductionId::new(log.len(), &digest);
+    let id = ReductionId::new(log.len(), &c.digest);
     let summary = format!(
         "{} of {} bytes hidden ({hidden_lines} lines); expand_reduction restores them",
         span.len(),
-        text.len()
+        c.text.len()
     );
     let reduction = Reduction {
         kind: ReductionKind::ToolOutputTruncated {
-            original_bytes: text.len(),
+            original_bytes: c.text.len(),
             hidden_lines,
         },
         ptr: SidecarPtr {
             addr: MessageAddr {
-                index,
-                role: msg.role,
+                index: c.index,
+                role: c.msg.role,
             },
             span: Some(span),
-            digest,
+            digest: c.digest,
         },
         stub: render_stub(StubKind::ToolOutput, &id, &summary)?,
         id,
     };
     // The view replaces the hidden bytes with the stub and two line breaks.
-    if reduction.stub.len() + 2 >= span.len() {
+    if !saves_enough(span.len(), reduction.stub.len() + 2, policy) {
         return None;
     }
-    push_minted(reduction, msg, log)
+    push_minted(reduction, c.msg, log)
+}
+
+/// Whether replacing `hidden_bytes` by `stub_bytes` saves at least one byte and at least
+/// `policy.min_saved_bytes`.
+fn saves_enough(hidden_bytes: usize, stub_bytes: usize, policy: &ReductionPolicy) -> bool {
+    hidden_bytes > stub_bytes && hidden_bytes - stub_bytes >= policy.min_saved_bytes
 }
 
 fn render_stub(kind: StubKind, id: &ReductionId, summary: &str) -> Option<String> {

@@ -1,1 +1,306 @@
-//! Integration tests.
+//! End-to-end tests of the `rehydrate` binary: the CLI contract, exit codes and bad input.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures")
+        .join(name)
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli-tests")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn rehydrate(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rehydrate"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
+
+fn reduce_fixture(test: &str) -> (PathBuf, Value) {
+    let dir = scratch(test).join("out");
+    let session = fixture("cli/build-session.json");
+    let out = rehydrate(&[
+        "reduce",
+        session.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    (dir, serde_json::from_slice(&out.stdout).unwrap())
+}
+
+#[test]
+fn reduce_json_reports_the_contract_fields() {
+    let (dir, report) = reduce_fixture("reduce_json");
+    assert_eq!(report["format"], "openai");
+    assert_eq!(report["messages"], 17);
+    assert_eq!(report["verified"], true);
+    assert_eq!(report["bytes_before"], 42798);
+    assert_eq!(report["bytes_after"], 10355);
+    assert!(report["tokens_after"].as_u64().unwrap() < report["tokens_before"].as_u64().unwrap());
+    let kinds: Vec<(&str, u64, u64)> = report["reductions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["kind"].as_str().unwrap(),
+                r["index"].as_u64().unwrap(),
+                r["original_bytes"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            ("tool-output", 3, 13168),
+            ("tool-output", 5, 13950),
+            ("duplicate", 7, 13168)
+        ]
+    );
+    for name in [
+        "view.json",
+        "reductions.json",
+        "sidecar/messages.jsonl",
+        "sidecar/manifest.json",
+    ] {
+        assert!(dir.join(name).is_file(), "{name}");
+    }
+}
+
+#[test]
+fn expand_prints_exact_bytes_and_ranges() {
+    let (dir, report) = reduce_fixture("expand");
+    let session: Value =
+        serde_json::from_slice(&std::fs::read(fixture("cli/build-session.json")).unwrap()).unwrap();
+    let original = session[5]["content"].as_str().unwrap();
+    let id = report["reductions"][1]["id"].as_str().unwrap();
+    let whole = rehydrate(&["expand", dir.to_str().unwrap(), id]);
+    assert_eq!(whole.status.code(), Some(0));
+    assert_eq!(whole.stdout, original.as_bytes());
+    let ranged = rehydrate(&["expand", dir.to_str().unwrap(), id, "--range", "10..30"]);
+    assert_eq!(ranged.stdout, &original.as_bytes()[10..30]);
+    let clamped = rehydrate(&[
+        "expand",
+        dir.to_str().unwrap(),
+        id,
+        "--range",
+        "13940..99999",
+    ]);
+    assert_eq!(clamped.stdout, &original.as_bytes()[13940..]);
+}
+
+#[test]
+fn expand_errors_are_one_line_with_exit_2() {
+    let (dir, report) = reduce_fixture("expand_errors");
+    let d = dir.to_str().unwrap();
+    let id = report["reductions"][0]["id"].as_str().unwrap();
+    let unknown = rehydrate(&["expand", d, "r99.000000"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    let ids: Vec<&str> = report["reductions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        stderr(&unknown),
+        format!(
+            "error: no reduction with id `r99.000000`; valid ids: {}\n",
+            ids.join(", ")
+        )
+    );
+    let beyond = rehydrate(&["expand", d, id, "--range", "20000..20001"]);
+    assert_eq!(beyond.status.code(), Some(2));
+    assert_eq!(
+        stderr(&beyond),
+        format!(
+            "error: expand_reduction {id}: byte range start 20000 is beyond the original's 13168 bytes; expected start <= 13168\n"
+        )
+    );
+    let malformed = rehydrate(&["expand", d, id, "--range", "5-9"]);
+    assert_eq!(malformed.status.code(), Some(2));
+    assert_eq!(
+        stderr(&malformed),
+        "error: invalid --range `5-9`: expected START..END with byte offsets, such as 0..4096\n"
+    );
+    assert!(malformed.stdout.is_empty());
+}
+
+#[test]
+fn verify_passes_then_catches_tampering() {
+    let (dir, _) = reduce_fixture("verify");
+    let d = dir.to_str().unwrap();
+    let ok = rehydrate(&["verify", d]);
+    assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
+    assert_eq!(
+        String::from_utf8(ok.stdout).unwrap(),
+        "verified 3 reductions; the view inverts to the sidecar's 17 messages\n"
+    );
+
+    // Change one hidden byte of the sidecar: the manifest and the reduction digest both fail.
+    let messages = dir.join("sidecar/messages.jsonl");
+    let text = std::fs::read_to_string(&messages).unwrap();
+    std::fs::write(&messages, text.replacen("crate-100", "crate-1O0", 1)).unwrap();
+    let bad = rehydrate(&["verify", d]);
+    assert_eq!(bad.status.code(), Some(1));
+    let err = stderr(&bad);
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[0].contains("sidecar/messages.jsonl: digest mismatch: manifest records"),
+        "{err}"
+    );
+    assert!(lines[1].starts_with("error: reduction r0."), "{err}");
+    assert!(
+        lines[1].contains(": digest mismatch at message 3: expected "),
+        "{err}"
+    );
+    // Expanding the tampered reduction is a verification failure, never other bytes.
+    let id = lines[1].split(' ').nth(2).unwrap().trim_end_matches(':');
+    let expand = rehydrate(&["expand", d, id]);
+    assert_eq!(expand.status.code(), Some(1));
+    assert!(expand.stdout.is_empty());
+}
+
+#[test]
+fn verify_catches_a_tampered_log() {
+    let (dir, _) = reduce_fixture("verify_log");
+    let log = dir.join("reductions.json");
+    let text = std::fs::read_to_string(&log).unwrap();
+    std::fs::write(
+        &log,
+        text.replacen(
+            "\"span\": [\n          2006",
+            "\"span\": [\n          2007",
+            1,
+        ),
+    )
+    .unwrap();
+    let bad = rehydrate(&["verify", dir.to_str().unwrap()]);
+    assert_eq!(bad.status.code(), Some(1));
+    let err = stderr(&bad);
+    assert!(err.contains("reductions.json: digest mismatch"), "{err}");
+    assert!(
+        err.contains("view message 3: does not match the stub of reduction r0."),
+        "{err}"
+    );
+}
+
+#[test]
+fn bad_input_is_one_line_with_exit_2() {
+    let dir = scratch("bad_input");
+    let cases: [(&str, &[u8], &str); 3] = [
+        (
+            "truncated.json",
+            b"[{\"role\":\"user\",\"content\":\"hi",
+            "truncated.json",
+        ),
+        (
+            "binary.json",
+            b"[{\"role\":\"user\",\"content\":\"\xff\xfe\"}]",
+            "binary.json",
+        ),
+        ("notes.txt", b"just some notes\n", "notes.txt"),
+    ];
+    for (name, bytes, expected) in cases {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let out = rehydrate(&[
+            "reduce",
+            path.to_str().unwrap(),
+            "--out",
+            dir.join("o").to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{name}");
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.contains(expected),
+            "{name}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{name}");
+        assert!(
+            !dir.join("o/sidecar/manifest.json").exists(),
+            "{name}: no output for bad input"
+        );
+    }
+    let missing = rehydrate(&["reduce", dir.join("absent.json").to_str().unwrap()]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stderr(&missing).starts_with("error: cannot read "));
+    let usage = rehydrate(&["reduce"]);
+    assert_eq!(usage.status.code(), Some(2));
+    let not_a_dir = rehydrate(&["verify", dir.join("absent").to_str().unwrap()]);
+    assert_eq!(not_a_dir.status.code(), Some(2));
+}
+
+#[test]
+fn inspect_json_counts_roles_and_tokens() {
+    let session = fixture("cli/build-session.json");
+    let out = rehydrate(&["inspect", session.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let counts: Vec<u64> = [
+        "messages",
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "observations",
+        "tool_calls",
+        "bytes",
+    ]
+    .iter()
+    .map(|k| report[k].as_u64().unwrap())
+    .collect();
+    assert_eq!(counts, vec![17, 1, 2, 8, 6, 0, 6, 42798]);
+    assert!(report["tokens"].as_u64().unwrap() > 10_000);
+}
+
+#[test]
+fn policy_flags_override_the_preset() {
+    let dir = scratch("policy_flags").join("out");
+    let session = fixture("cli/build-session.json");
+    let out = rehydrate(&[
+        "reduce",
+        session.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--json",
+        "--no-dedupe",
+        "--protect",
+        "0",
+        "--clear-turns-older-than",
+        "1",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let kinds: Vec<&str> = report["reductions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, vec!["turns-cleared"]);
+    assert_eq!(report["reductions"][0]["index"], 1);
+    let verify = rehydrate(&["verify", dir.to_str().unwrap()]);
+    assert_eq!(verify.status.code(), Some(0), "{}", stderr(&verify));
+}

@@ -24,6 +24,7 @@ fn policy_from(overrides: &Value) -> ReductionPolicy {
             "protect_last_n_tool_results" => policy.protect_last_n_tool_results = n(),
             "dedupe_outputs" => policy.dedupe_outputs = value.as_bool().expect("boolean"),
             "clear_turns_older_than" => policy.clear_turns_older_than = Some(n()),
+            "min_saved_bytes" => policy.min_saved_bytes = n(),
             "turns_summary" => policy.turns_summary = value.as_str().map(str::to_string),
             other => panic!("unknown policy field `{other}`"),
         }

@@ -118,9 +118,10 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
         any::<bool>(),
         proptest::option::of(0usize..4),
         proptest::option::of("[a-z ]{0,20}"),
+        prop_oneof![Just(0usize), Just(128), 0usize..500],
     )
         .prop_map(
-            |(trigger, head, tail, protect, dedupe, clear, summary)| ReductionPolicy {
+            |(trigger, head, tail, protect, dedupe, clear, summary, min_saved)| ReductionPolicy {
                 tool_output_trigger_bytes: trigger,
                 head_bytes: head,
                 tail_bytes: tail,
@@ -128,6 +129,7 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
                 dedupe_outputs: dedupe,
                 clear_turns_older_than: clear,
                 turns_summary: summary,
+                min_saved_bytes: min_saved,
             },
         )
 }

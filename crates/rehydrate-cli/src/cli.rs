@@ -1,0 +1,147 @@
+//! The command-line grammar (clap).
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Lossless, verifiable context reduction for agent sessions.
+#[derive(Debug, Parser)]
+#[command(name = "rehydrate", version, about)]
+pub(crate) struct Cli {
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Reduce a session file: write the reduced view, the reduction log and the sidecar.
+    Reduce(ReduceArgs),
+    /// Print the exact original bytes behind a reduction (or a byte range of them).
+    Expand {
+        /// The output directory of `rehydrate reduce`.
+        dir: PathBuf,
+        /// The reduction id, such as r3.9f3c2a.
+        id: String,
+        /// A half-open byte range START..END of the original; clamped to its size and rounded
+        /// down to char boundaries.
+        #[arg(long, value_name = "START..END")]
+        range: Option<String>,
+    },
+    /// Re-check every reduction's digest and that the view inverts to the sidecar's messages.
+    Verify {
+        /// The output directory of `rehydrate reduce`.
+        dir: PathBuf,
+    },
+    /// Describe a session file: format, messages by role, tool calls, bytes, tokens.
+    Inspect {
+        /// The session file.
+        transcript: PathBuf,
+        /// Session format (default: detected).
+        #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+        format: FormatArg,
+        /// Print one JSON object instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Reduce in memory and check everything: every reduction verifies and expands to the
+    /// imported bytes, the view inverts to the imported messages, the written formats read back
+    /// equal, and projecting again changes nothing. Used by `cargo xtask corpus`.
+    Roundtrip {
+        /// The session file.
+        transcript: PathBuf,
+        /// Session format (default: detected).
+        #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+        format: FormatArg,
+        /// Policy preset.
+        #[arg(long, value_enum, default_value_t = Preset::Default)]
+        preset: Preset,
+        /// Print one JSON object instead of a line of text.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ReduceArgs {
+    /// The session file (Claude Code JSONL, SWE-agent .traj, OpenAI messages JSON).
+    pub(crate) transcript: PathBuf,
+    /// Session format (default: detected).
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    pub(crate) format: FormatArg,
+    /// Policy preset; the flags below override single fields of it.
+    #[arg(long, value_enum, default_value_t = Preset::Default)]
+    pub(crate) preset: Preset,
+    /// Output directory (default: TRANSCRIPT.rehydrate).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<PathBuf>,
+    /// Print one JSON object instead of the summary table.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Tool results strictly larger than this many bytes are truncation candidates
+    /// [preset default: 8192; aggressive: 0].
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) trigger_bytes: Option<usize>,
+    /// Bytes kept at the head of a truncated tool result [default: 2048; aggressive: 256].
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) head_bytes: Option<usize>,
+    /// Bytes kept at the tail of a truncated tool result [default: 2048; aggressive: 256].
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) tail_bytes: Option<usize>,
+    /// The newest N tool results are never reduced [default: 3].
+    #[arg(long, value_name = "N")]
+    pub(crate) protect: Option<usize>,
+    /// Do not replace duplicate tool results with stubs.
+    #[arg(long)]
+    pub(crate) no_dedupe: bool,
+    /// Mint a reduction only when it saves at least this many bytes [default: 128].
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) min_saved_bytes: Option<usize>,
+    /// Clear every turn older than the newest N turns into one stub.
+    #[arg(long, value_name = "N")]
+    pub(crate) clear_turns_older_than: Option<usize>,
+    /// A file whose text is shown after the turns-cleared stub.
+    #[arg(long, value_name = "FILE", requires = "clear_turns_older_than")]
+    pub(crate) summary_file: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum FormatArg {
+    Auto,
+    ClaudeCode,
+    SweAgent,
+    Openai,
+}
+
+impl FormatArg {
+    pub(crate) fn format(self) -> Option<rehydrate_formats::Format> {
+        use rehydrate_formats::Format;
+        match self {
+            FormatArg::Auto => None,
+            FormatArg::ClaudeCode => Some(Format::ClaudeCode),
+            FormatArg::SweAgent => Some(Format::SweAgent),
+            FormatArg::Openai => Some(Format::OpenAi),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Preset {
+    Default,
+    Aggressive,
+}
+
+impl Preset {
+    pub(crate) fn policy(self) -> rehydrate_reduce::ReductionPolicy {
+        match self {
+            Preset::Default => rehydrate_reduce::ReductionPolicy::default(),
+            Preset::Aggressive => rehydrate_reduce::ReductionPolicy::aggressive(),
+        }
+    }
+
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Preset::Default => "default",
+            Preset::Aggressive => "aggressive",
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! Why a command failed, and the exit code that says so.
+
+/// A failed command: bad input or usage (exit 2), or a verification failure (exit 1) listing
+/// every failed check.
+#[derive(Debug)]
+pub(crate) enum Failure {
+    /// Bad input or usage: exit 2, one line.
+    Input(String),
+    /// Verification failed: exit 1, one line per failed check.
+    Verify(Vec<String>),
+}
+
+impl Failure {
+    pub(crate) fn exit_code(&self) -> u8 {
+        match self {
+            Failure::Input(_) => 2,
+            Failure::Verify(_) => 1,
+        }
+    }
+
+    pub(crate) fn lines(&self) -> Vec<String> {
+        match self {
+            Failure::Input(line) => vec![line.clone()],
+            Failure::Verify(lines) => lines.clone(),
+        }
+    }
+}
+
+/// Shorthand for a bad-input failure.
+pub(crate) fn input(msg: impl Into<String>) -> Failure {
+    Failure::Input(msg.into())
+}
+
+impl From<rehydrate_formats::Error> for Failure {
+    fn from(e: rehydrate_formats::Error) -> Self {
+        Failure::Input(e.to_string())
+    }
+}
+
+/// A sidecar error is a verification failure when bytes or structure do not verify, and bad
+/// input when the request itself is wrong (an unknown id, a bad range).
+impl From<rehydrate_sidecar::Error> for Failure {
+    fn from(e: rehydrate_sidecar::Error) -> Self {
+        use rehydrate_sidecar::Error as E;
+        match e {
+            E::UnknownId { .. } | E::ReversedRange { .. } | E::RangeBeyondEnd { .. } => {
+                Failure::Input(e.to_string())
+            }
+            _ => Failure::Verify(vec![e.to_string()]),
+        }
+    }
+}

@@ -1,0 +1,203 @@
+//! The Claude Code session importer (docs/FORMATS.md, "Importers", "Claude Code").
+//!
+//! A session file is JSONL: one record per line, linked into a tree by `uuid` and `parentUuid`.
+//! Importing happens in three passes:
+//! 1. [`parse`] (this file): every non-empty line is parsed; records with a repeated `uuid` are
+//!    dropped;
+//! 2. [`main_chain`] (`chain.rs`): the records on the path from the root to the last user or
+//!    assistant record, plus the parallel tool-call fan-out hanging off that path;
+//! 3. [`Builder`] (`builder.rs`): the chain's records become canonical messages (assistant
+//!    lines of one API message merged, tool results split into `role: tool` messages).
+
+mod builder;
+mod chain;
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::json;
+use crate::{Error, Format, Import, Warning};
+use builder::Builder;
+use chain::main_chain;
+
+/// Record types Claude Code writes; other types produce a warning.
+const KNOWN_TYPES: [&str; 7] = [
+    "user",
+    "assistant",
+    "system",
+    "summary",
+    "file-history-snapshot",
+    "queue-operation",
+    "progress",
+];
+
+/// Imports a Claude Code session JSONL text.
+pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
+    let mut warnings = Vec::new();
+    let mut records = parse(path, text, &mut warnings)?;
+    let chain = main_chain(&records, &mut warnings);
+    let mut builder = Builder::default();
+    for index in chain.records {
+        if let Some(record) = records.get_mut(index) {
+            let speaks = record.is_message() && (chain.sidechain_file || !record.sidechain);
+            builder.record(record, speaks);
+        }
+    }
+    let messages = builder.finish();
+    warnings.append(&mut builder.warnings);
+    // Stable: warnings about one line keep the order they were found in.
+    warnings.sort_by_key(|w| w.line);
+    Ok(Import {
+        format: Format::ClaudeCode,
+        messages,
+        warnings,
+    })
+}
+
+/// One parsed line.
+pub(super) struct Record<'a> {
+    /// 1-based line number.
+    pub(super) line: usize,
+    /// The line's JSON text, for reading tool inputs verbatim.
+    pub(super) text: &'a str,
+    /// The record; taken (left empty) when the builder consumes it.
+    pub(super) obj: Map<String, Value>,
+    /// `type`.
+    pub(super) kind: String,
+    /// `uuid`.
+    pub(super) uuid: Option<String>,
+    /// `parentUuid`, or `logicalParentUuid` when `parentUuid` is null or absent.
+    pub(super) parent: Option<String>,
+    /// `isSidechain: true`.
+    pub(super) sidechain: bool,
+}
+
+impl Record<'_> {
+    /// Whether the record is a `user` or `assistant` line.
+    pub(super) fn is_message(&self) -> bool {
+        self.kind == "user" || self.kind == "assistant"
+    }
+
+    /// `message.id` of an assistant line.
+    pub(super) fn message_id(&self) -> Option<&str> {
+        self.obj.get("message")?.get("id")?.as_str()
+    }
+
+    /// The `tool_use_id`s of a user line whose content is a non-empty list of only
+    /// `tool_result` blocks with ids; `None` for any other line.
+    pub(super) fn tool_result_ids(&self) -> Option<Vec<&str>> {
+        let blocks = self.obj.get("message")?.get("content")?.as_array()?;
+        if blocks.is_empty() {
+            return None;
+        }
+        blocks
+            .iter()
+            .map(|b| {
+                if b.get("type")?.as_str()? == "tool_result" {
+                    b.get("tool_use_id")?.as_str()
+                } else {
+                    None
+                }
+            })
+            .collect()
+    }
+
+    /// The `id`s of the `tool_use` blocks of an assistant line.
+    pub(super) fn tool_use_ids(&self) -> impl Iterator<Item = &str> {
+        self.obj
+            .get("message")
+            .and_then(|m| m.get("content"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+            .filter_map(|b| b.get("id").and_then(Value::as_str))
+    }
+}
+
+/// Parses every non-empty line; drops records whose `uuid` was seen before.
+fn parse<'a>(
+    path: &Path,
+    text: &'a str,
+    warnings: &mut Vec<Warning>,
+) -> Result<Vec<Record<'a>>, Error> {
+    let mut records = Vec::new();
+    let mut seen_uuids: HashSet<String> = HashSet::new();
+    let mut repeated: Option<(usize, usize)> = None;
+    let mut unknown_types: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    for (i, raw) in text.split('\n').enumerate() {
+        let line = i + 1;
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let value: Value =
+            serde_json::from_str(raw).map_err(|e| json::invalid_json(path, Some(line), &e))?;
+        let Value::Object(obj) = value else {
+            warnings.push(Warning::at_line(
+                line,
+                format!("not a JSON object ({}), skipped", json::kind(&value)),
+            ));
+            continue;
+        };
+        let Some(kind) = obj.get("type").and_then(Value::as_str) else {
+            warnings.push(Warning::at_line(
+                line,
+                "record has no string `type`, skipped",
+            ));
+            continue;
+        };
+        if !KNOWN_TYPES.contains(&kind) {
+            let entry = unknown_types.entry(kind.to_string()).or_insert((line, 0));
+            entry.1 += 1;
+        }
+        let uuid = obj.get("uuid").and_then(Value::as_str);
+        if let Some(uuid) = uuid
+            && !seen_uuids.insert(uuid.to_string())
+        {
+            let entry = repeated.get_or_insert((line, 0));
+            entry.1 += 1;
+            continue;
+        }
+        let parent = obj
+            .get("parentUuid")
+            .and_then(Value::as_str)
+            .or_else(|| obj.get("logicalParentUuid").and_then(Value::as_str))
+            .map(str::to_string);
+        records.push(Record {
+            line,
+            text: raw,
+            kind: kind.to_string(),
+            uuid: uuid.map(str::to_string),
+            parent,
+            sidechain: obj.get("isSidechain").and_then(Value::as_bool) == Some(true),
+            obj,
+        });
+    }
+    if let Some((line, count)) = repeated {
+        warnings.push(Warning::at_line(
+            line,
+            format!(
+                "{count} {} an earlier line's uuid (resumed session); kept the first occurrence",
+                if count == 1 {
+                    "line repeats"
+                } else {
+                    "lines repeat"
+                }
+            ),
+        ));
+    }
+    for (kind, (line, count)) in unknown_types {
+        warnings.push(Warning::at_line(
+            line,
+            format!(
+                "unknown record type `{}` ({count} {}), no message produced",
+                json::clip(&kind),
+                if count == 1 { "line" } else { "lines" }
+            ),
+        ));
+    }
+    Ok(records)
+}

@@ -1,0 +1,98 @@
+//! The one error type of the formats crate.
+
+use std::path::{Path, PathBuf};
+
+use crate::Format;
+
+/// Why a session file cannot be imported at all.
+///
+/// Every message is one lowercase line that names the file, and the line (1-based, JSONL and
+/// whole-document JSON alike) and the JSON field where they apply, such as
+/// `session.jsonl:12: invalid JSON: EOF while parsing a string at column 80`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The file is not UTF-8.
+    #[error("{}: not valid UTF-8 at byte {byte}", .path.display())]
+    InvalidUtf8 {
+        /// The file, as the caller named it.
+        path: PathBuf,
+        /// 0-based offset of the first byte that is not part of a valid UTF-8 sequence.
+        byte: usize,
+    },
+    /// The format was not given and could not be detected.
+    #[error(
+        "{}: unknown session format (expected claude-code JSONL, swe-agent .traj or an OpenAI messages array)",
+        .path.display()
+    )]
+    UnknownFormat {
+        /// The file, as the caller named it.
+        path: PathBuf,
+    },
+    /// A format name (`--format`) was not `claude-code`, `swe-agent` or `openai`.
+    #[error("unknown format `{name}` (expected claude-code, swe-agent or openai)")]
+    UnknownFormatName {
+        /// The rejected name, cut to at most 80 bytes.
+        name: String,
+    },
+    /// A JSONL line or the whole document is not valid JSON (truncated files included).
+    #[error("{}: invalid JSON: {message}", at(.path, .line))]
+    InvalidJson {
+        /// The file, as the caller named it.
+        path: PathBuf,
+        /// The 1-based line where parsing failed, when known.
+        line: Option<usize>,
+        /// What the JSON parser reported, with the column, such as
+        /// `EOF while parsing a string at column 80`.
+        message: String,
+    },
+    /// The document's top level does not have the shape of the format it is read as.
+    #[error("{}: not a valid {format} session: expected {expected}", .path.display())]
+    NotASession {
+        /// The file, as the caller named it.
+        path: PathBuf,
+        /// The format the file was read as.
+        format: Format,
+        /// The shape that was expected, such as "a JSON object with a `history` array".
+        expected: &'static str,
+    },
+    /// A required field of a message is missing or malformed.
+    #[error("{}: field `{field}`: {message}", at(.path, .line))]
+    Field {
+        /// The file, as the caller named it.
+        path: PathBuf,
+        /// The 1-based JSONL line, for line-based formats.
+        line: Option<usize>,
+        /// The field's path from the document root, such as `history[3].role`.
+        field: String,
+        /// What is wrong, such as "unknown role `robot`".
+        message: String,
+    },
+}
+
+impl Error {
+    /// Whether the error is [`Error::UnknownFormat`]: the caller may retry with an explicit
+    /// format.
+    pub fn is_unknown_format(&self) -> bool {
+        matches!(self, Error::UnknownFormat { .. })
+    }
+
+    /// The 1-based line the error is about, when it has one.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            Error::InvalidJson { line, .. } | Error::Field { line, .. } => *line,
+            Error::InvalidUtf8 { .. }
+            | Error::UnknownFormat { .. }
+            | Error::UnknownFormatName { .. }
+            | Error::NotASession { .. } => None,
+        }
+    }
+}
+
+/// `path` or `path:line`.
+fn at(path: &Path, line: &Option<usize>) -> String {
+    match line {
+        Some(line) => format!("{}:{line}", path.display()),
+        None => path.display().to_string(),
+    }
+}

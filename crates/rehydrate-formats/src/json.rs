@@ -1,0 +1,188 @@
+//! Reading untrusted JSON field by field: typed accessors that name the field's path in errors,
+//! JSON error messages, and compact JSON text.
+//!
+//! The importers are the wire boundary of the workspace: they read session files as
+//! `serde_json::Value` (content parts must be kept exactly, unknown keys ignored, and errors
+//! must name the field) and hand canonical `Message`s to everything else.
+
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::Error;
+
+/// A missing or malformed field, before the file and line are known.
+#[derive(Debug)]
+pub(crate) struct FieldError {
+    /// The field's path from the document root, such as `history[3].role`.
+    pub(crate) field: String,
+    /// What is wrong.
+    pub(crate) message: String,
+}
+
+impl FieldError {
+    pub(crate) fn new(field: impl Into<String>, message: impl Into<String>) -> FieldError {
+        FieldError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+
+    /// The crate error for this field of `path` (at `line` for JSONL).
+    pub(crate) fn into_error(self, path: &Path, line: Option<usize>) -> Error {
+        Error::Field {
+            path: path.to_path_buf(),
+            line,
+            field: self.field,
+            message: self.message,
+        }
+    }
+}
+
+/// `prefix.key`, or `key` at the root.
+pub(crate) fn child(prefix: &str, key: &str) -> String {
+    if prefix.is_empty() {
+        key.to_string()
+    } else {
+        format!("{prefix}.{key}")
+    }
+}
+
+/// `prefix[index]`.
+pub(crate) fn item(prefix: &str, index: usize) -> String {
+    format!("{prefix}[{index}]")
+}
+
+/// The JSON type of `v` with its article, for messages: `a string`, `an object`, ...
+pub(crate) fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// `v` as an object, or an error naming `field`.
+pub(crate) fn into_object(v: Value, field: &str) -> Result<Map<String, Value>, FieldError> {
+    match v {
+        Value::Object(map) => Ok(map),
+        other => Err(FieldError::new(
+            field,
+            format!("expected an object, got {}", kind(&other)),
+        )),
+    }
+}
+
+/// Removes `key` from `obj`: a string, or `None` when absent or null.
+pub(crate) fn take_opt_string(
+    obj: &mut Map<String, Value>,
+    key: &str,
+    prefix: &str,
+) -> Result<Option<String>, FieldError> {
+    match obj.remove(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(FieldError::new(
+            child(prefix, key),
+            format!("expected a string, got {}", kind(&other)),
+        )),
+    }
+}
+
+/// Removes `key` from `obj`: a string, or an error when absent, null or of another type.
+pub(crate) fn take_string(
+    obj: &mut Map<String, Value>,
+    key: &str,
+    prefix: &str,
+) -> Result<String, FieldError> {
+    take_opt_string(obj, key, prefix)?
+        .ok_or_else(|| FieldError::new(child(prefix, key), "missing (expected a string)"))
+}
+
+/// Removes `key` from `obj`: an array, or empty when absent or null.
+pub(crate) fn take_opt_array(
+    obj: &mut Map<String, Value>,
+    key: &str,
+    prefix: &str,
+) -> Result<Vec<Value>, FieldError> {
+    match obj.remove(key) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => Ok(items),
+        Some(other) => Err(FieldError::new(
+            child(prefix, key),
+            format!("expected an array, got {}", kind(&other)),
+        )),
+    }
+}
+
+/// A metadata value for `v`: a string as it is, anything else as compact JSON, `None` for null.
+pub(crate) fn metadata_text(v: Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        Value::String(s) => Some(s),
+        other => Some(other.to_string()),
+    }
+}
+
+/// The crate error for a serde_json parse failure in `path`.
+///
+/// `line` is the 1-based JSONL line that was parsed on its own; `None` takes the line from the
+/// parser (whole-document formats). The message keeps the column and drops serde_json's own
+/// `at line L column C` suffix, since the line is part of the location.
+pub(crate) fn invalid_json(path: &Path, line: Option<usize>, e: &serde_json::Error) -> Error {
+    let full = e.to_string();
+    let suffix = format!(" at line {} column {}", e.line(), e.column());
+    let (message, line) = match full.strip_suffix(&suffix) {
+        Some(bare) if e.line() > 0 => (
+            format!("{bare} at column {}", e.column()),
+            line.or(Some(e.line())),
+        ),
+        _ => (full.clone(), line),
+    };
+    Error::InvalidJson {
+        path: path.to_path_buf(),
+        line,
+        message,
+    }
+}
+
+/// `raw` JSON text with the whitespace between tokens removed; strings are kept byte for byte
+/// and key order is kept.
+///
+/// `raw` must be valid JSON (it comes from a `RawValue`); on other text the result is
+/// unspecified but the function still does not panic.
+pub(crate) fn minify(raw: &str) -> String {
+    let mut out = String::with_capacity(raw.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    for c in raw.chars() {
+        if in_string {
+            out.push(c);
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == '"' {
+                in_string = false;
+            }
+        } else if c == '"' {
+            in_string = true;
+            out.push(c);
+        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Cuts `text` to at most 80 bytes on a char boundary, for error messages.
+pub(crate) fn clip(text: &str) -> String {
+    let mut end = text.len().min(80);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.get(..end).unwrap_or_default().to_string()
+}

@@ -1,0 +1,208 @@
+//! The OpenAI chat-completions importer: a JSON array of messages, or an object with a
+//! `messages` array (docs/FORMATS.md, "Importers", "OpenAI chat completions").
+//!
+//! Also home of the tool-call parser shared with the SWE-agent importer, since SWE-agent writes
+//! tool calls in the OpenAI shape.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rehydrate_model::{Content, Message, Role, ToolCall};
+use serde_json::{Map, Value};
+
+use crate::json::{self, FieldError};
+use crate::{Error, Format, Import, Warning, links};
+
+/// Metadata key recording a source role that was mapped: `developer` or `function`.
+const ROLE_KEY: &str = "openai.role";
+
+/// Imports an OpenAI messages document.
+pub(crate) fn import(path: &Path, doc: Value) -> Result<Import, Error> {
+    let (prefix, items) = match doc {
+        Value::Array(items) => ("", items),
+        Value::Object(mut obj) => match obj.remove("messages") {
+            Some(Value::Array(items)) => ("messages", items),
+            _ => return Err(not_a_session(path)),
+        },
+        _ => return Err(not_a_session(path)),
+    };
+    let mut messages = Vec::with_capacity(items.len());
+    let mut warnings = Vec::new();
+    for (i, value) in items.into_iter().enumerate() {
+        let field = json::item(prefix, i);
+        let msg = message(value, &field, &mut |w| warnings.push((i, w)))
+            .map_err(|e| e.into_error(path, None))?;
+        messages.push(msg);
+    }
+    warnings.extend(links::check(&messages, |i| json::item(prefix, i)));
+    warnings.sort_by_key(|(i, _)| *i);
+    Ok(Import {
+        format: Format::OpenAi,
+        messages,
+        warnings: warnings.into_iter().map(|(_, w)| w).collect(),
+    })
+}
+
+fn not_a_session(path: &Path) -> Error {
+    Error::NotASession {
+        path: path.to_path_buf(),
+        format: Format::OpenAi,
+        expected: "a JSON array of messages or an object with a `messages` array",
+    }
+}
+
+/// One message at `field` (such as `messages[3]`).
+fn message(
+    value: Value,
+    field: &str,
+    warn: &mut dyn FnMut(Warning),
+) -> Result<Message, FieldError> {
+    let mut obj = json::into_object(value, field)?;
+    let role_text = json::take_string(&mut obj, "role", field)?;
+    let mut metadata = BTreeMap::new();
+    let role = match role_text.as_str() {
+        "system" => Role::System,
+        "developer" => {
+            metadata.insert(ROLE_KEY.to_string(), role_text.clone());
+            Role::System
+        }
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "tool" => Role::Tool,
+        "function" => {
+            metadata.insert(ROLE_KEY.to_string(), role_text.clone());
+            Role::Tool
+        }
+        other => {
+            return Err(FieldError::new(
+                json::child(field, "role"),
+                format!("unknown role `{}`", json::clip(other)),
+            ));
+        }
+    };
+    let content = match obj.remove("content") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(text)) => Some(Content::Text(text)),
+        Some(Value::Array(parts)) => Some(Content::Parts(parts)),
+        Some(other) => {
+            return Err(FieldError::new(
+                json::child(field, "content"),
+                format!(
+                    "expected a string, null or an array of content parts, got {}",
+                    json::kind(&other)
+                ),
+            ));
+        }
+    };
+    let calls_field = json::child(field, "tool_calls");
+    let mut tool_calls = Vec::new();
+    for (j, call) in json::take_opt_array(&mut obj, "tool_calls", field)?
+        .into_iter()
+        .enumerate()
+    {
+        tool_calls.push(tool_call(call, &json::item(&calls_field, j), warn)?);
+    }
+    if let Some(call) = obj.remove("function_call").filter(|v| !v.is_null()) {
+        tool_calls.push(legacy_function_call(
+            call,
+            &json::child(field, "function_call"),
+            warn,
+        )?);
+    }
+    Ok(Message {
+        role,
+        content,
+        tool_calls,
+        tool_call_id: json::take_opt_string(&mut obj, "tool_call_id", field)?,
+        name: json::take_opt_string(&mut obj, "name", field)?,
+        observation: false,
+        metadata,
+    })
+}
+
+/// One tool call in the OpenAI shape at `field` (such as `messages[2].tool_calls[0]`):
+/// `{"id":…,"type":"function","function":{"name":…,"arguments":"…"}}`.
+///
+/// `type` may be absent; any value other than `function` is an error. `arguments` that is JSON
+/// but not a string is written as compact JSON (keys sorted) with a warning.
+pub(crate) fn tool_call(
+    value: Value,
+    field: &str,
+    warn: &mut dyn FnMut(Warning),
+) -> Result<ToolCall, FieldError> {
+    let mut obj = json::into_object(value, field)?;
+    let id = json::take_string(&mut obj, "id", field)?;
+    if let Some(kind) = json::take_opt_string(&mut obj, "type", field)?
+        && kind != "function"
+    {
+        return Err(FieldError::new(
+            json::child(field, "type"),
+            format!(
+                "unsupported tool call type `{}` (expected `function`)",
+                json::clip(&kind)
+            ),
+        ));
+    }
+    let function_field = json::child(field, "function");
+    let function = match obj.remove("function") {
+        Some(v) => json::into_object(v, &function_field)?,
+        None => {
+            return Err(FieldError::new(
+                function_field,
+                "missing (expected an object)",
+            ));
+        }
+    };
+    let (name, arguments) = name_and_arguments(function, &function_field, warn)?;
+    Ok(ToolCall {
+        id,
+        name,
+        arguments,
+    })
+}
+
+/// A legacy assistant `function_call` (`{"name":…,"arguments":"…"}`) as a tool call with an
+/// empty id, with a warning.
+fn legacy_function_call(
+    value: Value,
+    field: &str,
+    warn: &mut dyn FnMut(Warning),
+) -> Result<ToolCall, FieldError> {
+    let obj = json::into_object(value, field)?;
+    let (name, arguments) = name_and_arguments(obj, field, warn)?;
+    warn(Warning::new(format!(
+        "field `{field}`: legacy function call imported as a tool call with an empty id"
+    )));
+    Ok(ToolCall {
+        id: String::new(),
+        name,
+        arguments,
+    })
+}
+
+/// `name` and `arguments` of a function object at `field`.
+fn name_and_arguments(
+    mut function: Map<String, Value>,
+    field: &str,
+    warn: &mut dyn FnMut(Warning),
+) -> Result<(String, String), FieldError> {
+    let name = json::take_string(&mut function, "name", field)?;
+    let arguments = match function.remove("arguments") {
+        Some(Value::String(text)) => text,
+        None | Some(Value::Null) => {
+            return Err(FieldError::new(
+                json::child(field, "arguments"),
+                "missing (expected a string)",
+            ));
+        }
+        Some(other) => {
+            warn(Warning::new(format!(
+                "field `{}`: arguments are {}, not a string; written as compact JSON",
+                json::child(field, "arguments"),
+                json::kind(&other)
+            )));
+            other.to_string()
+        }
+    };
+    Ok((name, arguments))
+}

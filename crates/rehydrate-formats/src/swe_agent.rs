@@ -1,0 +1,201 @@
+//! The SWE-agent `.traj` importer: the `history` array of a trajectory file
+//! (docs/FORMATS.md, "Importers", "SWE-agent").
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rehydrate_model::{Content, Message, Role};
+use serde_json::Value;
+
+use crate::json::{self, FieldError};
+use crate::{Error, Format, Import, Warning, links, openai};
+
+/// Entry keys copied into metadata under `swe_agent.<key>`.
+const METADATA_KEYS: [&str; 4] = ["agent", "message_type", "thought", "action"];
+
+/// Imports a SWE-agent trajectory document.
+pub(crate) fn import(path: &Path, doc: Value) -> Result<Import, Error> {
+    let history = match doc {
+        Value::Object(mut obj) => match obj.remove("history") {
+            Some(Value::Array(items)) => items,
+            _ => return Err(not_a_session(path)),
+        },
+        _ => return Err(not_a_session(path)),
+    };
+    let mut messages = Vec::with_capacity(history.len());
+    let mut warnings = Vec::new();
+    // Whether an assistant message has been seen, among demonstration entries and among the
+    // others: a user message is an observation only after an assistant message of its own kind.
+    let mut assistant_seen = false;
+    let mut demo_assistant_seen = false;
+    for (i, value) in history.into_iter().enumerate() {
+        let field = json::item("history", i);
+        let entry = entry(value, &field, &mut |w| warnings.push((i, w)))
+            .map_err(|e| e.into_error(path, None))?;
+        let seen = if entry.is_demo {
+            &mut demo_assistant_seen
+        } else {
+            &mut assistant_seen
+        };
+        let mut msg = entry.message;
+        match msg.role {
+            Role::Assistant => *seen = true,
+            Role::User => {
+                msg.observation = *seen
+                    && entry
+                        .message_type
+                        .as_deref()
+                        .is_none_or(|t| t == "observation");
+            }
+            Role::System | Role::Tool => {}
+        }
+        messages.push(msg);
+    }
+    warnings.extend(links::check(&messages, |i| json::item("history", i)));
+    warnings.sort_by_key(|(i, _)| *i);
+    Ok(Import {
+        format: Format::SweAgent,
+        messages,
+        warnings: warnings.into_iter().map(|(_, w)| w).collect(),
+    })
+}
+
+fn not_a_session(path: &Path) -> Error {
+    Error::NotASession {
+        path: path.to_path_buf(),
+        format: Format::SweAgent,
+        expected: "a JSON object with a `history` array",
+    }
+}
+
+/// One history entry, before the observation flag is decided.
+struct Entry {
+    message: Message,
+    /// `message_type`, if a string.
+    message_type: Option<String>,
+    /// `is_demo: true`.
+    is_demo: bool,
+}
+
+/// One history entry at `field` (such as `history[3]`).
+fn entry(value: Value, field: &str, warn: &mut dyn FnMut(Warning)) -> Result<Entry, FieldError> {
+    let mut obj = json::into_object(value, field)?;
+    let role_text = json::take_string(&mut obj, "role", field)?;
+    let role = match role_text.as_str() {
+        "system" => Role::System,
+        "user" => Role::User,
+        "assistant" => Role::Assistant,
+        "tool" => Role::Tool,
+        other => {
+            return Err(FieldError::new(
+                json::child(field, "role"),
+                format!("unknown role `{}`", json::clip(other)),
+            ));
+        }
+    };
+    let content = match obj.remove("content") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(text)) => Some(Content::Text(text)),
+        Some(Value::Array(parts)) => Some(parts_content(parts)),
+        Some(other) => {
+            return Err(FieldError::new(
+                json::child(field, "content"),
+                format!(
+                    "expected a string, null or an array of content parts, got {}",
+                    json::kind(&other)
+                ),
+            ));
+        }
+    };
+    let calls_field = json::child(field, "tool_calls");
+    let mut tool_calls = Vec::new();
+    for (j, call) in json::take_opt_array(&mut obj, "tool_calls", field)?
+        .into_iter()
+        .enumerate()
+    {
+        tool_calls.push(openai::tool_call(call, &json::item(&calls_field, j), warn)?);
+    }
+    let tool_call_id = tool_call_id(&mut obj, field, warn)?;
+    let is_demo = obj.get("is_demo").and_then(Value::as_bool) == Some(true);
+    let message_type = obj
+        .get("message_type")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let mut metadata = BTreeMap::new();
+    for key in METADATA_KEYS {
+        if let Some(text) = obj.remove(key).and_then(json::metadata_text) {
+            metadata.insert(format!("swe_agent.{key}"), text);
+        }
+    }
+    if is_demo {
+        metadata.insert("swe_agent.is_demo".to_string(), "true".to_string());
+    }
+    Ok(Entry {
+        message: Message {
+            role,
+            content,
+            tool_calls,
+            tool_call_id,
+            name: None,
+            observation: false,
+            metadata,
+        },
+        message_type,
+        is_demo,
+    })
+}
+
+/// Content given as a list of parts: the texts concatenated with no separator when every part
+/// is `{"type":"text","text":…}` (SWE-agent splits one string into parts, for prompt caching or
+/// around images), the parts as they are otherwise.
+fn parts_content(parts: Vec<Value>) -> Content {
+    let all_text = parts.iter().all(|p| {
+        p.get("type").and_then(Value::as_str) == Some("text")
+            && p.get("text").is_some_and(Value::is_string)
+    });
+    if !all_text {
+        return Content::Parts(parts);
+    }
+    let text: String = parts
+        .iter()
+        .filter_map(|p| p.get("text").and_then(Value::as_str))
+        .collect();
+    Content::Text(text)
+}
+
+/// The `tool_call_id` of an entry: the first of `tool_call_ids` (a warning when there are more),
+/// or a `tool_call_id` string.
+fn tool_call_id(
+    obj: &mut serde_json::Map<String, Value>,
+    field: &str,
+    warn: &mut dyn FnMut(Warning),
+) -> Result<Option<String>, FieldError> {
+    let ids_field = json::child(field, "tool_call_ids");
+    let ids = json::take_opt_array(obj, "tool_call_ids", field)?;
+    let mut first = None;
+    for (j, id) in ids.iter().enumerate() {
+        match id {
+            Value::String(id) => {
+                if first.is_none() {
+                    first = Some(id.clone());
+                }
+            }
+            other => {
+                return Err(FieldError::new(
+                    json::item(&ids_field, j),
+                    format!("expected a string, got {}", json::kind(other)),
+                ));
+            }
+        }
+    }
+    if ids.len() > 1 {
+        warn(Warning::new(format!(
+            "field `{ids_field}`: {} ids, only the first is used as tool_call_id",
+            ids.len()
+        )));
+    }
+    match first {
+        Some(id) => Ok(Some(id)),
+        None => json::take_opt_string(obj, "tool_call_id", field),
+    }
+}

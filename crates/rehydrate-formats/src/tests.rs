@@ -1,0 +1,178 @@
+//! Unit tests of the formats crate: detection rules, error texts and the JSON helpers.
+
+use std::path::Path;
+
+use crate::*;
+
+#[test]
+fn format_tokens_round_trip() {
+    for format in Format::ALL {
+        assert_eq!(format.as_str().parse::<Format>().unwrap(), format);
+        assert_eq!(format.to_string(), format.as_str());
+    }
+    let err = "Claude-Code".parse::<Format>().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "unknown format `Claude-Code` (expected claude-code, swe-agent or openai)"
+    );
+}
+
+#[test]
+fn detection_rules() {
+    let cases: [(&[u8], Option<Format>); 14] = [
+        (
+            b"  [{\"role\":\"user\",\"content\":\"x\"}]",
+            Some(Format::OpenAi),
+        ),
+        (b"[]", Some(Format::OpenAi)),
+        // A truncated array still looks like OpenAI; import reports the JSON error.
+        (b"[{\"role\":\"user\"", Some(Format::OpenAi)),
+        // An array of something else (OpenHands events).
+        (b"[{\"id\":1,\"action\":\"run\"}]", None),
+        (b"{\"history\":[]}", Some(Format::SweAgent)),
+        (b"{\n  \"history\": [\n  ]\n}\n", Some(Format::SweAgent)),
+        (
+            b"{\"messages\":[{\"role\":\"user\"}]}",
+            Some(Format::OpenAi),
+        ),
+        // Gemini CLI sessions have `messages` without `role`.
+        (
+            b"{\"messages\":[{\"type\":\"user\",\"content\":\"x\"}]}",
+            None,
+        ),
+        (
+            b"{\"type\":\"summary\",\"summary\":\"t\",\"leafUuid\":\"u\"}\n{\"type\":\"user\"}\n",
+            Some(Format::ClaudeCode),
+        ),
+        (
+            b"\n{\"type\":\"user\",\"uuid\":\"u1\",\"message\":{}}\n",
+            Some(Format::ClaudeCode),
+        ),
+        // Codex rollouts: JSONL with `type` but no uuid.
+        (
+            b"{\"type\":\"session_meta\",\"payload\":{}}\n{\"type\":\"event_msg\"}\n",
+            None,
+        ),
+        (b"{\"history\":", None),
+        (b"hello", None),
+        (b"", None),
+    ];
+    for (bytes, expected) in cases {
+        assert_eq!(
+            detect(bytes),
+            expected,
+            "{}",
+            String::from_utf8_lossy(bytes)
+        );
+    }
+    // Detection looks at the valid UTF-8 prefix.
+    assert_eq!(
+        detect(b"{\"type\":\"summary\",\"summary\":\"t\"}\n\xff\xfe"),
+        Some(Format::ClaudeCode)
+    );
+}
+
+#[test]
+fn error_texts() {
+    let path = Path::new("x.json");
+    let err = import(path, b"[1, \xe9]", None).unwrap_err();
+    assert_eq!(err.to_string(), "x.json: not valid UTF-8 at byte 4");
+    assert_eq!(err.line(), None);
+
+    let err = import(path, b"{\"foo\": 1}", None).unwrap_err();
+    assert!(err.is_unknown_format());
+    assert_eq!(
+        err.to_string(),
+        "x.json: unknown session format (expected claude-code JSONL, swe-agent .traj or an OpenAI messages array)"
+    );
+
+    let err = import(
+        path,
+        b"{\n  \"history\": [\n    {\"role\": \"user\",\n",
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "x.json:4: invalid JSON: EOF while parsing a value at column 0"
+    );
+    assert_eq!(err.line(), Some(4));
+
+    let err = import(path, b"{\"history\": 3}", Some(Format::SweAgent)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "x.json: not a valid swe-agent session: expected a JSON object with a `history` array"
+    );
+
+    let err = import(path, b"[{\"role\":\"user\",\"content\":7}]", None).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "x.json: field `[0].content`: expected a string, null or an array of content parts, got a number"
+    );
+
+    let err = import(
+        path,
+        br#"[{"role":"assistant","tool_calls":[{"id":"c","type":"custom","custom":{}}]}]"#,
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "x.json: field `[0].tool_calls[0].type`: unsupported tool call type `custom` (expected `function`)"
+    );
+}
+
+#[test]
+fn claude_code_line_errors_name_the_line() {
+    let text = b"{\"type\":\"summary\",\"summary\":\"s\"}\n\n{\"type\":\"user\",\"uuid\":";
+    let err = import(Path::new("s.jsonl"), text, None).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "s.jsonl:3: invalid JSON: EOF while parsing a value at column 22"
+    );
+}
+
+#[test]
+fn byte_order_mark_is_skipped() {
+    let mut bytes = "\u{feff}".as_bytes().to_vec();
+    bytes.extend_from_slice(br#"[{"role":"user","content":"hi"}]"#);
+    let import = import(Path::new("bom.json"), &bytes, None).unwrap();
+    assert_eq!(import.messages.len(), 1);
+}
+
+#[test]
+fn warning_display() {
+    assert_eq!(
+        Warning::at_line(12, "tool result toolu_x has no tool call").to_string(),
+        "line 12: tool result toolu_x has no tool call"
+    );
+    assert_eq!(Warning::new("history[2]: x").to_string(), "history[2]: x");
+}
+
+#[test]
+fn minify_keeps_order_and_strings() {
+    assert_eq!(
+        json::minify("{ \"b\" : [1, 2],\n \"a\": \"x y\\\" \\\\\" }"),
+        "{\"b\":[1,2],\"a\":\"x y\\\" \\\\\"}"
+    );
+    assert_eq!(json::minify("\"é \\u00e9\""), "\"é \\u00e9\"");
+    // Not JSON: no panic, something comes out.
+    let _ = json::minify("\"unterminated \\");
+}
+
+#[test]
+fn clip_cuts_on_char_boundaries() {
+    let long = "é".repeat(60);
+    let clipped = json::clip(&long);
+    assert_eq!(clipped.len(), 80);
+    assert_eq!(json::clip("short"), "short");
+}
+
+#[test]
+fn json_error_lines_count_leading_blank_lines() {
+    let err = import(Path::new("x.json"), b"\n\n[{\"role\":\"user\",}]", None).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "x.json:3: invalid JSON: trailing comma at column 17"
+    );
+}

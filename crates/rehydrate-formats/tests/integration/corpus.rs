@@ -1,0 +1,267 @@
+//! Every Claude Code and SWE-agent session of the shared corpus imports without error.
+//!
+//! The corpus lives outside the repository: `REHYDRATE_CORPUS`, or `shared/corpus` next to the
+//! workspace. When it is absent the test says so and passes.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use rehydrate_formats::{Format, Import, detect, import};
+use rehydrate_model::Role;
+
+fn corpus_dir() -> PathBuf {
+    match std::env::var_os("REHYDRATE_CORPUS") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+    }
+}
+
+/// Files under `dir` (recursively) ending in `.jsonl` or `.traj`, sorted.
+fn session_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path
+                .extension()
+                .is_some_and(|e| e == "jsonl" || e == "traj")
+            {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Figures of one imported session.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Counts {
+    messages: usize,
+    user: usize,
+    assistant: usize,
+    tool: usize,
+    observations: usize,
+    tool_calls: usize,
+    warnings: usize,
+}
+
+fn counts(import: &Import) -> Counts {
+    let mut c = Counts {
+        messages: import.messages.len(),
+        warnings: import.warnings.len(),
+        ..Counts::default()
+    };
+    for m in &import.messages {
+        match m.role {
+            Role::User => c.user += 1,
+            Role::Assistant => c.assistant += 1,
+            Role::Tool => c.tool += 1,
+            Role::System => {}
+        }
+        c.observations += usize::from(m.observation);
+        c.tool_calls += m.tool_calls.len();
+    }
+    c
+}
+
+/// Every tool message names a tool call of an earlier assistant message, unless a warning
+/// reports it.
+fn check_links(name: &str, import: &Import) {
+    let warned: Vec<String> = import.warnings.iter().map(|w| w.message.clone()).collect();
+    let mut calls: HashSet<&str> = HashSet::new();
+    for (i, m) in import.messages.iter().enumerate() {
+        calls.extend(m.tool_calls.iter().map(|c| c.id.as_str()));
+        if m.role != Role::Tool {
+            continue;
+        }
+        match &m.tool_call_id {
+            Some(id) if calls.contains(id.as_str()) => {}
+            Some(id) => assert!(
+                warned
+                    .iter()
+                    .any(|w| w.contains(&format!("tool result {id} has no tool call"))),
+                "{name}: message {i}: tool result {id} answers no earlier call and was not warned"
+            ),
+            None => assert!(
+                warned.iter().any(|w| w.contains("tool_use_id")),
+                "{name}: message {i}: tool result without id was not warned"
+            ),
+        }
+    }
+}
+
+/// Expected figures per corpus file (matched by path suffix): messages, tool messages, tool
+/// calls, warnings. Counted independently of this crate from the raw files (Claude Code: user
+/// messages, runs of assistant lines sharing a `message.id`, `tool_use` and `tool_result` blocks
+/// of the lines that are not sidechains, which in this corpus all lie on the main chain;
+/// SWE-agent: `history` entries), and consistent with the corpus's SOURCES.md.
+const EXPECTED: [(&str, usize, usize, usize, usize); 34] = [
+    (
+        "-tmp-private/4c2ddfdc-b619-4525-8d03-1950fb1b0257.jsonl",
+        16,
+        6,
+        6,
+        0,
+    ),
+    ("-tmp-private/agent-36541525.jsonl", 2, 0, 0, 0),
+    ("-tmp-private/agent-50243ee8.jsonl", 2, 0, 0, 0),
+    ("incremental-simple/turn-1.jsonl", 2, 0, 0, 0),
+    ("incremental-simple/turn-2.jsonl", 12, 2, 2, 0),
+    ("incremental-subagents/turn-1.jsonl", 14, 6, 7, 1),
+    ("turn-1/subagents/agent-a485154.jsonl", 27, 20, 20, 0),
+    ("incremental-subagents/turn-2.jsonl", 26, 14, 14, 0),
+    ("turn-2/subagents/agent-a485154.jsonl", 27, 20, 20, 0),
+    ("session-3fe1b6bc.jsonl", 156, 76, 76, 0),
+    ("session-624a4a58.jsonl", 124, 48, 48, 0),
+    ("session-9eda1058.jsonl", 12, 3, 3, 0),
+    ("5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl", 25, 13, 13, 0),
+    ("fe5e1c67-53e7-4862-81ae-d0e013e3270b.jsonl", 23, 11, 11, 0),
+    ("sample_agent_sidechain.jsonl", 2, 0, 0, 0),
+    ("sample_main_transcript.jsonl", 31, 10, 10, 0),
+    ("6e44b9__sweagenttestrepo-1c2844.traj", 10, 4, 4, 0),
+    ("swe-agent__test-repo-i1.traj", 12, 0, 0, 0),
+    ("BabyEncryption.traj", 31, 0, 0, 0),
+    ("BabyTimeCapsule.traj", 19, 0, 0, 0),
+    ("eps.traj", 29, 0, 0, 0),
+    ("flash.traj", 9, 0, 0, 0),
+    ("networking_1.traj", 9, 0, 0, 0),
+    ("warmup.traj", 15, 0, 0, 0),
+    ("rock.traj", 25, 0, 0, 0),
+    ("function_calling_simple.traj", 12, 5, 5, 0),
+    ("humanevalfix-python-0.traj", 11, 0, 0, 0),
+    (
+        "c-2.00__install-1___install_from_source/marshmallow-code__marshmallow-1867.traj",
+        29,
+        0,
+        0,
+        0,
+    ),
+    (
+        "default_sys-env_cursors_window100__t-0.20__p-0.95__c-2.00__install-1/marshmallow-code__marshmallow-1867.traj",
+        25,
+        0,
+        0,
+        0,
+    ),
+    (
+        "default_sys-env_window100__t-0.20__p-0.95__c-2.00__install-1/marshmallow-code__marshmallow-1867.traj",
+        23,
+        0,
+        0,
+        0,
+    ),
+    (
+        "function_calling__install-1/marshmallow-code__marshmallow-1867.traj",
+        24,
+        11,
+        11,
+        0,
+    ),
+    (
+        "function_calling_replace__install-1/marshmallow-code__marshmallow-1867.traj",
+        24,
+        11,
+        11,
+        0,
+    ),
+    (
+        "function_calling_replace_from_source/marshmallow-code__marshmallow-1867.traj",
+        28,
+        13,
+        13,
+        0,
+    ),
+    (
+        "xml_sys-env_cursors_window100__t-0.20__p-0.95__c-2.00__install-1/marshmallow-code__marshmallow-1867.traj",
+        25,
+        0,
+        0,
+        0,
+    ),
+];
+
+/// Checks `import` against the [`EXPECTED`] row whose suffix `name` ends with, if any; returns
+/// whether a row matched.
+fn check_expected(name: &str, c: &Counts) -> bool {
+    let Some(&(_, messages, tool, tool_calls, warnings)) =
+        EXPECTED.iter().find(|(suffix, ..)| name.ends_with(suffix))
+    else {
+        return false;
+    };
+    assert_eq!(
+        (c.messages, c.tool, c.tool_calls, c.warnings),
+        (messages, tool, tool_calls, warnings),
+        "{name}: (messages, tool messages, tool calls, warnings)"
+    );
+    true
+}
+
+/// Files with a compact boundary flag the compact summary that follows it, once.
+fn check_compaction(name: &str, import: &Import) {
+    let flagged: Vec<_> = import
+        .messages
+        .iter()
+        .filter(|m| m.metadata.contains_key("claude_code.compact_boundary"))
+        .collect();
+    if name.ends_with("session-624a4a58.jsonl") || name.ends_with("sample_main_transcript.jsonl") {
+        assert_eq!(flagged.len(), 1, "{name}");
+        assert_eq!(
+            flagged[0]
+                .metadata
+                .get("claude_code.compact_summary")
+                .map(String::as_str),
+            Some("true"),
+            "{name}"
+        );
+    } else {
+        assert!(flagged.is_empty(), "{name}");
+    }
+}
+
+#[test]
+fn corpus_sessions_import() {
+    let dir = corpus_dir();
+    if !dir.is_dir() {
+        println!("corpus: {} not found, skipped", dir.display());
+        return;
+    }
+    let mut files = 0;
+    let mut matched = 0;
+    for (sub, format) in [
+        ("claude-code", Format::ClaudeCode),
+        ("swe-agent", Format::SweAgent),
+    ] {
+        for path in session_files(&dir.join(sub)) {
+            let name = path
+                .strip_prefix(&dir)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            let bytes = std::fs::read(&path).unwrap();
+            assert_eq!(detect(&bytes), Some(format), "{name}");
+            let import = import(&path, &bytes, None).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(import.format, format, "{name}");
+            assert!(!import.messages.is_empty(), "{name}: no messages");
+            check_links(&name, &import);
+            check_compaction(&name, &import);
+            let c = counts(&import);
+            matched += usize::from(check_expected(&name, &c));
+            println!(
+                "{name}: {} messages ({} user, {} observations, {} assistant, {} tool), {} tool calls, {} warnings",
+                c.messages, c.user, c.observations, c.assistant, c.tool, c.tool_calls, c.warnings
+            );
+            for w in &import.warnings {
+                println!("    {w}");
+            }
+            files += 1;
+        }
+    }
+    println!("corpus: {files} files imported, {matched} checked against expected figures");
+}
