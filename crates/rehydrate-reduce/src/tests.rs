@@ -59,3 +59,57 @@ fn clearable_range_respects_pairs() {
     assert_eq!(clearable_range(&history, 4), None);
     assert_eq!(clearable_range(&history, 0), Some((1, 8)));
 }
+
+#[test]
+fn an_expanded_result_that_ages_out_is_reduced_again() {
+    use rehydrate_model::ReductionLog;
+
+    let big = "build output line\n".repeat(600); // 10800 bytes
+    let mut history = vec![Message::text(Role::User, "build")];
+    for id in ["a", "b", "c", "d"] {
+        history.push(call(id));
+        history.push(Message::tool_result(id, format!("{id}: {big}")));
+    }
+    let policy = ReductionPolicy::default();
+    let first = project_messages(&history, &ReductionLog::default(), &policy);
+    assert_eq!(first.log.len(), 1);
+    let truncated_id = first.log.reductions[0].id.to_string();
+
+    // The model expands the truncated output; the result arrives as an ordinary tool result.
+    let expanded = rehydrate_sidecar::expand_reduction(&first.log, &history, &truncated_id, None)
+        .unwrap()
+        .content
+        .into_owned();
+    history.push(call("x"));
+    history.push(Message::tool_result("x", expanded.clone()));
+    let second = project_messages(&history, &first.log, &policy);
+    // Still protected: the expansion is visible whole, and the old stub is unchanged; only
+    // "b", which aged out of the protected window, is newly truncated.
+    assert_eq!(second.minted, 1);
+    assert_eq!(second.log.reductions[1].ptr.addr.index, 4);
+    assert_eq!(second.view[10].content_text(), Some(expanded.as_str()));
+    assert_eq!(second.view[2], first.view[2]);
+
+    // Three more results age it out: it duplicates message 2, so it becomes a duplicate stub.
+    for id in ["e", "f", "g"] {
+        history.push(call(id));
+        history.push(Message::tool_result(id, "ok"));
+    }
+    let third = project_messages(&history, &second.log, &policy);
+    let r = third.log.reductions.last().unwrap();
+    assert_eq!(r.ptr.addr.index, 10);
+    assert_eq!(
+        r.kind,
+        rehydrate_model::ReductionKind::DuplicateOutput {
+            canonical: rehydrate_model::MessageAddr {
+                index: 2,
+                role: Role::Tool
+            },
+            original_bytes: expanded.len(),
+        }
+    );
+    assert_eq!(
+        third.view[2], first.view[2],
+        "earlier stubs keep their bytes"
+    );
+}

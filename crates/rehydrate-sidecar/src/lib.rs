@@ -52,4 +52,4 @@ pub use expand::{ExpandOutcome, expand_reduction, reduction_total_bytes};
 pub use hash::{content_digest, turns_digest};
 pub use invert::{invert, verify_log};
 pub use render::{render_turns, stub_message};
-pub use resolve::{Resolved, resolve, verify_reduction};
+pub use resolve::{Resolved, Verified, resolve, verify_reduction};

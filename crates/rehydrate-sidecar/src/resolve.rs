@@ -50,20 +50,29 @@ pub(crate) fn resolve_reduction<'a>(
     minted_view: &'a [Message],
 ) -> Result<Resolved<'a>, Error> {
     let text = match verify_reduction(r, minted_view)? {
-        Some(text) => Cow::Borrowed(text),
-        None => {
-            let ReductionKind::TurnsCleared { first, last, .. } = r.kind else {
-                unreachable!("only turns cleared verify without a text")
-            };
-            Cow::Owned(render_turns(&minted_view[first..=last], first))
-        }
+        Verified::Text(text) => Cow::Borrowed(text),
+        Verified::Turns { first, messages } => Cow::Owned(render_turns(messages, first)),
     };
     Ok(Resolved { reduction: r, text })
 }
 
+/// What [`verify_reduction`] found behind a reduction that verified.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Verified<'a> {
+    /// The whole original text of the addressed message (per-message kinds).
+    Text(&'a str),
+    /// The cleared messages, the first of which is at index `first` of the minted view.
+    Turns {
+        /// Index of `messages[0]` in the minted view.
+        first: usize,
+        /// The cleared messages, in order.
+        messages: &'a [Message],
+    },
+}
+
 /// Verifies one reduction against the minted view without rendering anything: the same
-/// checks as [`resolve`]. Returns the addressed text for per-message kinds and `None` for
-/// turns cleared.
+/// checks as [`resolve`]. Returns the addressed text for per-message kinds and the cleared
+/// messages for turns cleared.
 ///
 /// # Errors
 ///
@@ -71,7 +80,7 @@ pub(crate) fn resolve_reduction<'a>(
 pub fn verify_reduction<'a>(
     r: &Reduction,
     minted_view: &'a [Message],
-) -> Result<Option<&'a str>, Error> {
+) -> Result<Verified<'a>, Error> {
     let id = r.id.as_str();
     let index = r.ptr.addr.index;
     let msg = addressed(r, minted_view)?;
@@ -121,7 +130,7 @@ pub fn verify_reduction<'a>(
                     });
                 }
             }
-            Ok(Some(text))
+            Ok(Verified::Text(text))
         }
         ReductionKind::TurnsCleared {
             first,
@@ -155,7 +164,10 @@ pub fn verify_reduction<'a>(
                     "records {original_bytes} original bytes but messages {first}..={last} hash {hashed_bytes}"
                 )));
             }
-            Ok(None)
+            Ok(Verified::Turns {
+                first: *first,
+                messages: range,
+            })
         }
     }
 }
