@@ -78,7 +78,7 @@ pub(crate) struct ReduceArgs {
     #[arg(long)]
     pub(crate) json: bool,
     /// Tool results strictly larger than this many bytes are truncation candidates
-    /// [preset default: 8192; aggressive: 0].
+    /// [default: 8192; aggressive: 0].
     #[arg(long, value_name = "BYTES")]
     pub(crate) trigger_bytes: Option<usize>,
     /// Bytes kept at the head of a truncated tool result [default: 2048; aggressive: 256].
@@ -93,7 +93,7 @@ pub(crate) struct ReduceArgs {
     /// Do not replace duplicate tool results with stubs.
     #[arg(long)]
     pub(crate) no_dedupe: bool,
-    /// Mint a reduction only when it saves at least this many bytes [default: 128].
+    /// Mint a reduction only when it saves at least this many bytes [default: 128; aggressive: 0].
     #[arg(long, value_name = "BYTES")]
     pub(crate) min_saved_bytes: Option<usize>,
     /// Clear every turn older than the newest N turns into one stub.

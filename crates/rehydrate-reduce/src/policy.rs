@@ -48,13 +48,15 @@ impl Default for ReductionPolicy {
 
 impl ReductionPolicy {
     /// The aggressive preset, the lossless form of observation masking: every tool result
-    /// older than the newest 3 that is larger than its stub is reduced, keeping a 256-byte head
-    /// and a 256-byte tail; duplicates are stubbed; no turn is cleared.
+    /// older than the newest 3 that is larger than its stub is reduced (no trigger size, no
+    /// minimum saving), keeping a 256-byte head and a 256-byte tail; duplicates are stubbed;
+    /// no turn is cleared.
     pub fn aggressive() -> ReductionPolicy {
         ReductionPolicy {
             tool_output_trigger_bytes: 0,
             head_bytes: 256,
             tail_bytes: 256,
+            min_saved_bytes: 0,
             ..ReductionPolicy::default()
         }
     }
