@@ -24,7 +24,7 @@ pub(crate) enum Command {
         id: String,
         /// A half-open byte range START..END of the original; clamped to its size and rounded
         /// down to char boundaries.
-        #[arg(long, value_name = "START..END")]
+        #[arg(long, value_name = "START..END", allow_hyphen_values = true)]
         range: Option<String>,
     },
     /// Re-check every reduction's digest and that the view inverts to the sidecar's messages.

@@ -83,12 +83,22 @@ pub fn invert(
     Ok(out)
 }
 
-/// Resolves every reduction of `log` against `minted_view` and returns the errors, one per
-/// reduction that does not verify, in log order. An empty result means every reduction verified.
+/// Resolves every reduction of `log` against `minted_view` and returns the errors in log
+/// order: each reduction that does not verify, each id whose ordinal is not its position in
+/// the log, each id used twice. An empty result means every reduction verified.
 pub fn verify_log(log: &ReductionLog, minted_view: &[Message]) -> Vec<Error> {
     let mut errors = Vec::new();
     let mut seen = HashMap::new();
     for (ordinal, r) in log.reductions.iter().enumerate() {
+        if r.id.ordinal() != ordinal {
+            errors.push(Error::Inconsistent {
+                id: r.id.to_string(),
+                reason: format!(
+                    "id names ordinal {} but stands at log position {ordinal}",
+                    r.id.ordinal()
+                ),
+            });
+        }
         if let Some(previous) = seen.insert(r.id.as_str(), ordinal) {
             errors.push(Error::Inconsistent {
                 id: r.id.to_string(),

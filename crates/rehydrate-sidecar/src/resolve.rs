@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use rehydrate_model::{Message, Reduction, ReductionKind, ReductionLog};
+use rehydrate_model::{Message, Reduction, ReductionId, ReductionKind, ReductionLog};
 
 use crate::error::Error;
 use crate::hash::{content_digest, turns_digest};
@@ -83,11 +83,19 @@ pub fn verify_reduction<'a>(
 ) -> Result<Verified<'a>, Error> {
     let id = r.id.as_str();
     let index = r.ptr.addr.index;
-    let msg = addressed(r, minted_view)?;
     let inconsistent = |reason: String| Error::Inconsistent {
         id: id.to_string(),
         reason,
     };
+    // The id carries the digest's first hex digits: a log whose ids were swapped or edited
+    // does not verify, even where each pointer still matches some message.
+    if r.id != ReductionId::new(r.id.ordinal(), &r.ptr.digest) {
+        return Err(inconsistent(format!(
+            "id does not match its digest {}",
+            r.ptr.digest
+        )));
+    }
+    let msg = addressed(r, minted_view)?;
     match &r.kind {
         ReductionKind::ToolOutputTruncated {
             original_bytes,

@@ -125,9 +125,9 @@ fn unknown_id_lists_valid_ids() {
 
 #[test]
 fn digest_role_and_index_mismatches_are_errors_never_bytes() {
-    let minted = vec![Message::tool_result("c1", "hello world")];
-    let mut r = truncation(0, 0, "hello world", (5, 11));
-    r.ptr.digest = content_digest(b"other");
+    // The sidecar's bytes changed after the reduction was minted.
+    let minted = vec![Message::tool_result("c1", "hello w0rld")];
+    let r = truncation(0, 0, "hello world", (5, 11));
     let id = r.id.to_string();
     let log = log_of(vec![r.clone()]);
     let err = expand_reduction(&log, &minted, &id, None).unwrap_err();
@@ -136,11 +136,12 @@ fn digest_role_and_index_mismatches_are_errors_never_bytes() {
         err.to_string(),
         format!(
             "reduction {id}: digest mismatch at message 0: expected {}, got {}",
-            content_digest(b"other"),
-            content_digest(b"hello world")
+            content_digest(b"hello world"),
+            content_digest(b"hello w0rld")
         )
     );
     assert_eq!(verify_log(&log, &minted).len(), 1);
+    let minted = vec![Message::tool_result("c1", "hello world")];
 
     let mut wrong_role = truncation(0, 0, "hello world", (5, 11));
     wrong_role.ptr.addr.role = Role::Assistant;
@@ -316,5 +317,48 @@ fn digest_is_blake3_of_exact_bytes() {
     assert_eq!(
         d.to_string(),
         "6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85"
+    );
+}
+
+#[test]
+fn edited_or_swapped_ids_do_not_verify() {
+    let minted = vec![
+        Message::tool_result("a", "first output"),
+        Message::tool_result("b", "second output"),
+    ];
+    let a = truncation(0, 0, "first output", (5, 12));
+    let b = truncation(1, 1, "second output", (6, 13));
+
+    // A digest edited in the log no longer matches the id's hex digits.
+    let mut edited = a.clone();
+    edited.ptr.digest = content_digest(b"other");
+    let log = log_of(vec![edited]);
+    let err = expand_reduction(&log, &minted, a.id.as_str(), None).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "reduction {}: id does not match its digest {}",
+            a.id,
+            content_digest(b"other")
+        )
+    );
+
+    // Swapping two ids: each pointer still matches a message, but neither id verifies, and
+    // the ordinals no longer match the log positions.
+    let (mut a2, mut b2) = (a.clone(), b.clone());
+    std::mem::swap(&mut a2.id, &mut b2.id);
+    let log = log_of(vec![a2, b2]);
+    assert!(expand_reduction(&log, &minted, a.id.as_str(), None).is_err());
+    let errors: Vec<String> = verify_log(&log, &minted)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(errors.len(), 4, "{errors:?}");
+    assert_eq!(
+        errors[0],
+        format!(
+            "reduction {}: id names ordinal 1 but stands at log position 0",
+            b.id
+        )
     );
 }
