@@ -75,11 +75,20 @@ fn policy_of(args: &ReduceArgs) -> Result<ReductionPolicy, Failure> {
     if args.no_dedupe {
         policy.dedupe_outputs = false;
     }
+    if args.clear_turns_older_than == Some(0) {
+        return Err(input(
+            "--clear-turns-older-than must be at least 1: clearing every turn would hide the current request",
+        ));
+    }
     policy.clear_turns_older_than = args.clear_turns_older_than;
     if let Some(path) = &args.summary_file {
         let text = std::fs::read_to_string(path)
             .map_err(|e| input(format!("cannot read summary file {}: {e}", path.display())))?;
-        policy.turns_summary = Some(text.trim_end().to_string());
+        let text = text.trim_end();
+        if text.is_empty() {
+            return Err(input(format!("summary file {} is empty", path.display())));
+        }
+        policy.turns_summary = Some(text.to_string());
     }
     Ok(policy)
 }
@@ -123,6 +132,7 @@ fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("{}.rehydrate", args.transcript.display())));
+    session_dir::refuse_overwriting(&dir, &args.transcript)?;
     let encoded = session_dir::encode(&out.view, &out.log, &messages);
     session_dir::write(
         &dir,
@@ -132,7 +142,7 @@ fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
         messages.len(),
     )?;
 
-    let counter = TokenCounter::new()?;
+    let counter = TokenCounter::new();
     let report = ReduceReport {
         format: imported.format.as_str(),
         messages: messages.len(),
@@ -156,8 +166,7 @@ fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
             .collect(),
     };
     if args.json {
-        print_json(&report);
-        return Ok(());
+        return print_json(&report);
     }
     let mut by_kind = std::collections::BTreeMap::<&str, usize>::new();
     for r in &report.reductions {
@@ -209,8 +218,7 @@ fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
             format!(" ({})", kinds.join(", "))
         }
     ));
-    print_stdout(o.as_bytes());
-    Ok(())
+    print_stdout(o.as_bytes())
 }
 
 fn parse_range(text: &str) -> Result<(usize, usize), Failure> {
@@ -230,8 +238,7 @@ fn expand(dir: &Path, id: &str, range: Option<&str>) -> Result<(), Failure> {
     let range = range.map(parse_range).transpose()?;
     let loaded = session_dir::read(dir)?;
     let out = expand_reduction(&loaded.log, &loaded.sidecar, id, range)?;
-    print_stdout(out.content.as_bytes());
-    Ok(())
+    print_stdout(out.content.as_bytes())
 }
 
 fn verify(dir: &Path) -> Result<(), Failure> {
@@ -257,15 +264,15 @@ fn verify(dir: &Path) -> Result<(), Failure> {
     if !failures.is_empty() {
         return Err(Failure::Verify(failures));
     }
+    let n = loaded.log.len();
     print_stdout(
         format!(
-            "verified {} reductions; the view inverts to the sidecar's {} messages\n",
-            loaded.log.len(),
+            "verified {n} {}; the view inverts to the sidecar's {} messages\n",
+            if n == 1 { "reduction" } else { "reductions" },
             loaded.manifest.messages
         )
         .as_bytes(),
-    );
-    Ok(())
+    )
 }
 
 /// The stdout object of `inspect --json`.
@@ -302,12 +309,11 @@ fn inspect(
         observations: m.iter().filter(|x| x.observation).count(),
         tool_calls: m.iter().map(|x| x.tool_calls.len()).sum(),
         bytes: wire_bytes(m),
-        tokens: TokenCounter::new()?.count(m),
+        tokens: TokenCounter::new().count(m),
         warnings: imported.warnings.iter().map(ToString::to_string).collect(),
     };
     if json {
-        print_json(&report);
-        return Ok(());
+        return print_json(&report);
     }
     let o = format!(
         "{}\nformat        {}\nmessages      {} (system {}, user {} of which observations {}, assistant {}, tool {})\ntool calls    {}\nbytes         {}\ntokens        {} (o200k_base)\nwarnings      {}\n",
@@ -324,8 +330,7 @@ fn inspect(
         report.tokens,
         report.warnings.len()
     );
-    print_stdout(o.as_bytes());
-    Ok(())
+    print_stdout(o.as_bytes())
 }
 
 /// The stdout object of `roundtrip --json`, read by `cargo xtask corpus`.
@@ -414,7 +419,7 @@ fn roundtrip(
         ));
     }
 
-    let counter = TokenCounter::new()?;
+    let counter = TokenCounter::new();
     let report = RoundtripReport {
         file: path.display().to_string(),
         format: imported.format.as_str(),
@@ -429,7 +434,7 @@ fn roundtrip(
         ok: true,
     };
     if json {
-        print_json(&report);
+        print_json(&report)
     } else {
         print_stdout(
             format!(
@@ -443,19 +448,24 @@ fn roundtrip(
                 report.expanded
             )
             .as_bytes(),
-        );
+        )
     }
-    Ok(())
 }
 
-fn print_json<T: serde::Serialize>(value: &T) {
+fn print_json<T: serde::Serialize>(value: &T) -> Result<(), Failure> {
     let mut bytes = serde_json::to_vec(value).expect("reports always serialize");
     bytes.push(b'\n');
-    print_stdout(&bytes);
+    print_stdout(&bytes)
 }
 
-/// Writes to stdout, ignoring a closed pipe (`rehydrate expand ... | head`).
-fn print_stdout(bytes: &[u8]) {
+/// Writes to stdout. A closed pipe (`rehydrate expand ... | head`) is not an error; any other
+/// write error (a full disk) is.
+fn print_stdout(bytes: &[u8]) -> Result<(), Failure> {
     let mut stdout = std::io::stdout().lock();
-    let _ = stdout.write_all(bytes).and_then(|()| stdout.flush());
+    match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(input(format!("cannot write to stdout: {e}")))
+        }
+        _ => Ok(()),
+    }
 }

@@ -20,10 +20,18 @@ use clap::Parser as _;
 fn main() -> ExitCode {
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,
+        Err(e) if e.use_stderr() => {
+            // A usage error is one line, like every other error; `--help` has the rest.
+            let text = e.to_string();
+            let first = text.lines().next().unwrap_or("invalid usage");
+            let first = first.strip_prefix("error: ").unwrap_or(first);
+            eprintln!("error: {first} (see rehydrate --help)");
+            return ExitCode::from(2);
+        }
         Err(e) => {
-            // Help and version go to stdout with exit 0; usage errors exit 2.
+            // Help and version go to stdout with exit 0.
             let _ = e.print();
-            return ExitCode::from(if e.use_stderr() { 2 } else { 0 });
+            return ExitCode::SUCCESS;
         }
     };
     match commands::run(args) {

@@ -132,8 +132,34 @@ pub(crate) fn write(
 
 fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
     let tmp = PathBuf::from(format!("{}.tmp", path.display()));
-    fs::write(&tmp, bytes).map_err(|e| input(format!("cannot write {}: {e}", tmp.display())))?;
-    fs::rename(&tmp, path).map_err(|e| input(format!("cannot write {}: {e}", path.display())))
+    let written = fs::write(&tmp, bytes)
+        .map_err(|e| format!("cannot write {}: {e}", tmp.display()))
+        .and_then(|()| {
+            fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        });
+    written.map_err(|msg| {
+        // Leave nothing half-written behind (a full disk stays no fuller).
+        let _ = fs::remove_file(&tmp);
+        input(msg)
+    })
+}
+
+/// Refuses an output directory that would overwrite the session file itself.
+pub(crate) fn refuse_overwriting(dir: &Path, transcript: &Path) -> Result<(), Failure> {
+    let Ok(source) = fs::canonicalize(transcript) else {
+        return Ok(());
+    };
+    for name in [VIEW, LOG, MESSAGES, MANIFEST] {
+        let target = dir.join(name);
+        if fs::canonicalize(&target).is_ok_and(|t| t == source) {
+            return Err(input(format!(
+                "--out {} would overwrite the session file {} itself",
+                dir.display(),
+                transcript.display()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Reads a directory back. Unreadable or malformed files are bad input naming the file (and
@@ -181,11 +207,35 @@ pub(crate) fn read(dir: &Path) -> Result<SessionDir, Failure> {
     let message_bytes = read(MESSAGES)?;
     check(MESSAGES, &message_bytes);
 
-    let view: Vec<Message> = serde_json::from_slice(&view_bytes)
-        .map_err(|e| input(format!("{}: {e}", dir.join(VIEW).display())))?;
-    let log: ReductionLog = serde_json::from_slice(&log_bytes)
-        .map_err(|e| input(format!("{}: {e}", dir.join(LOG).display())))?;
-    let sidecar = parse_messages(&dir.join(MESSAGES), &message_bytes)?;
+    for name in manifest.files.keys() {
+        if ![VIEW, LOG, MESSAGES].contains(&name.as_str()) {
+            file_mismatches.push(format!(
+                "{}: records an unknown file `{name}`",
+                dir.join(MANIFEST).display()
+            ));
+        }
+    }
+    // The directory exists and has a manifest: a file that no longer parses is a
+    // verification failure, reported with every file mismatch found so far.
+    let corrupt = |file_mismatches: &[String], e: String| {
+        let mut lines = file_mismatches.to_vec();
+        lines.push(e);
+        Failure::Verify(lines)
+    };
+    let view: Vec<Message> = serde_json::from_slice(&view_bytes).map_err(|e| {
+        corrupt(
+            &file_mismatches,
+            format!("{}: {e}", dir.join(VIEW).display()),
+        )
+    })?;
+    let log: ReductionLog = serde_json::from_slice(&log_bytes).map_err(|e| {
+        corrupt(
+            &file_mismatches,
+            format!("{}: {e}", dir.join(LOG).display()),
+        )
+    })?;
+    let sidecar = parse_messages(&dir.join(MESSAGES), &message_bytes)
+        .map_err(|f| corrupt(&file_mismatches, f.lines().join("; ")))?;
     if sidecar.len() != manifest.messages {
         file_mismatches.push(format!(
             "{}: holds {} messages, the manifest records {}",

@@ -1,19 +1,18 @@
-//! Token counts with the real `o200k_base` tokenizer (tiktoken-rs).
+//! Token counts with the real `o200k_base` tokenizer (bpe-openai: exact o200k_base counts in
+//! linear time, so a megabyte-long run of one character costs milliseconds, not minutes).
 
 use rehydrate_model::Message;
 
-use crate::failure::{Failure, input};
-
 /// Counts `o200k_base` tokens of message wire forms.
 pub(crate) struct TokenCounter {
-    bpe: tiktoken_rs::CoreBPE,
+    bpe: &'static bpe_openai::Tokenizer,
 }
 
 impl TokenCounter {
-    pub(crate) fn new() -> Result<TokenCounter, Failure> {
-        let bpe = tiktoken_rs::o200k_base()
-            .map_err(|e| input(format!("cannot load the o200k_base tokenizer: {e}")))?;
-        Ok(TokenCounter { bpe })
+    pub(crate) fn new() -> TokenCounter {
+        TokenCounter {
+            bpe: bpe_openai::o200k_base(),
+        }
     }
 
     /// Tokens of the wire forms of `messages` ([`Message::write_wire`]), summed per message.
@@ -38,6 +37,6 @@ impl TokenCounter {
     }
 
     fn count_one(&self, message: &Message) -> usize {
-        self.bpe.encode_ordinary(&message.wire_json()).len()
+        self.bpe.count(&message.wire_json())
     }
 }

@@ -176,3 +176,17 @@ fn json_error_lines_count_leading_blank_lines() {
         "x.json:3: invalid JSON: trailing comma at column 17"
     );
 }
+
+#[test]
+fn forcing_claude_code_on_other_jsonl_is_an_error() {
+    let codex = b"{\"type\":\"session_meta\",\"payload\":{}}\n{\"type\":\"response_item\",\"payload\":{}}\n";
+    let err = import(Path::new("rollout.jsonl"), codex, Some(Format::ClaudeCode)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "rollout.jsonl: not a valid claude-code session: expected JSONL records with a Claude Code `type` such as `user` or `assistant`"
+    );
+    // A Claude Code file holding only a title is a valid, empty session.
+    let titled = b"{\"type\":\"summary\",\"summary\":\"Fix the build\",\"leafUuid\":\"u1\"}\n";
+    let imported = import(Path::new("s.jsonl"), titled, Some(Format::ClaudeCode)).unwrap();
+    assert!(imported.messages.is_empty());
+}

@@ -204,14 +204,25 @@ impl ReductionLog {
         self.reductions.iter().find(|r| r.id.as_str() == id)
     }
 
-    /// All ids joined by `, ` in log order, or `(none)` for an empty log; used in errors that
-    /// list the valid ids.
+    /// The ids joined by `, ` in log order, or `(none)` for an empty log; used in errors that
+    /// list the valid ids. At most the first 20 are listed, followed by `and N more`, so an
+    /// error stays one short line whatever the log's size.
     pub fn ids_joined(&self) -> String {
+        const LISTED: usize = 20;
         if self.reductions.is_empty() {
             return "(none)".to_string();
         }
-        let ids: Vec<&str> = self.reductions.iter().map(|r| r.id.as_str()).collect();
-        ids.join(", ")
+        let ids: Vec<&str> = self
+            .reductions
+            .iter()
+            .take(LISTED)
+            .map(|r| r.id.as_str())
+            .collect();
+        let mut out = ids.join(", ");
+        if self.reductions.len() > LISTED {
+            out.push_str(&format!(" and {} more", self.reductions.len() - LISTED));
+        }
+        out
     }
 
     /// Number of reductions.

@@ -180,7 +180,32 @@ fn reasoning_filter_spec_case_17() {
 }
 
 #[test]
-fn log_ids_joined() {
-    let log = ReductionLog::default();
+fn log_ids_joined_is_bounded() {
+    let mut log = ReductionLog::default();
     assert_eq!(log.ids_joined(), "(none)");
+    let reduction = |i: usize| Reduction {
+        id: ReductionId::new(i, &Digest([0; 32])),
+        kind: ReductionKind::DuplicateOutput {
+            canonical: MessageAddr {
+                index: 0,
+                role: Role::Tool,
+            },
+            original_bytes: 1,
+        },
+        ptr: SidecarPtr {
+            addr: MessageAddr {
+                index: 1,
+                role: Role::Tool,
+            },
+            span: None,
+            digest: Digest([0; 32]),
+        },
+        stub: String::new(),
+    };
+    log.reductions = (0..2).map(reduction).collect();
+    assert_eq!(log.ids_joined(), "r0.000000, r1.000000");
+    log.reductions = (0..25).map(reduction).collect();
+    let joined = log.ids_joined();
+    assert!(joined.starts_with("r0.000000, r1.000000, "), "{joined}");
+    assert!(joined.ends_with("r19.000000 and 5 more"), "{joined}");
 }

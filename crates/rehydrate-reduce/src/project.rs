@@ -6,7 +6,9 @@ use rehydrate_model::{
     Digest, Message, MessageAddr, Reduction, ReductionId, ReductionKind, ReductionLog, SidecarPtr,
     Stub, StubKind,
 };
-use rehydrate_sidecar::{content_digest, stub_message, turns_digest, verify_reduction};
+use rehydrate_sidecar::{
+    content_digest, render_turns, stub_message, turns_digest, verify_reduction,
+};
 
 use crate::cut::truncation_span;
 use crate::policy::ReductionPolicy;
@@ -182,8 +184,12 @@ fn decide_cleared(
     let (digest, original_bytes) = turns_digest(range);
     let id = ReductionId::new(log.len(), &digest);
     let turns = range.iter().filter(|m| m.is_turn_start()).count();
+    // The stub states the size `expand_reduction` serves (the rendering), so a model can pick
+    // byte ranges from it.
+    let expanded_bytes = render_turns(range, first).len();
     let summary = format!(
-        "messages {first}-{last} ({turns} turns, {original_bytes} bytes) cleared; expand_reduction restores them"
+        "messages {first}-{last} ({turns} {}, {expanded_bytes} bytes) cleared; expand_reduction restores them",
+        if turns == 1 { "turn" } else { "turns" }
     );
     let reduction = Reduction {
         kind: ReductionKind::TurnsCleared {

@@ -121,7 +121,7 @@ pub fn verify_reduction<'a>(
                     text.len()
                 )));
             }
-            if let ReductionKind::ToolOutputTruncated { .. } = r.kind {
+            if let ReductionKind::ToolOutputTruncated { hidden_lines, .. } = r.kind {
                 let span = r.ptr.span.ok_or_else(|| {
                     inconsistent("a truncation must record its hidden span".to_string())
                 })?;
@@ -136,6 +136,12 @@ pub fn verify_reduction<'a>(
                         end: span.end(),
                         total_bytes: text.len(),
                     });
+                }
+                let counted = memchr::memchr_iter(b'\n', &text.as_bytes()[span.range()]).count();
+                if counted != hidden_lines {
+                    return Err(inconsistent(format!(
+                        "records {hidden_lines} hidden lines but its hidden span holds {counted}"
+                    )));
                 }
             }
             Ok(Verified::Text(text))

@@ -304,3 +304,139 @@ fn policy_flags_override_the_preset() {
     let verify = rehydrate(&["verify", dir.to_str().unwrap()]);
     assert_eq!(verify.status.code(), Some(0), "{}", stderr(&verify));
 }
+
+#[test]
+fn usage_errors_are_one_line() {
+    for args in [
+        &["reduce", "x.json", "--format", "foo"][..],
+        &["expand", "d", "r0.000000", "--range"],
+        &["frobnicate"],
+    ] {
+        let out = rehydrate(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(
+            err.starts_with("error: ") && err.ends_with(" (see rehydrate --help)\n"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn policy_values_that_would_mislead_are_rejected() {
+    let dir = scratch("policy_rejects");
+    let session = fixture("cli/build-session.json");
+    let s = session.to_str().unwrap();
+    let out_dir = dir.join("o");
+    let o = out_dir.to_str().unwrap();
+    let zero = rehydrate(&["reduce", s, "--out", o, "--clear-turns-older-than", "0"]);
+    assert_eq!(zero.status.code(), Some(2));
+    assert_eq!(
+        stderr(&zero),
+        "error: --clear-turns-older-than must be at least 1: clearing every turn would hide the current request\n"
+    );
+    let empty = dir.join("empty.txt");
+    std::fs::write(&empty, "  \n").unwrap();
+    let out = rehydrate(&[
+        "reduce",
+        s,
+        "--out",
+        o,
+        "--clear-turns-older-than",
+        "1",
+        "--summary-file",
+        empty.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        format!("error: summary file {} is empty\n", empty.display())
+    );
+    assert!(!out_dir.exists());
+}
+
+#[test]
+fn a_corrupt_output_file_is_a_verification_failure() {
+    let (dir, _) = reduce_fixture("corrupt_log");
+    std::fs::write(dir.join("reductions.json"), "{oops").unwrap();
+    for args in [
+        vec!["verify", dir.to_str().unwrap()],
+        vec!["expand", dir.to_str().unwrap(), "r0.b35021"],
+    ] {
+        let out = rehydrate(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = stderr(&out);
+        let lines: Vec<&str> = err.lines().collect();
+        assert_eq!(lines.len(), 2, "{err}");
+        assert!(
+            lines[0].contains("reductions.json: digest mismatch: manifest records"),
+            "{err}"
+        );
+        assert!(
+            lines[1].contains("reductions.json: key must be a string at line 1 column 2"),
+            "{err}"
+        );
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn long_runs_of_one_character_are_counted() {
+    let dir = scratch("long_run");
+    let path = dir.join("run.json");
+    let run = "A".repeat(1_000_000);
+    std::fs::write(
+        &path,
+        serde_json::json!([{"role": "user", "content": run}]).to_string(),
+    )
+    .unwrap();
+    let out = rehydrate(&["inspect", path.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        report["bytes"],
+        1_000_000 + r#"{"role":"user","content":""}"#.len()
+    );
+    assert!(report["tokens"].as_u64().unwrap() > 1000);
+}
+
+#[test]
+fn a_failed_stdout_write_is_an_error() {
+    let (dir, _) = reduce_fixture("dev_full");
+    let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return; // not on Linux: nothing to test
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_rehydrate"))
+        .args(["expand", dir.to_str().unwrap(), "r0.b35021"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with("error: cannot write to stdout: "),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn reduce_never_overwrites_its_input() {
+    let dir = scratch("overwrite");
+    let path = dir.join("view.json");
+    std::fs::copy(fixture("cli/build-session.json"), &path).unwrap();
+    let before = std::fs::read(&path).unwrap();
+    let out = rehydrate(&[
+        "reduce",
+        path.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("would overwrite the session file"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&path).unwrap(), before);
+}

@@ -37,6 +37,29 @@ const KNOWN_TYPES: [&str; 7] = [
 pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
     let mut warnings = Vec::new();
     let mut records = parse(path, text, &mut warnings)?;
+    // A non-empty file in which no record has a Claude Code record type is not a Claude Code
+    // session (it may be another agent's JSONL forced with `--format claude-code`); importing
+    // it as an empty session would pass a wrong guess off as a result.
+    const KNOWN_TYPES: [&str; 7] = [
+        "user",
+        "assistant",
+        "system",
+        "summary",
+        "file-history-snapshot",
+        "queue-operation",
+        "progress",
+    ];
+    if !text.trim().is_empty()
+        && !records
+            .iter()
+            .any(|r| KNOWN_TYPES.contains(&r.kind.as_str()))
+    {
+        return Err(Error::NotASession {
+            path: path.to_path_buf(),
+            format: Format::ClaudeCode,
+            expected: "JSONL records with a Claude Code `type` such as `user` or `assistant`",
+        });
+    }
     let chain = main_chain(&records, &mut warnings);
     let mut builder = Builder::default();
     for index in chain.records {

@@ -362,3 +362,18 @@ fn edited_or_swapped_ids_do_not_verify() {
         )
     );
 }
+
+#[test]
+fn recorded_hidden_lines_must_match_the_span() {
+    let minted = vec![Message::tool_result("c1", "one\ntwo\nthree\n")];
+    let r = truncation(0, 0, "one\ntwo\nthree\n", (4, 14)); // records 0 hidden lines
+    let log = log_of(vec![r]);
+    let err = resolve(&log, &minted, log.reductions[0].id.as_str()).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "reduction {}: records 0 hidden lines but its hidden span holds 2",
+            log.reductions[0].id
+        )
+    );
+}
