@@ -40,15 +40,6 @@ pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
     // A non-empty file in which no record has a Claude Code record type is not a Claude Code
     // session (it may be another agent's JSONL forced with `--format claude-code`); importing
     // it as an empty session would pass a wrong guess off as a result.
-    const KNOWN_TYPES: [&str; 7] = [
-        "user",
-        "assistant",
-        "system",
-        "summary",
-        "file-history-snapshot",
-        "queue-operation",
-        "progress",
-    ];
     if !text.trim().is_empty()
         && !records
             .iter()
