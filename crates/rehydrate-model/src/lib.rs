@@ -48,7 +48,7 @@ mod stub;
 
 pub use digest::Digest;
 pub use error::Error;
-pub use message::{Content, Message, Role, ToolCall, write_json_value};
+pub use message::{Content, Message, Role, ToolCall, json_str_len, write_json_value};
 pub use reasoning::{
     REASONING_CONTENT_PART_TYPES, REASONING_METADATA_KEYS, filter_reasoning_artifacts,
 };

@@ -312,6 +312,18 @@ pub fn write_json_value(v: &serde_json::Value, out: &mut Vec<u8>) {
     }
 }
 
+/// The length in bytes of `s` written as the inside of a JSON string in wire bytes (escaped
+/// as [`Message::write_wire`] escapes it, without the quotes). A line break counts 2 bytes.
+pub fn json_str_len(s: &str) -> usize {
+    s.bytes()
+        .map(|b| match b {
+            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
+            0x00..=0x1f => 6,
+            _ => 1,
+        })
+        .sum()
+}
+
 /// Appends `s` as a JSON string literal, escaping exactly as serde_json does: `"` and `\`,
 /// `\b \f \n \r \t`, other control characters as `\u00xx`; everything else raw.
 fn write_json_str(s: &str, out: &mut Vec<u8>) {

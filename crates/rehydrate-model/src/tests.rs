@@ -57,6 +57,15 @@ fn string_escaping_matches_serde_json() {
 }
 
 #[test]
+fn json_str_len_matches_the_wire_writer() {
+    for text in ["", "plain", "a\nb", "q\"b\\s\r\t\u{8}\u{c}\u{0}\u{1f}é😀"] {
+        let wire = Message::text(Role::User, text).wire_len();
+        let empty = Message::text(Role::User, "").wire_len();
+        assert_eq!(json_str_len(text), wire - empty, "{text:?}");
+    }
+}
+
+#[test]
 fn canonical_serde_round_trips() {
     let mut msg = Message::tool_result("c1", "out");
     msg.observation = true;

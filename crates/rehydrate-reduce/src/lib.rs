@@ -60,7 +60,7 @@ mod turns;
 pub use cut::truncation_span;
 pub use policy::ReductionPolicy;
 pub use project::{Projection, project_messages};
-pub use turns::{clearable_range, turn_starts};
+pub use turns::{clearable_range, safe_boundaries, turn_starts};
 
 #[cfg(test)]
 mod tests;

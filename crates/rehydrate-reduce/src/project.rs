@@ -4,15 +4,15 @@ use std::collections::HashMap;
 
 use rehydrate_model::{
     Digest, Message, MessageAddr, Reduction, ReductionId, ReductionKind, ReductionLog, SidecarPtr,
-    Stub, StubKind,
+    json_str_len,
 };
 use rehydrate_sidecar::{
-    content_digest, render_turns, stub_message, turns_digest, verify_reduction,
+    content_digest, expected_stub, stub_message, turns_digest, verify_reduction,
 };
 
 use crate::cut::truncation_span;
 use crate::policy::ReductionPolicy;
-use crate::turns::clearable_range;
+use crate::turns::{clearable_range_in, safe_boundaries};
 
 /// The result of [`project_messages`].
 #[derive(Debug, Clone, PartialEq)]
@@ -153,45 +153,39 @@ fn decide_cleared(
     policy: &ReductionPolicy,
     log: &mut ReductionLog,
 ) -> Option<(usize, usize, Message)> {
-    let reusable = latest.filter(|r| verify_reduction(r, history).is_ok());
+    let safe = safe_boundaries(history);
+    let is_safe = |b: usize| safe.get(b).copied().unwrap_or(false);
+    // A recorded range is reused only while it verifies and both its ends are still safe: a
+    // result that arrived after it was minted may answer a call inside it.
+    let reusable = latest
+        .filter(|r| verify_reduction(r, history).is_ok())
+        .and_then(|r| match r.kind {
+            ReductionKind::TurnsCleared { first, last, .. }
+                if is_safe(first) && is_safe(last + 1) =>
+            {
+                stub_message(r, &history[first])
+                    .ok()
+                    .map(|m| (r, first, last, m))
+            }
+            _ => None,
+        });
     let wanted = policy
         .clear_turns_older_than
-        .and_then(|n| clearable_range(history, n));
+        .and_then(|n| clearable_range_in(history, n, &safe));
     let Some((first, last)) = wanted else {
-        let r = reusable?;
-        let ReductionKind::TurnsCleared { first, last, .. } = r.kind else {
-            return None;
-        };
-        return stub_message(r, &history[first])
-            .ok()
-            .map(|m| (first, last, m));
+        return reusable.map(|(_, first, last, m)| (first, last, m));
     };
-    if let Some(r) = reusable
-        && let ReductionKind::TurnsCleared {
-            first: f,
-            last: l,
-            ref summary,
-            ..
-        } = r.kind
+    if let Some((r, f, l, m)) = reusable
+        && let ReductionKind::TurnsCleared { ref summary, .. } = r.kind
         && (f, l) == (first, last)
         && *summary == policy.turns_summary
     {
-        return stub_message(r, &history[first])
-            .ok()
-            .map(|m| (first, last, m));
+        return Some((first, last, m));
     }
     let range = &history[first..=last];
     let (digest, original_bytes) = turns_digest(range);
-    let id = ReductionId::new(log.len(), &digest);
-    let turns = range.iter().filter(|m| m.is_turn_start()).count();
-    // The stub states the size `expand_reduction` serves (the rendering), so a model can pick
-    // byte ranges from it.
-    let expanded_bytes = render_turns(range, first).len();
-    let summary = format!(
-        "messages {first}-{last} ({turns} {}, {expanded_bytes} bytes) cleared; expand_reduction restores them",
-        if turns == 1 { "turn" } else { "turns" }
-    );
-    let reduction = Reduction {
+    let mut reduction = Reduction {
+        id: ReductionId::new(log.len(), &digest),
         kind: ReductionKind::TurnsCleared {
             first,
             last,
@@ -206,9 +200,9 @@ fn decide_cleared(
             span: None,
             digest,
         },
-        stub: render_stub(StubKind::TurnsCleared, &id, &summary)?,
-        id,
+        stub: String::new(),
     };
+    reduction.stub = expected_stub(&reduction, history);
     let stub_msg = stub_message(&reduction, &history[first]).ok()?;
     // The hashed bytes hold one line break per message that the wire form does not.
     if !saves_enough(original_bytes - range.len(), stub_msg.wire_len(), policy) {
@@ -232,13 +226,8 @@ fn mint_duplicate(
     policy: &ReductionPolicy,
     log: &mut ReductionLog,
 ) -> Option<Message> {
-    let id = ReductionId::new(log.len(), &c.digest);
-    let summary = format!(
-        "same {} bytes as message {}; expand_reduction restores them",
-        c.text.len(),
-        canonical.index
-    );
-    let reduction = Reduction {
+    let mut reduction = Reduction {
+        id: ReductionId::new(log.len(), &c.digest),
         kind: ReductionKind::DuplicateOutput {
             canonical,
             original_bytes: c.text.len(),
@@ -251,10 +240,10 @@ fn mint_duplicate(
             span: None,
             digest: c.digest,
         },
-        stub: render_stub(StubKind::Duplicate, &id, &summary)?,
-        id,
+        stub: String::new(),
     };
-    if !saves_enough(c.text.len(), reduction.stub.len(), policy) {
+    reduction.stub = expected_stub(&reduction, &[]);
+    if !saves_enough(json_str_len(c.text), json_str_len(&reduction.stub), policy) {
         return None;
     }
     push_minted(reduction, c.msg, log)
@@ -266,18 +255,12 @@ fn mint_truncation(
     log: &mut ReductionLog,
 ) -> Option<Message> {
     let span = truncation_span(c.text, policy.head_bytes, policy.tail_bytes)?;
-    let hidden = &c.text.as_bytes()[span.range()];
-    let hidden_lines = memchr::memchr_iter(b'\n', hidden).count();
-    let id = ReductionId::new(log.len(), &c.digest);
-    let summary = format!(
-        "{} of {} bytes hidden ({hidden_lines} lines); expand_reduction restores them",
-        span.len(),
-        c.text.len()
-    );
-    let reduction = Reduction {
+    let hidden = &c.text[span.range()];
+    let mut reduction = Reduction {
+        id: ReductionId::new(log.len(), &c.digest),
         kind: ReductionKind::ToolOutputTruncated {
             original_bytes: c.text.len(),
-            hidden_lines,
+            hidden_lines: memchr::memchr_iter(b'\n', hidden.as_bytes()).count(),
         },
         ptr: SidecarPtr {
             addr: MessageAddr {
@@ -287,26 +270,24 @@ fn mint_truncation(
             span: Some(span),
             digest: c.digest,
         },
-        stub: render_stub(StubKind::ToolOutput, &id, &summary)?,
-        id,
+        stub: String::new(),
     };
-    // The view replaces the hidden bytes with the stub and two line breaks.
-    if !saves_enough(span.len(), reduction.stub.len() + 2, policy) {
+    reduction.stub = expected_stub(&reduction, &[]);
+    // The hidden bytes become the stub between two line breaks (2 wire bytes each).
+    if !saves_enough(
+        json_str_len(hidden),
+        json_str_len(&reduction.stub) + 4,
+        policy,
+    ) {
         return None;
     }
     push_minted(reduction, c.msg, log)
 }
 
-/// Whether replacing `hidden_bytes` by `stub_bytes` saves at least one byte and at least
-/// `policy.min_saved_bytes`.
+/// Whether replacing `hidden_bytes` by `stub_bytes` (both in wire bytes) saves at least one
+/// byte and at least `policy.min_saved_bytes`.
 fn saves_enough(hidden_bytes: usize, stub_bytes: usize, policy: &ReductionPolicy) -> bool {
     hidden_bytes > stub_bytes && hidden_bytes - stub_bytes >= policy.min_saved_bytes
-}
-
-fn render_stub(kind: StubKind, id: &ReductionId, summary: &str) -> Option<String> {
-    Stub::new(kind, id.clone(), summary)
-        .ok()
-        .map(|s| s.render())
 }
 
 fn push_minted(reduction: Reduction, msg: &Message, log: &mut ReductionLog) -> Option<Message> {

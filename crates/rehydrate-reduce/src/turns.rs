@@ -15,39 +15,66 @@ pub fn turn_starts(history: &[Message]) -> Vec<usize> {
         .collect()
 }
 
+/// For each boundary `b` in `0..=history.len()` (between messages `b - 1` and `b`), whether
+/// clearing may start or end there: no tool call before `b` has its result at or after `b`,
+/// and no call before `b` is still waiting for its result (it would arrive after the boundary).
+/// Calls and results are matched by `tool_call_id`; a result matches the latest earlier call
+/// with its id. Linear in the number of messages.
+pub fn safe_boundaries(history: &[Message]) -> Vec<bool> {
+    let n = history.len();
+    // crossing[b] > 0 when some call/result pair spans boundary b (call < b <= result).
+    let mut diff = vec![0i64; n + 2];
+    let mut pending: HashMap<&str, usize> = HashMap::new();
+    for (i, m) in history.iter().enumerate() {
+        if let Some(id) = &m.tool_call_id
+            && let Some(c) = pending.remove(id.as_str())
+        {
+            diff[c + 1] += 1;
+            diff[i + 1] -= 1;
+        }
+        for c in &m.tool_calls {
+            pending.insert(c.id.as_str(), i);
+        }
+    }
+    for &c in pending.values() {
+        diff[c + 1] += 1;
+        diff[n + 1] -= 1;
+    }
+    let mut acc = 0;
+    diff[..=n]
+        .iter()
+        .map(|d| {
+            acc += d;
+            acc == 0
+        })
+        .collect()
+}
+
 /// The inclusive range `(first, last)` of messages to clear so that only the newest
 /// `keep_turns` turns stay, or `None` when fewer turns exist or no safe boundary does.
 ///
-/// The range starts at the first turn and ends just before a turn start. A boundary is safe
-/// when no tool call before it has its result at or after it (matched by `tool_call_id`); when
-/// the boundary that keeps exactly `keep_turns` turns is unsafe, the next older safe turn
+/// The range starts at the first turn and ends just before a turn start (or at the end of the
+/// history when `keep_turns` is 0). Both ends must be safe boundaries ([`safe_boundaries`]);
+/// when the boundary that keeps exactly `keep_turns` turns is unsafe, the next older safe turn
 /// boundary is used, so more turns are kept, never fewer. Messages before the first turn (the
 /// system prompt) are never cleared. Linear in the number of messages.
 pub fn clearable_range(history: &[Message], keep_turns: usize) -> Option<(usize, usize)> {
+    clearable_range_in(history, keep_turns, &safe_boundaries(history))
+}
+
+/// [`clearable_range`] with the safe boundaries already computed.
+pub(crate) fn clearable_range_in(
+    history: &[Message],
+    keep_turns: usize,
+    safe: &[bool],
+) -> Option<(usize, usize)> {
     let starts = turn_starts(history);
     if starts.len() <= keep_turns {
         return None;
     }
     let first = starts[0];
-    // crossing[b] > 0 when some call/result pair spans boundary b (call < b <= result).
-    let mut diff = vec![0i64; history.len() + 2];
-    let mut call_at: HashMap<&str, usize> = HashMap::new();
-    for (i, m) in history.iter().enumerate() {
-        for c in &m.tool_calls {
-            call_at.insert(c.id.as_str(), i);
-        }
-        if let Some(id) = &m.tool_call_id
-            && let Some(&c) = call_at.get(id.as_str())
-        {
-            diff[c + 1] += 1;
-            diff[i + 1] -= 1;
-        }
-    }
-    let mut crossing = Vec::with_capacity(history.len() + 1);
-    let mut acc = 0;
-    for d in &diff[..=history.len()] {
-        acc += d;
-        crossing.push(acc);
+    if !safe.get(first).copied().unwrap_or(false) {
+        return None;
     }
     // Boundary k (1 <= k <= starts.len()) keeps the turns from the k-th on; the last boundary
     // is the end of the history.
@@ -56,6 +83,6 @@ pub fn clearable_range(history: &[Message], keep_turns: usize) -> Option<(usize,
     (1..=newest_cut)
         .rev()
         .map(boundary)
-        .find(|&b| crossing[b] == 0)
+        .find(|&b| safe.get(b).copied().unwrap_or(false))
         .map(|b| (first, b - 1))
 }

@@ -37,17 +37,19 @@ pub struct ExpandOutcome<'a> {
 ///
 /// ```
 /// use rehydrate_model::{Message, MessageAddr, Reduction, ReductionId, ReductionKind, ReductionLog, Role, SidecarPtr, Span};
-/// use rehydrate_sidecar::{content_digest, expand_reduction};
+/// use rehydrate_sidecar::{content_digest, expand_reduction, expected_stub};
 ///
 /// let minted = vec![Message::tool_result("c1", "héllo")];
 /// let digest = content_digest("héllo".as_bytes());
 /// let id = ReductionId::new(0, &digest);
-/// let log = ReductionLog { reductions: vec![Reduction {
+/// let mut reduction = Reduction {
 ///     id: id.clone(),
 ///     kind: ReductionKind::DuplicateOutput { canonical: MessageAddr { index: 0, role: Role::Tool }, original_bytes: 6 },
 ///     ptr: SidecarPtr { addr: MessageAddr { index: 0, role: Role::Tool }, span: None, digest },
 ///     stub: String::new(),
-/// }]};
+/// };
+/// reduction.stub = expected_stub(&reduction, &minted);
+/// let log = ReductionLog { reductions: vec![reduction] };
 /// let out = expand_reduction(&log, &minted, id.as_str(), Some((2, 4)))?;
 /// assert_eq!(out.content, "él");
 /// assert_eq!(out.range, Some(Span::new(1, 4)?));

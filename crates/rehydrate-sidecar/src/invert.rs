@@ -11,19 +11,19 @@ use crate::resolve::{addressed, verify_reduction};
 /// Rebuilds the original messages from a reduced `view`, its `log` and the `minted_view` the
 /// log was minted against.
 ///
-/// The view is walked in order with a cursor into the minted view. A view message without the
-/// [`REDUCTION_METADATA_KEY`] metadata is an unreduced message and is kept as it is (one
-/// original message). A view message naming a reduction must sit exactly where its pointer
-/// says, must verify, and must equal [`stub_message`] of that reduction; it is replaced by the
-/// verified original (for turns cleared, all messages of the range). The result has exactly
-/// as many messages as the minted view.
+/// The view is walked in order with a cursor into the minted view. A view message equal to
+/// the minted message at the cursor is unreduced and kept. Any other view message must carry
+/// the [`REDUCTION_METADATA_KEY`] metadata naming a reduction that sits exactly where its
+/// pointer says, verifies, and renders to that very message ([`stub_message`]); it is replaced
+/// by the verified original (for turns cleared, all messages of the range). The result has
+/// exactly as many messages as the minted view and equals it, or this is an error.
 ///
 /// # Errors
 ///
 /// Any resolution error of [`crate::resolve`] (never other bytes), and
-/// [`Error::ViewMismatch`] naming the view index when a stub names an unknown id, sits at the
-/// wrong position, differs from its rendering, or the view is longer or shorter than the minted
-/// view.
+/// [`Error::ViewMismatch`] naming the view index when an unreduced message differs from the
+/// sidecar, a stub names an unknown id, sits at the wrong position, or differs from its
+/// rendering, or the view is longer or shorter than the minted view.
 pub fn invert(
     view: &[Message],
     log: &ReductionLog,
@@ -35,15 +35,22 @@ pub fn invert(
     for (view_index, vm) in view.iter().enumerate() {
         let mismatch = |reason: String| Error::ViewMismatch { view_index, reason };
         let cursor = out.len();
-        let Some(id) = vm.metadata.get(REDUCTION_METADATA_KEY) else {
-            if cursor >= minted_view.len() {
-                return Err(mismatch(format!(
-                    "the view continues past the sidecar's {} messages",
-                    minted_view.len()
-                )));
-            }
-            out.push(vm.clone());
+        let Some(original) = minted_view.get(cursor) else {
+            return Err(mismatch(format!(
+                "the view continues past the sidecar's {} messages",
+                minted_view.len()
+            )));
+        };
+        // An unreduced message is the original itself (even one whose own metadata happens to
+        // carry the reduction key).
+        if vm == original {
+            out.push(original.clone());
             continue;
+        }
+        let Some(id) = vm.metadata.get(REDUCTION_METADATA_KEY) else {
+            return Err(mismatch(format!(
+                "differs from sidecar message {cursor} and stands for no reduction"
+            )));
         };
         let r = by_id
             .get(id.as_str())

@@ -51,5 +51,5 @@ pub use error::Error;
 pub use expand::{ExpandOutcome, expand_reduction, reduction_total_bytes};
 pub use hash::{content_digest, turns_digest};
 pub use invert::{invert, verify_log};
-pub use render::{render_turns, stub_message};
+pub use render::{expected_stub, render_turns, stub_message};
 pub use resolve::{Resolved, Verified, resolve, verify_reduction};

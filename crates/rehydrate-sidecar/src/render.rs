@@ -3,7 +3,8 @@
 use std::fmt::Write as _;
 
 use rehydrate_model::{
-    Content, Message, REDUCTION_METADATA_KEY, Reduction, ReductionKind, Role, write_json_value,
+    Content, Message, REDUCTION_METADATA_KEY, Reduction, ReductionKind, Role, Stub,
+    write_json_value,
 };
 
 use crate::error::Error;
@@ -79,6 +80,50 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
         observation: addressed.observation,
         metadata,
     })
+}
+
+/// The stub line a reduction must carry: the single definition of every stub's summary
+/// (docs/FORMATS.md, "Stub grammar"). `minted_view` is used for turns cleared only (the number
+/// of turns and the size of the expanded text); a range it does not hold gives an empty string,
+/// which no stored stub equals.
+///
+/// - tool output: `<hidden> of <total> bytes hidden (<n> lines); expand_reduction restores them`
+/// - duplicate: `same <total> bytes as message <index>; expand_reduction restores them`
+/// - turns cleared: `messages <first>-<last> (<k> turns, <bytes> bytes) cleared;
+///   expand_reduction restores them`, where `<bytes>` is the size of [`render_turns`]'s text.
+pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
+    let summary = match &r.kind {
+        ReductionKind::ToolOutputTruncated {
+            original_bytes,
+            hidden_lines,
+        } => {
+            let hidden = r.ptr.span.map_or(0, |s| s.len());
+            format!(
+                "{hidden} of {original_bytes} bytes hidden ({hidden_lines} lines); expand_reduction restores them"
+            )
+        }
+        ReductionKind::DuplicateOutput {
+            canonical,
+            original_bytes,
+        } => format!(
+            "same {original_bytes} bytes as message {}; expand_reduction restores them",
+            canonical.index
+        ),
+        ReductionKind::TurnsCleared { first, last, .. } => {
+            let Some(range) = minted_view.get(*first..=*last) else {
+                return String::new();
+            };
+            let turns = range.iter().filter(|m| m.is_turn_start()).count();
+            let bytes = render_turns(range, *first).len();
+            format!(
+                "messages {first}-{last} ({turns} {}, {bytes} bytes) cleared; expand_reduction restores them",
+                if turns == 1 { "turn" } else { "turns" }
+            )
+        }
+    };
+    Stub::new(r.kind.stub_kind(), r.id.clone(), summary)
+        .map(|stub| stub.render())
+        .expect("summaries built from numbers follow the stub grammar")
 }
 
 /// Renders cleared messages as the text `expand_reduction` serves for a turns-cleared

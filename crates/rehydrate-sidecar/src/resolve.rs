@@ -7,7 +7,7 @@ use rehydrate_model::{Message, Reduction, ReductionId, ReductionKind, ReductionL
 
 use crate::error::Error;
 use crate::hash::{content_digest, turns_digest};
-use crate::render::render_turns;
+use crate::render::{expected_stub, render_turns, stub_message};
 
 /// The verified original behind one reduction.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,7 +96,7 @@ pub fn verify_reduction<'a>(
         )));
     }
     let msg = addressed(r, minted_view)?;
-    match &r.kind {
+    let verified = match &r.kind {
         ReductionKind::ToolOutputTruncated {
             original_bytes,
             hidden_lines: _,
@@ -144,7 +144,7 @@ pub fn verify_reduction<'a>(
                     )));
                 }
             }
-            Ok(Verified::Text(text))
+            Verified::Text(text)
         }
         ReductionKind::TurnsCleared {
             first,
@@ -178,12 +178,48 @@ pub fn verify_reduction<'a>(
                     "records {original_bytes} original bytes but messages {first}..={last} hash {hashed_bytes}"
                 )));
             }
-            Ok(Verified::Turns {
+            Verified::Turns {
                 first: *first,
                 messages: range,
-            })
+            }
         }
+    };
+    check_stub(r, minted_view, verified)?;
+    Ok(verified)
+}
+
+/// Checks that a verified reduction's stub is the one its facts give, and that a turns-cleared
+/// stub message (with its free-text summary) is smaller in wire bytes than what it hides, so a
+/// hand-edited stub or summary can neither mislead the model nor grow the view.
+fn check_stub(r: &Reduction, minted_view: &[Message], verified: Verified<'_>) -> Result<(), Error> {
+    let inconsistent = |reason: String| Error::Inconsistent {
+        id: r.id.to_string(),
+        reason,
+    };
+    let expected = expected_stub(r, minted_view);
+    if r.stub != expected {
+        return Err(inconsistent(format!(
+            "stub does not match its reduction: expected `{expected}`"
+        )));
     }
+    // A per-message stub is fully determined by the facts checked above, so its size is
+    // bounded; a turns-cleared summary is free text, so its size is checked.
+    let smaller = match verified {
+        Verified::Text(_) => true,
+        Verified::Turns { messages, .. } => {
+            let hidden: usize = messages.iter().map(Message::wire_len).sum();
+            let first = messages
+                .first()
+                .ok_or_else(|| inconsistent("no cleared message".into()))?;
+            stub_message(r, first)?.wire_len() < hidden
+        }
+    };
+    if !smaller {
+        return Err(inconsistent(
+            "its view form is not smaller than what it hides".to_string(),
+        ));
+    }
+    Ok(())
 }
 
 /// The message a reduction's pointer addresses, with its role checked.

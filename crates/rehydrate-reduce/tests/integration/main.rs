@@ -4,3 +4,4 @@
 
 mod fixtures;
 mod properties;
+mod regressions;

@@ -207,6 +207,7 @@ fn check_session(history: &[Message], policy: &ReductionPolicy) -> Result<(), Te
     let later = project_messages(history, &early.log, policy);
     prop_assert!(verify_log(&later.log, history).is_empty());
     prop_assert_eq!(&invert(&later.view, &later.log, history).unwrap(), history);
+    assert_pairs_kept(history, &later.view);
     prop_assert_eq!(
         &later.log.reductions[..early.log.len()],
         &early.log.reductions[..]

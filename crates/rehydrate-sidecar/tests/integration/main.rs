@@ -8,29 +8,34 @@ use rehydrate_model::{
     ReductionLog, Role, SidecarPtr, Span, ToolCall,
 };
 use rehydrate_sidecar::{
-    Error, content_digest, expand_reduction, invert, reduction_total_bytes, render_turns, resolve,
-    stub_message, turns_digest, verify_log,
+    Error, content_digest, expand_reduction, expected_stub, invert, reduction_total_bytes,
+    render_turns, resolve, stub_message, turns_digest, verify_log,
 };
 
 fn truncation(ordinal: usize, index: usize, text: &str, span: (usize, usize)) -> Reduction {
     let digest = content_digest(text.as_bytes());
-    let id = ReductionId::new(ordinal, &digest);
-    Reduction {
-        stub: format!("[rehydrate:tool-output {id} | hidden]"),
-        id,
+    let span = Span::new(span.0, span.1).unwrap();
+    let hidden_lines = text
+        .get(span.range())
+        .map_or(0, |h| h.matches('\n').count());
+    let mut r = Reduction {
+        id: ReductionId::new(ordinal, &digest),
         kind: ReductionKind::ToolOutputTruncated {
             original_bytes: text.len(),
-            hidden_lines: 0,
+            hidden_lines,
         },
         ptr: SidecarPtr {
             addr: MessageAddr {
                 index,
                 role: Role::Tool,
             },
-            span: Some(Span::new(span.0, span.1).unwrap()),
+            span: Some(span),
             digest,
         },
-    }
+        stub: String::new(),
+    };
+    r.stub = expected_stub(&r, &[]);
+    r
 }
 
 fn log_of(reductions: Vec<Reduction>) -> ReductionLog {
@@ -201,13 +206,13 @@ fn cleared_session() -> (Vec<Message>, ReductionLog) {
         Message::text(Role::System, "sys"),
         Message::text(Role::User, "hi"),
         call,
-        Message::tool_result("t1", "a.txt"),
+        Message::tool_result("t1", "a.txt\n".repeat(40)),
         Message::text(Role::User, "next"),
     ];
     let (digest, original_bytes) = turns_digest(&minted[1..=3]);
     let id = ReductionId::new(0, &digest);
-    let r = Reduction {
-        stub: format!("[rehydrate:turns-cleared {id} | cleared]"),
+    let mut r = Reduction {
+        stub: String::new(),
         id,
         kind: ReductionKind::TurnsCleared {
             first: 1,
@@ -224,6 +229,7 @@ fn cleared_session() -> (Vec<Message>, ReductionLog) {
             digest,
         },
     };
+    r.stub = expected_stub(&r, &minted);
     (minted, log_of(vec![r]))
 }
 
@@ -234,7 +240,10 @@ fn turns_cleared_renders_and_inverts() {
     let out = expand_reduction(&log, &minted, r.id.as_str(), None).unwrap();
     assert_eq!(
         out.content,
-        "--- message 1 user ---\nhi\n--- message 2 assistant ---\n-> tool call t1 ls {}\n--- message 3 tool tool_call_id=t1 ---\na.txt\n"
+        format!(
+            "--- message 1 user ---\nhi\n--- message 2 assistant ---\n-> tool call t1 ls {{}}\n--- message 3 tool tool_call_id=t1 ---\n{}\n",
+            "a.txt\n".repeat(40)
+        )
     );
     assert_eq!(out.content, render_turns(&minted[1..=3], 1));
     let stub = stub_message(r, &minted[1]).unwrap();
@@ -366,7 +375,12 @@ fn edited_or_swapped_ids_do_not_verify() {
 #[test]
 fn recorded_hidden_lines_must_match_the_span() {
     let minted = vec![Message::tool_result("c1", "one\ntwo\nthree\n")];
-    let r = truncation(0, 0, "one\ntwo\nthree\n", (4, 14)); // records 0 hidden lines
+    let mut r = truncation(0, 0, "one\ntwo\nthree\n", (4, 14));
+    r.kind = ReductionKind::ToolOutputTruncated {
+        original_bytes: 14,
+        hidden_lines: 0,
+    };
+    r.stub = expected_stub(&r, &minted);
     let log = log_of(vec![r]);
     let err = resolve(&log, &minted, log.reductions[0].id.as_str()).unwrap_err();
     assert_eq!(
