@@ -24,7 +24,7 @@ pub struct ReductionPolicy {
     /// The summary shown after the turns-cleared stub. Default `None`.
     pub turns_summary: Option<String>,
     /// A reduction is minted only when its view form is smaller than what it hides by at
-    /// least this many bytes (and always by at least one byte), so a stub never costs the
+    /// least this many wire bytes (and always by at least one), so a stub never costs the
     /// model a lookup to save a few bytes. Default 128.
     pub min_saved_bytes: usize,
 }
