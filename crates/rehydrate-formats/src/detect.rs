@@ -38,7 +38,16 @@ pub(crate) fn detect_text(text: &str) -> Detected {
     }
     let (first_line, rest) = trimmed.split_once('\n').unwrap_or((trimmed, ""));
     let first = serde_json::from_str::<Value>(first_line);
-    if let Ok(value) = &first
+    // A first line that only fails on a lone surrogate escape is judged by its repaired form
+    // (the Claude Code importer repairs it the same way, with a warning).
+    let repaired_first = first.is_err().then(|| {
+        crate::json::repair_lone_surrogates(first_line)
+            .and_then(|(fixed, _)| serde_json::from_str::<Value>(&fixed).ok())
+    });
+    if let Some(value) = first
+        .as_ref()
+        .ok()
+        .or(repaired_first.as_ref().and_then(Option::as_ref))
         && is_claude_code_record(value)
     {
         return Detected::Format(Format::ClaudeCode, None);

@@ -186,3 +186,66 @@ pub(crate) fn clip(text: &str) -> String {
     }
     text.get(..end).unwrap_or_default().to_string()
 }
+
+/// `text` with every lone UTF-16 surrogate escape (`\ud800`-`\udfff` not part of a valid
+/// high-low pair) replaced by `\ufffd`, and the 1-based lines where that happened; `None` when
+/// there is none, which is the common case (one scan, no copy).
+///
+/// JavaScript writers emit such escapes when they cut a string between the two halves of an
+/// emoji; serde_json rightly rejects them, which would lose the whole session. Only escapes are
+/// touched: raw bytes and every other escape (including `\\u…`, an escaped backslash) are kept.
+pub(crate) fn repair_lone_surrogates(text: &str) -> Option<(String, Vec<usize>)> {
+    let bytes = text.as_bytes();
+    let hex4 = |at: usize| -> Option<u16> {
+        let digits = bytes.get(at..at + 4)?;
+        let digits = std::str::from_utf8(digits).ok()?;
+        u16::from_str_radix(digits, 16).ok()
+    };
+    let mut lone: Vec<usize> = Vec::new(); // byte offsets of lone `\uXXXX` escapes
+    let mut i = 0;
+    while let Some(offset) = bytes.get(i..).and_then(|rest| memchr::memchr(b'\\', rest)) {
+        let at = i + offset;
+        if bytes.get(at + 1) != Some(&b'u') {
+            i = at + 2; // an escaped character, such as `\\` or `\"`
+            continue;
+        }
+        match hex4(at + 2) {
+            Some(0xD800..=0xDBFF) => {
+                let paired = bytes.get(at + 6) == Some(&b'\\')
+                    && bytes.get(at + 7) == Some(&b'u')
+                    && matches!(hex4(at + 8), Some(0xDC00..=0xDFFF));
+                if paired {
+                    i = at + 12;
+                } else {
+                    lone.push(at);
+                    i = at + 6;
+                }
+            }
+            Some(0xDC00..=0xDFFF) => {
+                lone.push(at);
+                i = at + 6;
+            }
+            _ => i = at + 2,
+        }
+    }
+    if lone.is_empty() {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut lines = Vec::new();
+    let mut last = 0;
+    let mut line = 1;
+    let mut counted_to = 0;
+    for at in lone {
+        line += memchr::memchr_iter(b'\n', &bytes[counted_to..at]).count();
+        counted_to = at;
+        if lines.last() != Some(&line) {
+            lines.push(line);
+        }
+        out.push_str(&text[last..at]);
+        out.push_str("\\ufffd");
+        last = at + 6;
+    }
+    out.push_str(&text[last..]);
+    Some((out, lines))
+}

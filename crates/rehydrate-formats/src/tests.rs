@@ -190,3 +190,35 @@ fn forcing_claude_code_on_other_jsonl_is_an_error() {
     let imported = import(Path::new("s.jsonl"), titled, Some(Format::ClaudeCode)).unwrap();
     assert!(imported.messages.is_empty());
 }
+
+#[test]
+fn lone_surrogate_escapes_are_replaced_with_a_warning() {
+    let text = concat!(
+        r#"{"type":"user","uuid":"u1","message":{"role":"user","content":"cut \ud83d here, pair \ud83d\ude00 kept, \\udc80 is text"}}"#,
+        "\n",
+        r#"{"type":"assistant","uuid":"a1","parentUuid":"u1","message":{"id":"m1","role":"assistant","content":[{"type":"text","text":"low \udc80 alone"}]}}"#,
+        "\n"
+    );
+    assert_eq!(detect(text.as_bytes()), Some(Format::ClaudeCode));
+    let imported = import(Path::new("s.jsonl"), text.as_bytes(), None).unwrap();
+    assert_eq!(
+        imported.messages[0].content_text(),
+        Some("cut \u{fffd} here, pair 😀 kept, \\udc80 is text")
+    );
+    assert_eq!(
+        imported.messages[1].content_text(),
+        Some("low \u{fffd} alone")
+    );
+    let warnings: Vec<String> = imported.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        vec![
+            "line 1: lone UTF-16 surrogate escape (a character cut in half) replaced by U+FFFD",
+            "line 2: lone UTF-16 surrogate escape (a character cut in half) replaced by U+FFFD",
+        ]
+    );
+    assert_eq!(
+        json::repair_lone_surrogates(r#"{"a":"\ud83d\ude00 \\ud800"}"#),
+        None
+    );
+}

@@ -36,6 +36,19 @@ const KNOWN_TYPES: [&str; 7] = [
 /// Imports a Claude Code session JSONL text.
 pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
     let mut warnings = Vec::new();
+    let repaired = json::repair_lone_surrogates(text);
+    let text = match &repaired {
+        Some((fixed, lines)) => {
+            for &line in lines {
+                warnings.push(Warning::at_line(
+                    line,
+                    "lone UTF-16 surrogate escape (a character cut in half) replaced by U+FFFD",
+                ));
+            }
+            fixed.as_str()
+        }
+        None => text,
+    };
     let mut records = parse(path, text, &mut warnings)?;
     // A non-empty file in which no record has a Claude Code record type is not a Claude Code
     // session (it may be another agent's JSONL forced with `--format claude-code`); importing
