@@ -80,28 +80,8 @@ fn message(
             ));
         }
     };
-    let content = match obj.remove("content") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(text)) => Some(Content::Text(text)),
-        Some(Value::Array(parts)) => Some(Content::Parts(parts)),
-        Some(other) => {
-            return Err(FieldError::new(
-                json::child(field, "content"),
-                format!(
-                    "expected a string, null or an array of content parts, got {}",
-                    json::kind(&other)
-                ),
-            ));
-        }
-    };
-    let calls_field = json::child(field, "tool_calls");
-    let mut tool_calls = Vec::new();
-    for (j, call) in json::take_opt_array(&mut obj, "tool_calls", field)?
-        .into_iter()
-        .enumerate()
-    {
-        tool_calls.push(tool_call(call, &json::item(&calls_field, j), warn)?);
-    }
+    let content = take_content(&mut obj, field)?;
+    let mut tool_calls = take_tool_calls(&mut obj, field, warn)?;
     if let Some(call) = obj.remove("function_call").filter(|v| !v.is_null()) {
         tool_calls.push(legacy_function_call(
             call,
@@ -125,6 +105,40 @@ fn message(
 ///
 /// `type` may be absent; any value other than `function` is an error. `arguments` that is JSON
 /// but not a string is written as compact JSON (keys sorted) with a warning.
+/// Takes `content` from a chat message object: a string, null or absent, or an array of
+/// content parts (kept as they are).
+pub(crate) fn take_content(
+    obj: &mut Map<String, Value>,
+    field: &str,
+) -> Result<Option<Content>, FieldError> {
+    match obj.remove("content") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(text)) => Ok(Some(Content::Text(text))),
+        Some(Value::Array(parts)) => Ok(Some(Content::Parts(parts))),
+        Some(other) => Err(FieldError::new(
+            json::child(field, "content"),
+            format!(
+                "expected a string, null or an array of content parts, got {}",
+                json::kind(&other)
+            ),
+        )),
+    }
+}
+
+/// Takes `tool_calls` from a chat message object, each in the OpenAI shape.
+pub(crate) fn take_tool_calls(
+    obj: &mut Map<String, Value>,
+    field: &str,
+    warn: &mut dyn FnMut(Warning),
+) -> Result<Vec<ToolCall>, FieldError> {
+    let calls_field = json::child(field, "tool_calls");
+    json::take_opt_array(obj, "tool_calls", field)?
+        .into_iter()
+        .enumerate()
+        .map(|(j, call)| tool_call(call, &json::item(&calls_field, j), warn))
+        .collect()
+}
+
 pub(crate) fn tool_call(
     value: Value,
     field: &str,

@@ -93,28 +93,11 @@ fn entry(value: Value, field: &str, warn: &mut dyn FnMut(Warning)) -> Result<Ent
             ));
         }
     };
-    let content = match obj.remove("content") {
-        None | Some(Value::Null) => None,
-        Some(Value::String(text)) => Some(Content::Text(text)),
-        Some(Value::Array(parts)) => Some(parts_content(parts)),
-        Some(other) => {
-            return Err(FieldError::new(
-                json::child(field, "content"),
-                format!(
-                    "expected a string, null or an array of content parts, got {}",
-                    json::kind(&other)
-                ),
-            ));
-        }
-    };
-    let calls_field = json::child(field, "tool_calls");
-    let mut tool_calls = Vec::new();
-    for (j, call) in json::take_opt_array(&mut obj, "tool_calls", field)?
-        .into_iter()
-        .enumerate()
-    {
-        tool_calls.push(openai::tool_call(call, &json::item(&calls_field, j), warn)?);
-    }
+    let content = openai::take_content(&mut obj, field)?.map(|c| match c {
+        Content::Parts(parts) => parts_content(parts),
+        text @ Content::Text(_) => text,
+    });
+    let tool_calls = openai::take_tool_calls(&mut obj, field, warn)?;
     let tool_call_id = tool_call_id(&mut obj, field, warn)?;
     let is_demo = obj.get("is_demo").and_then(Value::as_bool) == Some(true);
     let message_type = obj

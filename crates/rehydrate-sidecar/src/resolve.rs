@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use rehydrate_model::{Message, Reduction, ReductionId, ReductionKind, ReductionLog};
+use rehydrate_model::{Digest, Message, Reduction, ReductionId, ReductionKind, ReductionLog};
 
 use crate::error::Error;
 use crate::hash::{content_digest, turns_digest};
@@ -106,15 +106,7 @@ pub fn verify_reduction<'a>(
                 id: id.to_string(),
                 index,
             })?;
-            let actual = content_digest(text.as_bytes());
-            if actual != r.ptr.digest {
-                return Err(Error::DigestMismatch {
-                    id: id.to_string(),
-                    index,
-                    expected: r.ptr.digest,
-                    actual,
-                });
-            }
+            check_digest(r, content_digest(text.as_bytes()))?;
             if *original_bytes != text.len() {
                 return Err(inconsistent(format!(
                     "records {original_bytes} original bytes but message {index} has {}",
@@ -165,14 +157,7 @@ pub fn verify_reduction<'a>(
                     len: minted_view.len(),
                 })?;
             let (actual, hashed_bytes) = turns_digest(range);
-            if actual != r.ptr.digest {
-                return Err(Error::DigestMismatch {
-                    id: id.to_string(),
-                    index,
-                    expected: r.ptr.digest,
-                    actual,
-                });
-            }
+            check_digest(r, actual)?;
             if hashed_bytes != *original_bytes {
                 return Err(inconsistent(format!(
                     "records {original_bytes} original bytes but messages {first}..={last} hash {hashed_bytes}"
@@ -220,6 +205,19 @@ fn check_stub(r: &Reduction, minted_view: &[Message], verified: Verified<'_>) ->
         ));
     }
     Ok(())
+}
+
+/// Checks the digest of the bytes found against the one the reduction records.
+fn check_digest(r: &Reduction, actual: Digest) -> Result<(), Error> {
+    if actual == r.ptr.digest {
+        return Ok(());
+    }
+    Err(Error::DigestMismatch {
+        id: r.id.to_string(),
+        index: r.ptr.addr.index,
+        expected: r.ptr.digest,
+        actual,
+    })
 }
 
 /// The message a reduction's pointer addresses, with its role checked.

@@ -35,15 +35,22 @@ fn stderr(out: &Output) -> String {
 }
 
 fn reduce_fixture(test: &str) -> (PathBuf, Value) {
+    reduce_fixture_with(test, &[])
+}
+
+/// Reduces the CLI fixture into a fresh directory with `--json` and `extra` flags.
+fn reduce_fixture_with(test: &str, extra: &[&str]) -> (PathBuf, Value) {
     let dir = scratch(test).join("out");
     let session = fixture("cli/build-session.json");
-    let out = rehydrate(&[
+    let mut args = vec![
         "reduce",
         session.to_str().unwrap(),
         "--out",
         dir.to_str().unwrap(),
         "--json",
-    ]);
+    ];
+    args.extend_from_slice(extra);
+    let out = rehydrate(&args);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     (dir, serde_json::from_slice(&out.stdout).unwrap())
 }
@@ -278,22 +285,16 @@ fn inspect_json_counts_roles_and_tokens() {
 
 #[test]
 fn policy_flags_override_the_preset() {
-    let dir = scratch("policy_flags").join("out");
-    let session = fixture("cli/build-session.json");
-    let out = rehydrate(&[
-        "reduce",
-        session.to_str().unwrap(),
-        "--out",
-        dir.to_str().unwrap(),
-        "--json",
-        "--no-dedupe",
-        "--protect",
-        "0",
-        "--clear-turns-older-than",
-        "1",
-    ]);
-    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (dir, report) = reduce_fixture_with(
+        "policy_flags",
+        &[
+            "--no-dedupe",
+            "--protect",
+            "0",
+            "--clear-turns-older-than",
+            "1",
+        ],
+    );
     let kinds: Vec<&str> = report["reductions"]
         .as_array()
         .unwrap()
