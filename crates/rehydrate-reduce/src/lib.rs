@@ -52,14 +52,17 @@
 
 #![forbid(unsafe_code)]
 
+mod boundaries;
 mod cut;
 mod policy;
 mod project;
+mod reducer;
 mod turns;
 
 pub use cut::truncation_span;
 pub use policy::ReductionPolicy;
 pub use project::{Projection, project_messages};
+pub use reducer::{Reducer, View};
 pub use turns::{clearable_range, safe_boundaries, turn_starts};
 
 #[cfg(test)]

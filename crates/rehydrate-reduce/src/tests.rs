@@ -113,3 +113,56 @@ fn an_expanded_result_that_ages_out_is_reduced_again() {
         "earlier stubs keep their bytes"
     );
 }
+
+/// A message from a small alphabet: user turn, observation, assistant text, a call with one or
+/// two ids from a pool of three, or a result for one of them.
+fn boundary_message(kind: u8, a: u8, b: u8) -> Message {
+    let id = |n: u8| ["a", "b", "c"][usize::from(n % 3)];
+    match kind % 6 {
+        0 => Message::text(Role::User, "turn"),
+        1 => {
+            let mut m = Message::text(Role::User, "observed");
+            m.observation = true;
+            m
+        }
+        2 => Message::text(Role::Assistant, "text"),
+        3 => call(id(a)),
+        4 => {
+            let mut m = call(id(a));
+            m.tool_calls.extend(call(id(b)).tool_calls);
+            m
+        }
+        _ => Message::tool_result(id(a), "out"),
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(500))]
+
+    /// The incremental boundaries agree with `safe_boundaries` and `clearable_range` after
+    /// every message.
+    #[test]
+    fn incremental_boundaries_match_the_whole_history_forms(
+        ops in proptest::collection::vec((0u8..6, 0u8..3, 0u8..3), 0..40),
+    ) {
+        let history: Vec<Message> = ops.iter().map(|&(k, a, b)| boundary_message(k, a, b)).collect();
+        let mut boundaries = crate::boundaries::Boundaries::new();
+        for end in 0..=history.len() {
+            if end > 0 {
+                boundaries.push(&history[end - 1]);
+            }
+            let prefix = &history[..end];
+            let safe = safe_boundaries(prefix);
+            for (b, &s) in safe.iter().enumerate() {
+                proptest::prop_assert_eq!(boundaries.is_safe(b), s, "boundary {} of {}", b, end);
+            }
+            for keep in 0..4 {
+                proptest::prop_assert_eq!(
+                    boundaries.clearable_range(keep),
+                    clearable_range(prefix, keep),
+                    "keep {} after {} messages", keep, end
+                );
+            }
+        }
+    }
+}

@@ -49,7 +49,7 @@ mod resolve;
 
 pub use error::Error;
 pub use expand::{ExpandOutcome, expand_reduction, reduction_total_bytes};
-pub use hash::{content_digest, turns_digest};
+pub use hash::{TurnsHasher, content_digest, turns_digest};
 pub use invert::{invert, verify_log};
-pub use render::{expected_stub, render_turns, stub_message};
+pub use render::{TurnsFacts, expected_stub, expected_stub_from_facts, render_turns, stub_message};
 pub use resolve::{Resolved, Verified, resolve, verify_reduction};

@@ -113,17 +113,67 @@ pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
             let Some(range) = minted_view.get(*first..=*last) else {
                 return String::new();
             };
-            let turns = range.iter().filter(|m| m.is_turn_start()).count();
-            let bytes = render_turns(range, *first).len();
+            return expected_stub_from_facts(r, TurnsFacts::of(range, *first));
+        }
+    };
+    render_stub(r, summary)
+}
+
+/// [`expected_stub`] with the facts of a turns-cleared range already known (see
+/// [`TurnsFacts`]), so a growing range is not rendered again. For the other kinds `facts` is
+/// not used.
+pub fn expected_stub_from_facts(r: &Reduction, facts: TurnsFacts) -> String {
+    let summary = match &r.kind {
+        ReductionKind::TurnsCleared { first, last, .. } => {
+            let TurnsFacts {
+                turns,
+                rendered_bytes,
+            } = facts;
             format!(
-                "messages {first}-{last} ({turns} {}, {bytes} bytes) cleared; expand_reduction restores them",
+                "messages {first}-{last} ({turns} {}, {rendered_bytes} bytes) cleared; expand_reduction restores them",
                 if turns == 1 { "turn" } else { "turns" }
             )
         }
+        _ => return expected_stub(r, &[]),
     };
+    render_stub(r, summary)
+}
+
+fn render_stub(r: &Reduction, summary: String) -> String {
     Stub::new(r.kind.stub_kind(), r.id.clone(), summary)
         .map(|stub| stub.render())
         .expect("summaries built from numbers follow the stub grammar")
+}
+
+/// What a turns-cleared stub says of its range: how many turns it holds and the size in bytes
+/// of its [`render_turns`] text. Both add up message by message, so a growing range is
+/// counted once per message.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TurnsFacts {
+    /// Messages of the range that open a turn ([`Message::is_turn_start`]).
+    pub turns: usize,
+    /// Bytes of [`render_turns`] over the range.
+    pub rendered_bytes: usize,
+}
+
+impl TurnsFacts {
+    /// The facts of `range`, whose first message is at minted-view index `first_index`.
+    pub fn of(range: &[Message], first_index: usize) -> TurnsFacts {
+        let mut facts = TurnsFacts::default();
+        let mut scratch = String::new();
+        for (offset, m) in range.iter().enumerate() {
+            facts.add(m, first_index + offset, &mut scratch);
+        }
+        facts
+    }
+
+    /// Adds `message`, at minted-view index `index`, to the range; `scratch` is reused space.
+    pub fn add(&mut self, message: &Message, index: usize, scratch: &mut String) {
+        scratch.clear();
+        render_message(scratch, message, index);
+        self.rendered_bytes += scratch.len();
+        self.turns += usize::from(message.is_turn_start());
+    }
 }
 
 /// Renders cleared messages as the text `expand_reduction` serves for a turns-cleared
@@ -148,32 +198,38 @@ pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
 pub fn render_turns(messages: &[Message], first_index: usize) -> String {
     let mut out = String::new();
     for (offset, m) in messages.iter().enumerate() {
-        let _ = write!(out, "--- message {} {}", first_index + offset, m.role);
-        if let Some(name) = &m.name {
-            let _ = write!(out, " name={name}");
-        }
-        if let Some(id) = &m.tool_call_id {
-            let _ = write!(out, " tool_call_id={id}");
-        }
-        out.push_str(" ---\n");
-        match &m.content {
-            None => {}
-            Some(Content::Text(t)) => {
-                out.push_str(t);
-                out.push('\n');
-            }
-            Some(Content::Parts(parts)) => {
-                for p in parts {
-                    let mut buf = Vec::new();
-                    write_json_value(p, &mut buf);
-                    out.push_str(&String::from_utf8_lossy(&buf));
-                    out.push('\n');
-                }
-            }
-        }
-        for c in &m.tool_calls {
-            let _ = writeln!(out, "-> tool call {} {} {}", c.id, c.name, c.arguments);
-        }
+        render_message(&mut out, m, first_index + offset);
     }
     out
+}
+
+/// Appends one message of [`render_turns`]'s text.
+fn render_message(out: &mut String, m: &Message, index: usize) {
+    let _ = write!(out, "--- message {index} {}", m.role);
+    if let Some(name) = &m.name {
+        let _ = write!(out, " name={name}");
+    }
+    if let Some(id) = &m.tool_call_id {
+        let _ = write!(out, " tool_call_id={id}");
+    }
+    out.push_str(" ---\n");
+    match &m.content {
+        None => {}
+        Some(Content::Text(t)) => {
+            out.push_str(t);
+            out.push('\n');
+        }
+        Some(Content::Parts(parts)) => {
+            let mut buf = Vec::new();
+            for p in parts {
+                buf.clear();
+                write_json_value(p, &mut buf);
+                out.push_str(&String::from_utf8_lossy(&buf));
+                out.push('\n');
+            }
+        }
+    }
+    for c in &m.tool_calls {
+        let _ = writeln!(out, "-> tool call {} {} {}", c.id, c.name, c.arguments);
+    }
 }

@@ -3,5 +3,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
 mod fixtures;
+mod incremental;
 mod properties;
 mod regressions;

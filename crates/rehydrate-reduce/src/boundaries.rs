@@ -1,0 +1,132 @@
+//! Safe boundaries and turn starts of a growing history, kept up to date message by message.
+//!
+//! This is the incremental form of [`crate::safe_boundaries`] and [`crate::clearable_range`]:
+//! each appended message costs O(1) amortized (plus O(log n) for the call it opens or
+//! answers), and the clearable range is found by a binary search.
+
+use std::collections::{BTreeMap, HashMap};
+
+use rehydrate_model::Message;
+
+/// What is known of a growing history's boundaries.
+///
+/// A boundary `b` is *final* once every call before it has its result: results that arrive
+/// later cannot cross it. Final boundaries are kept in `safe`; boundaries after the oldest
+/// pending call are unsafe until it is answered (and those it crosses stay unsafe).
+#[derive(Debug, Clone)]
+pub(crate) struct Boundaries {
+    /// Number of messages seen.
+    len: usize,
+    /// Pending calls: call id → index of the message holding the call. A later call with the
+    /// same id replaces the earlier one, which is forgotten (as in [`crate::safe_boundaries`]).
+    pending: HashMap<String, usize>,
+    /// Number of pending calls per message index, to find the oldest pending call.
+    pending_at: BTreeMap<usize, usize>,
+    /// `diff[b]`: how many call/result pairs start crossing at boundary `b`, minus how many
+    /// stop; a boundary is safe when the running sum is 0.
+    diff: Vec<i64>,
+    /// Safety of the final boundaries `0..safe.len()`.
+    safe: Vec<bool>,
+    /// Running sum of `diff` over the final boundaries.
+    crossing: i64,
+    /// Indices of the messages that open a turn, ascending.
+    turn_starts: Vec<usize>,
+    /// How many of `turn_starts` have been checked against the final boundaries.
+    starts_checked: usize,
+    /// Turn positions `k >= 1` whose start `turn_starts[k]` is a final safe boundary, ascending.
+    safe_turns: Vec<usize>,
+}
+
+impl Boundaries {
+    /// The boundaries of an empty history: its one boundary is safe.
+    pub(crate) fn new() -> Boundaries {
+        let mut boundaries = Boundaries {
+            len: 0,
+            pending: HashMap::new(),
+            pending_at: BTreeMap::new(),
+            diff: vec![0],
+            safe: Vec::new(),
+            crossing: 0,
+            turn_starts: Vec::new(),
+            starts_checked: 0,
+            safe_turns: Vec::new(),
+        };
+        boundaries.finalize();
+        boundaries
+    }
+
+    /// Takes the next message of the history.
+    pub(crate) fn push(&mut self, message: &Message) {
+        let i = self.len;
+        self.len += 1;
+        self.diff.resize(self.len + 1, 0);
+        if message.is_turn_start() {
+            self.turn_starts.push(i);
+        }
+        if let Some(id) = &message.tool_call_id
+            && let Some(call) = self.pending.remove(id.as_str())
+        {
+            self.forget_pending(call);
+            self.diff[call + 1] += 1;
+            self.diff[i + 1] -= 1;
+        }
+        for c in &message.tool_calls {
+            if let Some(replaced) = self.pending.insert(c.id.clone(), i) {
+                self.forget_pending(replaced);
+            }
+            *self.pending_at.entry(i).or_insert(0) += 1;
+        }
+        self.finalize();
+    }
+
+    fn forget_pending(&mut self, index: usize) {
+        if let Some(n) = self.pending_at.get_mut(&index) {
+            *n -= 1;
+            if *n == 0 {
+                self.pending_at.remove(&index);
+            }
+        }
+    }
+
+    /// Makes every boundary up to the oldest pending call (or the end) final.
+    fn finalize(&mut self) {
+        let frontier = self.pending_at.keys().next().copied().unwrap_or(self.len);
+        while self.safe.len() <= frontier {
+            self.crossing += self.diff[self.safe.len()];
+            self.safe.push(self.crossing == 0);
+        }
+        while let Some(&start) = self.turn_starts.get(self.starts_checked)
+            && start < self.safe.len()
+        {
+            if self.starts_checked >= 1 && self.safe[start] {
+                self.safe_turns.push(self.starts_checked);
+            }
+            self.starts_checked += 1;
+        }
+    }
+
+    /// Whether clearing may start or end at boundary `b` ([`crate::safe_boundaries`]).
+    pub(crate) fn is_safe(&self, b: usize) -> bool {
+        self.safe.get(b).copied().unwrap_or(false)
+    }
+
+    /// [`crate::clearable_range`] of the history seen so far.
+    pub(crate) fn clearable_range(&self, keep_turns: usize) -> Option<(usize, usize)> {
+        let starts = &self.turn_starts;
+        if starts.len() <= keep_turns {
+            return None;
+        }
+        let first = starts[0];
+        if !self.is_safe(first) {
+            return None;
+        }
+        let newest_cut = starts.len() - keep_turns;
+        if newest_cut == starts.len() && self.is_safe(self.len) {
+            return Some((first, self.len - 1));
+        }
+        // The newest safe turn boundary k with 1 <= k <= newest_cut (k < starts.len() here).
+        let below = self.safe_turns.partition_point(|&k| k <= newest_cut);
+        let k = *self.safe_turns[..below].last()?;
+        Some((first, starts[k] - 1))
+    }
+}

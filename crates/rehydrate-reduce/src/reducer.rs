@@ -1,0 +1,599 @@
+//! [`Reducer`]: the projection of a growing session, updated turn by turn.
+
+use std::collections::HashMap;
+
+use rehydrate_model::{
+    Digest, Message, MessageAddr, Reduction, ReductionId, ReductionKind, ReductionLog, SidecarPtr,
+    json_str_len,
+};
+use rehydrate_sidecar::{
+    TurnsFacts, TurnsHasher, content_digest, expected_stub, expected_stub_from_facts, stub_message,
+    verify_reduction,
+};
+
+use crate::boundaries::Boundaries;
+use crate::cut::truncation_span;
+use crate::policy::ReductionPolicy;
+
+/// The projection state of one session: its history (the sidecar), its reduction log and its
+/// current view, updated as the session grows.
+///
+/// An agent calls [`Reducer::project`] before every model call with the messages added since
+/// the last call. The work done is proportional to those new messages plus the reductions that
+/// change: each tool result is hashed once when it arrives and decided once when it leaves the
+/// protected window; a turns-cleared range that grows hashes only the messages it gains. The
+/// untouched history is never hashed again, copied or walked. The view borrows from the
+/// history ([`View`]), so a message that is not reduced is never cloned.
+///
+/// Each call gives exactly what [`crate::project_messages`] gives for the whole history and the
+/// log of the previous call: feeding a session turn by turn and calling the one-shot form on
+/// each growing prefix mint the same reductions with the same ids and the same view.
+///
+/// # Example
+///
+/// ```
+/// use rehydrate_model::{Message, Role};
+/// use rehydrate_reduce::{ReductionPolicy, Reducer};
+///
+/// let mut reducer = Reducer::new(ReductionPolicy::default());
+/// let big = "log line\n".repeat(2000); // 18000 bytes
+/// reducer.project([Message::text(Role::User, "build it")]);
+/// for i in 0..4 {
+///     // One tool result per turn; the oldest leaves the protected window at the fourth.
+///     let minted = reducer.project([Message::tool_result(format!("c{i}"), big.clone())]);
+///     assert_eq!(minted, usize::from(i == 3));
+/// }
+/// assert_eq!(reducer.log().len(), 1);
+/// let view = reducer.view();
+/// assert_eq!(view.len(), 5);
+/// assert!(view.get(1).unwrap().content_text().unwrap().contains("[rehydrate:tool-output r0."));
+/// ```
+#[derive(Debug, Clone)]
+pub struct Reducer {
+    policy: ReductionPolicy,
+    history: Vec<Message>,
+    log: ReductionLog,
+    /// Index-parallel to `history`: the view form of a message reduced on its own.
+    stubs: Vec<Option<Box<Message>>>,
+    /// Every tool result, in history order, with the digest of its text (if it has text) and
+    /// whether it has been decided.
+    tool_results: Vec<ToolResult>,
+    /// How many of `tool_results` are decided (every one before this position was decided or
+    /// was inside the cleared range when it left the protected window).
+    decided: usize,
+    /// Text tool results by digest: their indices, ascending.
+    by_digest: HashMap<Digest, Vec<usize>>,
+    boundaries: Boundaries,
+    /// The latest turns-cleared reduction of the log that this reducer trusts (minted by it,
+    /// or taken from a resumed log after it verified), with its view message.
+    latest_cleared: Option<Cleared>,
+    /// A resumed log's latest turns-cleared reduction not verified yet (its range may not have
+    /// arrived): its log position.
+    resumed_cleared: Option<usize>,
+    /// The range cleared in the current view.
+    cleared: Option<(usize, usize)>,
+    /// Set when the cleared range shrank, so skipped tool results must be looked at again.
+    unhidden: bool,
+    /// Incremental digest and facts of `history[first..end]` for the range being cleared.
+    range: Option<RangeAccumulator>,
+    /// A resumed log's per-message reductions not yet matched: history index → log position.
+    resumed: HashMap<usize, usize>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct ToolResult {
+    index: usize,
+    digest: Option<Digest>,
+    /// Set when the result was left inside the cleared range instead of being decided.
+    skipped: bool,
+}
+
+#[derive(Debug, Clone)]
+struct Cleared {
+    first: usize,
+    last: usize,
+    summary: Option<String>,
+    view: Message,
+}
+
+#[derive(Debug, Clone)]
+struct RangeAccumulator {
+    first: usize,
+    /// One past the last message fed.
+    end: usize,
+    hasher: TurnsHasher,
+    facts: TurnsFacts,
+    /// Wire bytes of the messages fed.
+    wire_bytes: usize,
+    scratch: String,
+}
+
+impl Reducer {
+    /// A reducer for a new session, with an empty history and log.
+    pub fn new(policy: ReductionPolicy) -> Reducer {
+        Reducer::resume(policy, ReductionLog::default())
+    }
+
+    /// A reducer that continues from `log`, the reduction log of earlier projections of the
+    /// same session (for example, read from a session directory), with an empty history. The
+    /// history is then fed with [`Reducer::project`]: as in [`crate::project_messages`], a
+    /// logged reduction is reused while it verifies against the history, and a new decision
+    /// is made for a message whose logged reduction does not.
+    pub fn resume(policy: ReductionPolicy, log: ReductionLog) -> Reducer {
+        let mut resumed = HashMap::new();
+        let mut resumed_cleared = None;
+        for (position, r) in log.reductions.iter().enumerate() {
+            match r.kind {
+                ReductionKind::TurnsCleared { .. } => resumed_cleared = Some(position),
+                ReductionKind::ToolOutputTruncated { .. }
+                | ReductionKind::DuplicateOutput { .. } => {
+                    resumed.insert(r.ptr.addr.index, position);
+                }
+            }
+        }
+        Reducer {
+            policy,
+            history: Vec::new(),
+            log,
+            stubs: Vec::new(),
+            tool_results: Vec::new(),
+            decided: 0,
+            by_digest: HashMap::new(),
+            boundaries: Boundaries::new(),
+            latest_cleared: None,
+            resumed_cleared,
+            cleared: None,
+            unhidden: false,
+            range: None,
+            resumed,
+        }
+    }
+
+    /// Appends `new_messages` to the history and brings the view and the log up to date;
+    /// returns how many reductions this call minted (the last ones of [`Reducer::log`]).
+    ///
+    /// One call gives the view and log that [`crate::project_messages`] gives for the whole
+    /// history and the log as it was before the call. Its cost is linear in the bytes of the
+    /// new messages plus the tool results leaving the protected window and the messages a
+    /// growing turns-cleared range gains; the rest of the history is not touched.
+    pub fn project(&mut self, new_messages: impl IntoIterator<Item = Message>) -> usize {
+        let before = self.log.len();
+        for message in new_messages {
+            self.push(message);
+        }
+        self.decide_cleared();
+        self.decide_tool_results();
+        self.log.len() - before
+    }
+
+    /// The current view: what the model is sent, in order.
+    pub fn view(&self) -> View<'_> {
+        View { reducer: self }
+    }
+
+    /// The reduction log: every reduction minted so far (and those of a resumed log).
+    pub fn log(&self) -> &ReductionLog {
+        &self.log
+    }
+
+    /// The full-fidelity history: the minted view every reduction points into.
+    pub fn history(&self) -> &[Message] {
+        &self.history
+    }
+
+    /// The policy this reducer applies.
+    pub fn policy(&self) -> &ReductionPolicy {
+        &self.policy
+    }
+
+    /// The history and the log, giving up the view.
+    pub fn into_parts(self) -> (Vec<Message>, ReductionLog) {
+        (self.history, self.log)
+    }
+
+    /// Takes one new message: its boundaries, its digest, and a resumed log's reduction of it.
+    fn push(&mut self, message: Message) {
+        let index = self.history.len();
+        self.boundaries.push(&message);
+        let is_tool_result = message.is_tool_result();
+        self.history.push(message);
+        self.stubs.push(None);
+        if !is_tool_result {
+            return;
+        }
+        let digest = self.history[index]
+            .content_text()
+            .map(|text| content_digest(text.as_bytes()));
+        if let Some(digest) = digest {
+            self.by_digest.entry(digest).or_default().push(index);
+            self.stubs[index] = self.reuse_resumed(index, digest).map(Box::new);
+        }
+        self.tool_results.push(ToolResult {
+            index,
+            digest,
+            skipped: false,
+        });
+    }
+
+    /// The view form of a resumed log's reduction of message `index`, when it verifies.
+    /// Per-message reductions read only the message they address, so this is checked once,
+    /// when that message arrives.
+    fn reuse_resumed(&mut self, index: usize, digest: Digest) -> Option<Message> {
+        let position = self.resumed.remove(&index)?;
+        let r = &self.log.reductions[position];
+        if r.ptr.digest != digest {
+            return None;
+        }
+        verify_reduction(r, &self.history).ok()?;
+        stub_message(r, &self.history[index]).ok()
+    }
+
+    /// Decides the range cleared in the view, minting a turns-cleared reduction when the
+    /// decision is new (as `project_messages` does).
+    fn decide_cleared(&mut self) {
+        self.adopt_resumed_cleared();
+        let reusable = self
+            .latest_cleared
+            .as_ref()
+            .filter(|c| self.boundaries.is_safe(c.first) && self.boundaries.is_safe(c.last + 1));
+        let wanted = self
+            .policy
+            .clear_turns_older_than
+            .and_then(|n| self.boundaries.clearable_range(n));
+        let previous = self.cleared;
+        self.cleared = match wanted {
+            None => reusable.map(|c| (c.first, c.last)),
+            Some((first, last)) => {
+                if reusable.is_some_and(|c| {
+                    (c.first, c.last) == (first, last) && c.summary == self.policy.turns_summary
+                }) {
+                    Some((first, last))
+                } else {
+                    self.mint_cleared(first, last)
+                }
+            }
+        };
+        // When the cleared range shrinks (a grown range did not save enough), tool results it
+        // hid are visible again and are decided with the others.
+        self.unhidden |= previous
+            .is_some_and(|(first, last)| self.cleared.is_none_or(|(f, l)| f > first || l < last));
+    }
+
+    /// Verifies a resumed log's latest turns-cleared reduction once its range has arrived.
+    fn adopt_resumed_cleared(&mut self) {
+        let Some(position) = self.resumed_cleared else {
+            return;
+        };
+        let r = &self.log.reductions[position];
+        let ReductionKind::TurnsCleared {
+            first,
+            last,
+            ref summary,
+            ..
+        } = r.kind
+        else {
+            self.resumed_cleared = None;
+            return;
+        };
+        if last >= self.history.len() {
+            return; // not arrived yet
+        }
+        self.resumed_cleared = None;
+        if verify_reduction(r, &self.history).is_err() {
+            return;
+        }
+        if let Ok(view) = stub_message(r, &self.history[first]) {
+            self.latest_cleared = Some(Cleared {
+                first,
+                last,
+                summary: summary.clone(),
+                view,
+            });
+        }
+    }
+
+    /// Mints the turns-cleared reduction of `first..=last`, or returns `None` when its stub
+    /// would not save enough.
+    fn mint_cleared(&mut self, first: usize, last: usize) -> Option<(usize, usize)> {
+        let acc = match self.range.take() {
+            Some(acc) if acc.first == first && acc.end <= last + 1 => acc,
+            _ => RangeAccumulator::new(first),
+        };
+        let acc = self.range.insert(acc);
+        acc.feed(&self.history[acc.end..=last]);
+        let (digest, original_bytes) = acc.hasher.finish();
+        let facts = acc.facts;
+        let hidden_bytes = acc.wire_bytes;
+        let mut reduction = Reduction {
+            id: ReductionId::new(self.log.len(), &digest),
+            kind: ReductionKind::TurnsCleared {
+                first,
+                last,
+                original_bytes,
+                summary: self.policy.turns_summary.clone(),
+            },
+            ptr: SidecarPtr {
+                addr: MessageAddr {
+                    index: first,
+                    role: self.history[first].role,
+                },
+                span: None,
+                digest,
+            },
+            stub: String::new(),
+        };
+        reduction.stub = expected_stub_from_facts(&reduction, facts);
+        let view = stub_message(&reduction, &self.history[first]).ok()?;
+        if !saves_enough(hidden_bytes, view.wire_len(), &self.policy) {
+            return None;
+        }
+        self.log.reductions.push(reduction);
+        // The new reduction is the log's latest: a resumed one is never looked at again.
+        self.resumed_cleared = None;
+        self.latest_cleared = Some(Cleared {
+            first,
+            last,
+            summary: self.policy.turns_summary.clone(),
+            view,
+        });
+        Some((first, last))
+    }
+
+    /// Decides every tool result that has left the protected window, in history order.
+    fn decide_tool_results(&mut self) {
+        let n = self.policy.protect_last_n_tool_results;
+        let count = self.tool_results.len();
+        // Tool results at positions >= `protected` are never reduced.
+        let protected = if n == 0 {
+            count
+        } else {
+            count.saturating_sub(n)
+        };
+        if std::mem::take(&mut self.unhidden) {
+            // Results skipped while inside a range that no longer hides them precede, in
+            // history order, every result leaving the protected window now.
+            for position in 0..self.decided {
+                let t = self.tool_results[position];
+                if t.skipped && !self.is_cleared(t.index) {
+                    self.tool_results[position].skipped = false;
+                    self.decide(position);
+                }
+            }
+        }
+        for position in self.decided..protected {
+            if self.is_cleared(self.tool_results[position].index) {
+                self.tool_results[position].skipped = true;
+            } else {
+                self.decide(position);
+            }
+        }
+        self.decided = self.decided.max(protected);
+    }
+
+    fn is_cleared(&self, index: usize) -> bool {
+        self.cleared
+            .is_some_and(|(first, last)| (first..=last).contains(&index))
+    }
+
+    /// Decides the tool result at `position` of `tool_results`: a duplicate stub, a
+    /// truncation, or nothing (a reused stub is kept).
+    fn decide(&mut self, position: usize) {
+        let ToolResult { index, digest, .. } = self.tool_results[position];
+        let Some(digest) = digest else {
+            return; // no text: never reduced
+        };
+        if self.stubs[index].is_some() {
+            return; // a resumed log's reduction, reused
+        }
+        let msg = &self.history[index];
+        let Some(text) = msg.content_text() else {
+            return;
+        };
+        let canonical = self.canonical(index, digest);
+        let candidate = Candidate {
+            msg,
+            index,
+            text,
+            digest,
+        };
+        let duplicate = if self.policy.dedupe_outputs && canonical != index {
+            let addr = MessageAddr {
+                index: canonical,
+                role: self.history[canonical].role,
+            };
+            mint_duplicate(&candidate, addr, &self.policy, &mut self.log)
+        } else {
+            None
+        };
+        let minted = duplicate.or_else(|| {
+            (text.len() > self.policy.tool_output_trigger_bytes)
+                .then(|| mint_truncation(&candidate, &self.policy, &mut self.log))
+                .flatten()
+        });
+        self.stubs[index] = minted.map(Box::new);
+    }
+
+    /// The first visible tool result byte-identical to the one at `index` (possibly itself).
+    fn canonical(&self, index: usize, digest: Digest) -> usize {
+        let same = self.by_digest.get(&digest).map_or(&[][..], Vec::as_slice);
+        let visible = match self.cleared {
+            None => same.first(),
+            Some((first, last)) => same
+                .first()
+                .filter(|&&j| j < first)
+                .or_else(|| same.get(same.partition_point(|&j| j <= last))),
+        };
+        visible.copied().filter(|&j| j <= index).unwrap_or(index)
+    }
+}
+
+impl RangeAccumulator {
+    fn new(first: usize) -> RangeAccumulator {
+        RangeAccumulator {
+            first,
+            end: first,
+            hasher: TurnsHasher::new(),
+            facts: TurnsFacts::default(),
+            wire_bytes: 0,
+            scratch: String::new(),
+        }
+    }
+
+    fn feed(&mut self, messages: &[Message]) {
+        for m in messages {
+            self.hasher.update(m);
+            self.facts.add(m, self.end, &mut self.scratch);
+            self.wire_bytes += m.wire_len();
+            self.end += 1;
+        }
+    }
+}
+
+/// The view of a [`Reducer`]: the messages the model is sent, borrowed from the history where
+/// they are not reduced.
+#[derive(Debug, Clone, Copy)]
+pub struct View<'a> {
+    reducer: &'a Reducer,
+}
+
+impl<'a> View<'a> {
+    /// Number of messages in the view.
+    pub fn len(&self) -> usize {
+        let n = self.reducer.history.len();
+        match self.reducer.cleared {
+            Some((first, last)) => n - (last - first),
+            None => n,
+        }
+    }
+
+    /// Whether the view holds no message.
+    pub fn is_empty(&self) -> bool {
+        self.reducer.history.is_empty()
+    }
+
+    /// The view message at position `i` (not a history index), if any.
+    pub fn get(&self, i: usize) -> Option<&'a Message> {
+        let r = self.reducer;
+        let index = match r.cleared {
+            Some((first, _)) if i == first => {
+                return r.latest_cleared.as_ref().map(|c| &c.view);
+            }
+            Some((first, last)) if i > first => i + (last - first),
+            _ => i,
+        };
+        r.slot(index)
+    }
+
+    /// The view messages in order.
+    pub fn iter(&self) -> impl Iterator<Item = &'a Message> + 'a {
+        let r = self.reducer;
+        let n = r.history.len();
+        let (before, cleared, after) = match r.cleared {
+            Some((first, last)) => (first, r.latest_cleared.as_ref().map(|c| &c.view), last + 1),
+            None => (n, None, n),
+        };
+        (0..before)
+            .filter_map(move |i| r.slot(i))
+            .chain(cleared)
+            .chain((after..n).filter_map(move |i| r.slot(i)))
+    }
+
+    /// The view as owned messages.
+    pub fn to_vec(&self) -> Vec<Message> {
+        self.iter().cloned().collect()
+    }
+}
+
+impl Reducer {
+    /// The view form of history message `index` outside the cleared range.
+    fn slot(&self, index: usize) -> Option<&Message> {
+        match self.stubs.get(index)? {
+            Some(stub) => Some(stub),
+            None => self.history.get(index),
+        }
+    }
+}
+
+/// A tool result that may be reduced: the message, its index, its text and the text's digest.
+struct Candidate<'a> {
+    msg: &'a Message,
+    index: usize,
+    text: &'a str,
+    digest: Digest,
+}
+
+fn mint_duplicate(
+    c: &Candidate<'_>,
+    canonical: MessageAddr,
+    policy: &ReductionPolicy,
+    log: &mut ReductionLog,
+) -> Option<Message> {
+    let mut reduction = Reduction {
+        id: ReductionId::new(log.len(), &c.digest),
+        kind: ReductionKind::DuplicateOutput {
+            canonical,
+            original_bytes: c.text.len(),
+        },
+        ptr: SidecarPtr {
+            addr: MessageAddr {
+                index: c.index,
+                role: c.msg.role,
+            },
+            span: None,
+            digest: c.digest,
+        },
+        stub: String::new(),
+    };
+    reduction.stub = expected_stub(&reduction, &[]);
+    if !saves_enough(json_str_len(c.text), json_str_len(&reduction.stub), policy) {
+        return None;
+    }
+    push_minted(reduction, c.msg, log)
+}
+
+fn mint_truncation(
+    c: &Candidate<'_>,
+    policy: &ReductionPolicy,
+    log: &mut ReductionLog,
+) -> Option<Message> {
+    let span = truncation_span(c.text, policy.head_bytes, policy.tail_bytes)?;
+    let hidden = &c.text[span.range()];
+    let mut reduction = Reduction {
+        id: ReductionId::new(log.len(), &c.digest),
+        kind: ReductionKind::ToolOutputTruncated {
+            original_bytes: c.text.len(),
+            hidden_lines: memchr::memchr_iter(b'\n', hidden.as_bytes()).count(),
+        },
+        ptr: SidecarPtr {
+            addr: MessageAddr {
+                index: c.index,
+                role: c.msg.role,
+            },
+            span: Some(span),
+            digest: c.digest,
+        },
+        stub: String::new(),
+    };
+    reduction.stub = expected_stub(&reduction, &[]);
+    // The hidden bytes become the stub between two line breaks (2 wire bytes each).
+    if !saves_enough(
+        json_str_len(hidden),
+        json_str_len(&reduction.stub) + 4,
+        policy,
+    ) {
+        return None;
+    }
+    push_minted(reduction, c.msg, log)
+}
+
+/// Whether replacing `hidden_bytes` by `stub_bytes` (both in wire bytes) saves at least one
+/// byte and at least `policy.min_saved_bytes`.
+fn saves_enough(hidden_bytes: usize, stub_bytes: usize, policy: &ReductionPolicy) -> bool {
+    hidden_bytes > stub_bytes && hidden_bytes - stub_bytes >= policy.min_saved_bytes
+}
+
+fn push_minted(reduction: Reduction, msg: &Message, log: &mut ReductionLog) -> Option<Message> {
+    let view_msg = stub_message(&reduction, msg).ok()?;
+    log.reductions.push(reduction);
+    Some(view_msg)
+}

@@ -1,0 +1,208 @@
+//! The incremental [`Reducer`] against the one-shot [`project_messages`]: feeding a session in
+//! any chunks gives, after every chunk, exactly the view, log and minted count that the
+//! one-shot form gives for the prefix and the previous log.
+
+use proptest::prelude::*;
+use rehydrate_model::{Content, Message, ReductionLog, Role, ToolCall};
+use rehydrate_reduce::{Reducer, ReductionPolicy, project_messages};
+use rehydrate_sidecar::{invert, verify_log};
+
+/// One message of a chaotic session: calls and results drawn from a small id pool, so calls go
+/// unanswered, results answer nothing, ids are reused and pairs nest and cross.
+fn chaotic_message() -> impl Strategy<Value = Message> {
+    let id = prop_oneof![Just("a"), Just("b"), Just("c"), Just("d")];
+    let output = prop_oneof![
+        3 => "[a-z\n]{0,60}".prop_map(|s| s),
+        2 => (1usize..40).prop_map(|n| "line of build output\n".repeat(n)),
+        1 => Just("identical output\n".repeat(20)),
+        1 => Just("é€😀\n".repeat(30)),
+    ];
+    prop_oneof![
+        3 => "[a-z ]{0,20}".prop_map(|t| Message::text(Role::User, t)),
+        1 => "[a-z ]{0,20}".prop_map(|t| {
+            let mut m = Message::text(Role::User, t);
+            m.observation = true;
+            m
+        }),
+        2 => "[a-z ]{0,20}".prop_map(|t| Message::text(Role::Assistant, t)),
+        4 => proptest::collection::vec(id.clone(), 1..3).prop_map(|ids| Message {
+            role: Role::Assistant,
+            tool_calls: ids
+                .into_iter()
+                .map(|id| ToolCall { id: id.into(), name: "bash".into(), arguments: "{}".into() })
+                .collect(),
+            ..Message::default()
+        }),
+        6 => (id, output).prop_map(|(id, out)| Message::tool_result(id, out)),
+        1 => id_parts(),
+    ]
+}
+
+/// A tool result with content parts instead of text: never reduced, still counted as a tool
+/// result by the protected window.
+fn id_parts() -> impl Strategy<Value = Message> {
+    Just(Message {
+        role: Role::Tool,
+        tool_call_id: Some("a".into()),
+        content: Some(Content::Parts(vec![
+            serde_json::json!({"type": "text", "text": "part"}),
+        ])),
+        ..Message::default()
+    })
+}
+
+fn policy() -> impl Strategy<Value = ReductionPolicy> {
+    (
+        prop_oneof![Just(0usize), Just(200), Just(8192)],
+        0usize..120,
+        0usize..120,
+        0usize..4,
+        any::<bool>(),
+        proptest::option::of(0usize..4),
+        proptest::option::of("[a-z ]{0,30}"),
+        prop_oneof![Just(0usize), Just(128), 0usize..300],
+    )
+        .prop_map(
+            |(trigger, head, tail, protect, dedupe, clear, summary, min_saved)| ReductionPolicy {
+                tool_output_trigger_bytes: trigger,
+                head_bytes: head,
+                tail_bytes: tail,
+                protect_last_n_tool_results: protect,
+                dedupe_outputs: dedupe,
+                clear_turns_older_than: clear,
+                turns_summary: summary,
+                min_saved_bytes: min_saved,
+            },
+        )
+}
+
+/// Feeds `history` to a reducer in chunks ending at `cuts`, checking each step against the
+/// one-shot form over the prefix with the previous log.
+fn check_incremental(
+    history: &[Message],
+    cuts: &[usize],
+    policy: &ReductionPolicy,
+) -> Result<(), TestCaseError> {
+    let mut reducer = Reducer::new(policy.clone());
+    let mut log = ReductionLog::default();
+    let mut fed = 0;
+    let mut ends: Vec<usize> = cuts.iter().map(|&c| c % (history.len() + 1)).collect();
+    ends.push(history.len());
+    ends.sort_unstable();
+    for end in ends {
+        let minted = reducer.project(history[fed..end].iter().cloned());
+        fed = end;
+        let one_shot = project_messages(&history[..end], &log, policy);
+        prop_assert_eq!(minted, one_shot.minted, "minted after {} messages", end);
+        prop_assert_eq!(reducer.log(), &one_shot.log, "log after {} messages", end);
+        let view = reducer.view();
+        prop_assert_eq!(
+            view.to_vec(),
+            one_shot.view.clone(),
+            "view after {} messages",
+            end
+        );
+        prop_assert_eq!(view.len(), one_shot.view.len());
+        for (i, m) in one_shot.view.iter().enumerate() {
+            prop_assert_eq!(view.get(i), Some(m));
+        }
+        prop_assert_eq!(view.get(one_shot.view.len()), None);
+        log = one_shot.log;
+    }
+    prop_assert_eq!(reducer.history(), history);
+    prop_assert!(verify_log(reducer.log(), history).is_empty());
+    prop_assert_eq!(
+        invert(&reducer.view().to_vec(), reducer.log(), history).unwrap(),
+        history
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    #[test]
+    fn chunked_feeding_matches_the_one_shot_form(
+        history in proptest::collection::vec(chaotic_message(), 0..40),
+        cuts in proptest::collection::vec(0usize..64, 0..12),
+        policy in policy(),
+    ) {
+        check_incremental(&history, &cuts, &policy)?;
+    }
+
+    #[test]
+    fn message_by_message_feeding_matches_the_one_shot_form(
+        history in proptest::collection::vec(chaotic_message(), 0..30),
+        policy in policy(),
+    ) {
+        let cuts: Vec<usize> = (0..history.len()).collect();
+        check_incremental(&history, &cuts, &policy)?;
+    }
+
+    /// A resumed reducer (a log read back from disk) continues exactly where the first one
+    /// stopped.
+    #[test]
+    fn a_resumed_reducer_continues_the_same_session(
+        history in proptest::collection::vec(chaotic_message(), 0..40),
+        cut in 0usize..40,
+        policy in policy(),
+    ) {
+        let cut = cut.min(history.len());
+        let mut first = Reducer::new(policy.clone());
+        first.project(history[..cut].iter().cloned());
+        let mut resumed = Reducer::resume(policy.clone(), first.log().clone());
+        let mut continued = first.clone();
+        prop_assert_eq!(resumed.project(history[..cut].iter().cloned()), 0);
+        prop_assert_eq!(resumed.view().to_vec(), first.view().to_vec());
+        let a = resumed.project(history[cut..].iter().cloned());
+        let b = continued.project(history[cut..].iter().cloned());
+        prop_assert_eq!(a, b);
+        prop_assert_eq!(resumed.log(), continued.log());
+        prop_assert_eq!(resumed.view().to_vec(), continued.view().to_vec());
+    }
+}
+
+#[test]
+fn a_growing_cleared_range_hashes_only_what_it_gains() {
+    // Five turns, keep one: every turn after the second mints a larger range whose digest
+    // equals the one-shot digest of the whole range.
+    let policy = ReductionPolicy {
+        clear_turns_older_than: Some(1),
+        min_saved_bytes: 0,
+        ..ReductionPolicy::default()
+    };
+    let mut reducer = Reducer::new(policy.clone());
+    let mut history = vec![Message::text(Role::System, "sys")];
+    reducer.project(history.clone());
+    for t in 0..5 {
+        let turn = vec![
+            Message::text(Role::User, format!("turn {t}: {}", "words ".repeat(20))),
+            Message::text(Role::Assistant, "done ".repeat(30)),
+        ];
+        history.extend(turn.clone());
+        reducer.project(turn);
+    }
+    // Ranges 1..=2, 1..=4, 1..=6, 1..=8.
+    let ranges: Vec<(usize, usize)> = reducer
+        .log()
+        .reductions
+        .iter()
+        .map(|r| match r.kind {
+            rehydrate_model::ReductionKind::TurnsCleared { first, last, .. } => (first, last),
+            _ => unreachable!("only turns are cleared here"),
+        })
+        .collect();
+    assert_eq!(ranges, vec![(1, 2), (1, 4), (1, 6), (1, 8)]);
+    for r in &reducer.log().reductions {
+        assert!(rehydrate_sidecar::verify_reduction(r, &history).is_ok());
+    }
+    let view = reducer.view().to_vec();
+    assert_eq!(view.len(), 4);
+    assert!(
+        view[1]
+            .content_text()
+            .unwrap()
+            .starts_with("[rehydrate:turns-cleared r3.")
+    );
+    assert_eq!(view[2], history[9]);
+}
