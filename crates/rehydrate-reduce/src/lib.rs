@@ -2,7 +2,10 @@
 //!
 //! [`project_messages`] takes a session's full history, the reduction log of earlier
 //! projections and a [`ReductionPolicy`], and returns the reduced view the model is sent plus
-//! the log extended with every reduction it minted. Nothing is lost: every stub in the view
+//! the log extended with every reduction it minted. [`Reducer`] is the same projection for a
+//! live session: it keeps the history, the log and the view, takes each turn's new messages,
+//! and does work proportional to them (and to the tool results leaving the protected window),
+//! never to the whole history; its view borrows the messages it does not reduce. Nothing is lost: every stub in the view
 //! names a reduction whose original bytes are in the history (the sidecar) under a blake3
 //! digest, and `rehydrate_sidecar::expand_reduction` gives them back.
 //!
