@@ -55,6 +55,13 @@ impl Boundaries {
         boundaries
     }
 
+    /// Reserves room for `additional` more messages.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.diff.reserve(additional);
+        self.safe.reserve(additional);
+        self.pending.reserve(additional);
+    }
+
     /// Takes the next message of the history.
     pub(crate) fn push(&mut self, message: &Message) {
         let i = self.len;

@@ -166,6 +166,17 @@ impl Reducer {
         self.log.len() - before
     }
 
+    /// Reserves room for at least `additional` more messages, as `Vec::reserve` does, so
+    /// the next [`Reducer::project`] calls need not grow the history's storage. A clone of a
+    /// reducer has no spare room; a reducer that has been growing has.
+    pub fn reserve(&mut self, additional: usize) {
+        self.history.reserve(additional);
+        self.stubs.reserve(additional);
+        self.tool_results.reserve(additional);
+        self.by_digest.reserve(additional);
+        self.boundaries.reserve(additional);
+    }
+
     /// The current view: what the model is sent, in order.
     pub fn view(&self) -> View<'_> {
         View { reducer: self }
