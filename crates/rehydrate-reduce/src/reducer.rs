@@ -556,7 +556,7 @@ fn mint_duplicate(
         stub: String::new(),
     };
     reduction.stub = expected_stub(&reduction, &[]);
-    if !saves_enough(json_str_len(c.text), json_str_len(&reduction.stub), policy) {
+    if !text_saves_enough(c.text, json_str_len(&reduction.stub), policy) {
         return None;
     }
     push_minted(reduction, c.msg, log)
@@ -587,11 +587,7 @@ fn mint_truncation(
     };
     reduction.stub = expected_stub(&reduction, &[]);
     // The hidden bytes become the stub between two line breaks (2 wire bytes each).
-    if !saves_enough(
-        json_str_len(hidden),
-        json_str_len(&reduction.stub) + 4,
-        policy,
-    ) {
+    if !text_saves_enough(hidden, json_str_len(&reduction.stub) + 4, policy) {
         return None;
     }
     push_minted(reduction, c.msg, log)
@@ -601,6 +597,14 @@ fn mint_truncation(
 /// byte and at least `policy.min_saved_bytes`.
 fn saves_enough(hidden_bytes: usize, stub_bytes: usize, policy: &ReductionPolicy) -> bool {
     hidden_bytes > stub_bytes && hidden_bytes - stub_bytes >= policy.min_saved_bytes
+}
+
+/// [`saves_enough`] for hiding `text`, whose wire bytes (its JSON-escaped length) are at least
+/// its UTF-8 bytes: the escaped length is computed only when the raw length does not already
+/// decide, so a large output is not scanned twice.
+fn text_saves_enough(text: &str, stub_bytes: usize, policy: &ReductionPolicy) -> bool {
+    saves_enough(text.len(), stub_bytes, policy)
+        || saves_enough(json_str_len(text), stub_bytes, policy)
 }
 
 fn push_minted(reduction: Reduction, msg: &Message, log: &mut ReductionLog) -> Option<Message> {
