@@ -65,7 +65,7 @@ mod turns;
 pub use cut::truncation_span;
 pub use policy::ReductionPolicy;
 pub use project::{Projection, project_messages};
-pub use reducer::{Reducer, View};
+pub use reducer::{PARALLEL_HASH_MIN_BYTES, Reducer, View};
 pub use turns::{clearable_range, safe_boundaries, turn_starts};
 
 #[cfg(test)]

@@ -62,7 +62,7 @@ pub struct Reducer {
     /// was inside the cleared range when it left the protected window).
     decided: usize,
     /// Text tool results by digest: their indices, ascending.
-    by_digest: HashMap<Digest, Vec<usize>>,
+    by_digest: HashMap<Digest, Occurrences>,
     boundaries: Boundaries,
     /// The latest turns-cleared reduction of the log that this reducer trusts (minted by it,
     /// or taken from a resumed log after it verified), with its view message.
@@ -78,6 +78,14 @@ pub struct Reducer {
     range: Option<RangeAccumulator>,
     /// A resumed log's per-message reductions not yet matched: history index → log position.
     resumed: HashMap<usize, usize>,
+}
+
+/// The indices of the text tool results with one digest, ascending; the first is kept inline
+/// so a distinct output costs no allocation.
+#[derive(Debug, Clone)]
+struct Occurrences {
+    first: usize,
+    later: Vec<usize>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -155,11 +163,16 @@ impl Reducer {
     /// One call gives the view and log that [`crate::project_messages`] gives for the whole
     /// history and the log as it was before the call. Its cost is linear in the bytes of the
     /// new messages plus the tool results leaving the protected window and the messages a
-    /// growing turns-cleared range gains; the rest of the history is not touched.
+    /// growing turns-cleared range gains; the rest of the history is not touched. When the new
+    /// tool results hold more than [`PARALLEL_HASH_MIN_BYTES`], they are hashed on up to 8
+    /// threads (a whole session at once); a turn is hashed on the calling thread.
     pub fn project(&mut self, new_messages: impl IntoIterator<Item = Message>) -> usize {
         let before = self.log.len();
-        for message in new_messages {
-            self.push(message);
+        let new: Vec<Message> = new_messages.into_iter().collect();
+        let digests = tool_result_digests(&new);
+        self.reserve(new.len());
+        for (message, digest) in new.into_iter().zip(digests) {
+            self.push(message, digest);
         }
         self.decide_cleared();
         self.decide_tool_results();
@@ -202,8 +215,9 @@ impl Reducer {
         (self.history, self.log)
     }
 
-    /// Takes one new message: its boundaries, its digest, and a resumed log's reduction of it.
-    fn push(&mut self, message: Message) {
+    /// Takes one new message with the digest of its text when it is a tool result: its
+    /// boundaries, its occurrence, and a resumed log's reduction of it.
+    fn push(&mut self, message: Message, digest: Option<Digest>) {
         let index = self.history.len();
         self.boundaries.push(&message);
         let is_tool_result = message.is_tool_result();
@@ -212,11 +226,14 @@ impl Reducer {
         if !is_tool_result {
             return;
         }
-        let digest = self.history[index]
-            .content_text()
-            .map(|text| content_digest(text.as_bytes()));
         if let Some(digest) = digest {
-            self.by_digest.entry(digest).or_default().push(index);
+            self.by_digest
+                .entry(digest)
+                .and_modify(|o| o.later.push(index))
+                .or_insert(Occurrences {
+                    first: index,
+                    later: Vec::new(),
+                });
             self.stubs[index] = self.reuse_resumed(index, digest).map(Box::new);
         }
         self.tool_results.push(ToolResult {
@@ -426,15 +443,17 @@ impl Reducer {
 
     /// The first visible tool result byte-identical to the one at `index` (possibly itself).
     fn canonical(&self, index: usize, digest: Digest) -> usize {
-        let same = self.by_digest.get(&digest).map_or(&[][..], Vec::as_slice);
-        let visible = match self.cleared {
-            None => same.first(),
-            Some((first, last)) => same
-                .first()
-                .filter(|&&j| j < first)
-                .or_else(|| same.get(same.partition_point(|&j| j <= last))),
+        let Some(same) = self.by_digest.get(&digest) else {
+            return index;
         };
-        visible.copied().filter(|&j| j <= index).unwrap_or(index)
+        let visible = match self.cleared {
+            Some((first, last)) if (first..=last).contains(&same.first) => {
+                let later = &same.later;
+                later.get(later.partition_point(|&j| j <= last)).copied()
+            }
+            _ => Some(same.first),
+        };
+        visible.filter(|&j| j <= index).unwrap_or(index)
     }
 }
 
@@ -523,6 +542,49 @@ impl Reducer {
             None => self.history.get(index),
         }
     }
+}
+
+/// New tool results holding more text than this many bytes in one [`Reducer::project`] call
+/// are hashed on several threads. 4 MiB.
+pub const PARALLEL_HASH_MIN_BYTES: usize = 4 << 20;
+
+/// The digest of each tool result's text (`None` for other messages and for tool results
+/// without text), computed on up to 8 threads when the texts hold more than
+/// [`PARALLEL_HASH_MIN_BYTES`].
+fn tool_result_digests(messages: &[Message]) -> Vec<Option<Digest>> {
+    fn text(m: &Message) -> Option<&str> {
+        m.content_text().filter(|_| m.is_tool_result())
+    }
+    fn digest(m: &Message) -> Option<Digest> {
+        text(m).map(|t| content_digest(t.as_bytes()))
+    }
+    let bytes: usize = messages.iter().filter_map(text).map(str::len).sum();
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+    if bytes < PARALLEL_HASH_MIN_BYTES || threads == 1 {
+        return messages.iter().map(digest).collect();
+    }
+    // Chunks of about equal text bytes, cut between messages.
+    let per_thread = bytes.div_ceil(threads);
+    let mut chunks = Vec::with_capacity(threads);
+    let (mut start, mut acc) = (0, 0);
+    for (i, m) in messages.iter().enumerate() {
+        acc += text(m).map_or(0, str::len);
+        if acc >= per_thread {
+            chunks.push(&messages[start..=i]);
+            (start, acc) = (i + 1, 0);
+        }
+    }
+    chunks.push(&messages[start..]);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .into_iter()
+            .map(|chunk| scope.spawn(move || chunk.iter().map(digest).collect::<Vec<_>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("hashing does not panic"))
+            .collect()
+    })
 }
 
 /// A tool result that may be reduced: the message, its index, its text and the text's digest.

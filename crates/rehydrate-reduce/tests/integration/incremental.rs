@@ -206,3 +206,67 @@ fn a_growing_cleared_range_hashes_only_what_it_gains() {
     );
     assert_eq!(view[2], history[9]);
 }
+
+#[test]
+fn a_whole_session_hashed_on_several_threads_gives_the_sequential_result() {
+    // 6 MiB of tool results (over PARALLEL_HASH_MIN_BYTES) in 48 results of 128 KiB, where
+    // result k repeats result k - 5: the parallel digests must land on their own messages.
+    let block = |k: usize| format!("output {k:03}\n").repeat(128 * 1024 / 11);
+    let mut history = vec![Message::text(Role::User, "go")];
+    for k in 0..48 {
+        let id = format!("c{k}");
+        history.push(Message {
+            role: Role::Assistant,
+            tool_calls: vec![ToolCall {
+                id: id.clone(),
+                name: "bash".into(),
+                arguments: "{}".into(),
+            }],
+            ..Message::default()
+        });
+        history.push(Message::tool_result(id, block(k % 5)));
+    }
+    let text_bytes: usize = history
+        .iter()
+        .filter(|m| m.is_tool_result())
+        .map(|m| m.content_text().unwrap().len())
+        .sum();
+    assert!(text_bytes > rehydrate_reduce::PARALLEL_HASH_MIN_BYTES);
+
+    let policy = ReductionPolicy::default();
+    let mut whole = Reducer::new(policy.clone());
+    whole.project(history.iter().cloned());
+    // Turn by turn (one result per call, each hashed on the calling thread).
+    let mut stepwise = Reducer::new(policy);
+    stepwise.project([history[0].clone()]);
+    for pair in history[1..].chunks(2) {
+        stepwise.project(pair.iter().cloned());
+    }
+    assert_eq!(whole.log(), stepwise.log());
+    assert_eq!(whole.view().to_vec(), stepwise.view().to_vec());
+    assert!(verify_log(whole.log(), &history).is_empty());
+    // The first five results are truncated; every later unprotected one duplicates one of them.
+    let kinds: Vec<(usize, &'static str)> = whole
+        .log()
+        .reductions
+        .iter()
+        .map(|r| (r.ptr.addr.index, r.kind.stub_kind().as_str()))
+        .collect();
+    assert_eq!(kinds.len(), 45);
+    assert_eq!(
+        kinds[..5],
+        [
+            (2, "tool-output"),
+            (4, "tool-output"),
+            (6, "tool-output"),
+            (8, "tool-output"),
+            (10, "tool-output")
+        ]
+    );
+    for (i, r) in whole.log().reductions.iter().enumerate().skip(5) {
+        let rehydrate_model::ReductionKind::DuplicateOutput { canonical, .. } = r.kind else {
+            panic!("reduction {i} is not a duplicate");
+        };
+        assert_eq!(canonical.index, 2 + 2 * (i % 5));
+    }
+}
