@@ -6,8 +6,10 @@ use std::borrow::Cow;
 use rehydrate_model::{Digest, Message, Reduction, ReductionId, ReductionKind, ReductionLog};
 
 use crate::error::Error;
-use crate::hash::{content_digest, turns_digest};
-use crate::render::{expected_stub, render_turns, stub_message};
+use crate::hash::{TurnsHasher, content_digest};
+use crate::render::{
+    TurnsFacts, expected_stub, expected_stub_from_facts, render_turns, stub_message,
+};
 
 /// The verified original behind one reduction.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -80,6 +82,51 @@ pub enum Verified<'a> {
 pub fn verify_reduction<'a>(
     r: &Reduction,
     minted_view: &'a [Message],
+) -> Result<Verified<'a>, Error> {
+    verify_with(r, minted_view, &mut RangeScan::default())
+}
+
+/// One pass over a turns-cleared range: its digest, hashed bytes, wire bytes and stub facts,
+/// kept so that a longer range with the same first message (the next turns-cleared reduction
+/// of a growing session) scans only the messages it adds.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct RangeScan {
+    /// The first message of the range scanned, and one past its last.
+    first: usize,
+    end: usize,
+    hasher: TurnsHasher,
+    facts: TurnsFacts,
+    wire_bytes: usize,
+    scratch: String,
+}
+
+impl RangeScan {
+    /// Brings the scan to `minted_view[first..=last]`, reusing what was scanned when the range
+    /// starts at the same message and does not end before it.
+    fn scan(&mut self, minted_view: &[Message], first: usize, last: usize) {
+        if self.first != first || self.end > last + 1 || self.end < first {
+            *self = RangeScan {
+                first,
+                end: first,
+                ..RangeScan::default()
+            };
+        }
+        for m in &minted_view[self.end..=last] {
+            self.hasher.update(m);
+            self.facts.add(m, self.end, &mut self.scratch);
+            self.wire_bytes += m.wire_len();
+            self.end += 1;
+        }
+    }
+}
+
+/// [`verify_reduction`] with a scan of turns-cleared ranges kept between calls (see
+/// [`RangeScan`]): verifying every reduction of a log with one turns-cleared reduction per
+/// turn costs one pass over the cleared messages, not one per reduction.
+pub(crate) fn verify_with<'a>(
+    r: &Reduction,
+    minted_view: &'a [Message],
+    scan: &mut RangeScan,
 ) -> Result<Verified<'a>, Error> {
     let id = r.id.as_str();
     let index = r.ptr.addr.index;
@@ -156,50 +203,58 @@ pub fn verify_reduction<'a>(
                     index: *last,
                     len: minted_view.len(),
                 })?;
-            let (actual, hashed_bytes) = turns_digest(range);
+            scan.scan(minted_view, *first, *last);
+            let (actual, hashed_bytes) = scan.hasher.finish();
             check_digest(r, actual)?;
             if hashed_bytes != *original_bytes {
                 return Err(inconsistent(format!(
                     "records {original_bytes} original bytes but messages {first}..={last} hash {hashed_bytes}"
                 )));
             }
-            Verified::Turns {
+            let verified = Verified::Turns {
                 first: *first,
                 messages: range,
-            }
+            };
+            check_stub(
+                r,
+                expected_stub_from_facts(r, scan.facts),
+                Some(scan.wire_bytes),
+                range,
+            )?;
+            return Ok(verified);
         }
     };
-    check_stub(r, minted_view, verified)?;
+    check_stub(r, expected_stub(r, minted_view), None, &[])?;
     Ok(verified)
 }
 
-/// Checks that a verified reduction's stub is the one its facts give, and that a turns-cleared
-/// stub message (with its free-text summary) is smaller in wire bytes than what it hides, so a
-/// hand-edited stub or summary can neither mislead the model nor grow the view.
-fn check_stub(r: &Reduction, minted_view: &[Message], verified: Verified<'_>) -> Result<(), Error> {
+/// Checks that a verified reduction's stub is `expected` (the one its facts give), and that a
+/// turns-cleared stub message (with its free-text summary) is smaller in wire bytes than the
+/// `hidden_wire_bytes` of the cleared `messages`, so a hand-edited stub or summary can neither
+/// mislead the model nor grow the view. Per-message stubs are fully determined by the facts
+/// already checked, so their size is bounded (`hidden_wire_bytes` is `None`).
+fn check_stub(
+    r: &Reduction,
+    expected: String,
+    hidden_wire_bytes: Option<usize>,
+    messages: &[Message],
+) -> Result<(), Error> {
     let inconsistent = |reason: String| Error::Inconsistent {
         id: r.id.to_string(),
         reason,
     };
-    let expected = expected_stub(r, minted_view);
     if r.stub != expected {
         return Err(inconsistent(format!(
             "stub does not match its reduction: expected `{expected}`"
         )));
     }
-    // A per-message stub is fully determined by the facts checked above, so its size is
-    // bounded; a turns-cleared summary is free text, so its size is checked.
-    let smaller = match verified {
-        Verified::Text(_) => true,
-        Verified::Turns { messages, .. } => {
-            let hidden: usize = messages.iter().map(Message::wire_len).sum();
-            let first = messages
-                .first()
-                .ok_or_else(|| inconsistent("no cleared message".into()))?;
-            stub_message(r, first)?.wire_len() < hidden
-        }
+    let Some(hidden) = hidden_wire_bytes else {
+        return Ok(());
     };
-    if !smaller {
+    let first = messages
+        .first()
+        .ok_or_else(|| inconsistent("no cleared message".into()))?;
+    if stub_message(r, first)?.wire_len() >= hidden {
         return Err(inconsistent(
             "its view form is not smaller than what it hides".to_string(),
         ));
