@@ -20,18 +20,35 @@ impl Digest {
 
     /// The first `n` hex characters (`n` is clamped to 64), used in reduction ids.
     pub fn short_hex(&self, n: usize) -> String {
-        let mut s = self.to_string();
-        s.truncate(n.min(64));
-        s
+        self.hex()[..n.min(64)].to_string()
+    }
+
+    /// The 64 lowercase hex characters.
+    fn hex(&self) -> HexBuf {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut out = [0u8; 64];
+        for (pair, b) in out.chunks_exact_mut(2).zip(self.0) {
+            pair[0] = DIGITS[usize::from(b >> 4)];
+            pair[1] = DIGITS[usize::from(b & 0xf)];
+        }
+        HexBuf(out)
+    }
+}
+
+/// 64 ASCII hex digits.
+struct HexBuf([u8; 64]);
+
+impl std::ops::Deref for HexBuf {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        std::str::from_utf8(&self.0).expect("hex digits are ASCII")
     }
 }
 
 impl fmt::Display for Digest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        for b in self.0 {
-            write!(f, "{b:02x}")?;
-        }
-        Ok(())
+        f.write_str(&self.hex())
     }
 }
 

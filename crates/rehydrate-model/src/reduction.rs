@@ -28,7 +28,11 @@ pub struct ReductionId(String);
 impl ReductionId {
     /// The id of the reduction at `ordinal` in its log whose original bytes have `digest`.
     pub fn new(ordinal: usize, digest: &Digest) -> ReductionId {
-        ReductionId(format!("r{ordinal}.{}", digest.short_hex(6)))
+        use std::fmt::Write as _;
+        let mut id = String::with_capacity(28);
+        let _ = write!(id, "r{ordinal}.");
+        id.push_str(&digest.short_hex(6));
+        ReductionId(id)
     }
 
     /// The id as text.

@@ -4,7 +4,7 @@
 //! each appended message costs O(1) amortized (plus O(log n) for the call it opens or
 //! answers), and the clearable range is found by a binary search.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use rehydrate_model::Message;
 
@@ -21,7 +21,10 @@ pub(crate) struct Boundaries {
     /// same id replaces the earlier one, which is forgotten (as in [`crate::safe_boundaries`]).
     pending: HashMap<String, usize>,
     /// Number of pending calls per message index, to find the oldest pending call.
-    pending_at: BTreeMap<usize, usize>,
+    pending_at: Vec<u32>,
+    /// No message before this index holds a pending call. New calls are made by the newest
+    /// message, so it only moves forward.
+    oldest_pending: usize,
     /// `diff[b]`: how many call/result pairs start crossing at boundary `b`, minus how many
     /// stop; a boundary is safe when the running sum is 0.
     diff: Vec<i64>,
@@ -43,7 +46,8 @@ impl Boundaries {
         let mut boundaries = Boundaries {
             len: 0,
             pending: HashMap::new(),
-            pending_at: BTreeMap::new(),
+            pending_at: Vec::new(),
+            oldest_pending: 0,
             diff: vec![0],
             safe: Vec::new(),
             crossing: 0,
@@ -59,6 +63,7 @@ impl Boundaries {
     pub(crate) fn reserve(&mut self, additional: usize) {
         self.diff.reserve(additional);
         self.safe.reserve(additional);
+        self.pending_at.reserve(additional);
         self.pending.reserve(additional);
     }
 
@@ -67,6 +72,7 @@ impl Boundaries {
         let i = self.len;
         self.len += 1;
         self.diff.resize(self.len + 1, 0);
+        self.pending_at.push(0);
         if message.is_turn_start() {
             self.turn_starts.push(i);
         }
@@ -81,23 +87,21 @@ impl Boundaries {
             if let Some(replaced) = self.pending.insert(c.id.clone(), i) {
                 self.forget_pending(replaced);
             }
-            *self.pending_at.entry(i).or_insert(0) += 1;
+            self.pending_at[i] += 1;
         }
         self.finalize();
     }
 
     fn forget_pending(&mut self, index: usize) {
-        if let Some(n) = self.pending_at.get_mut(&index) {
-            *n -= 1;
-            if *n == 0 {
-                self.pending_at.remove(&index);
-            }
-        }
+        self.pending_at[index] -= 1;
     }
 
     /// Makes every boundary up to the oldest pending call (or the end) final.
     fn finalize(&mut self) {
-        let frontier = self.pending_at.keys().next().copied().unwrap_or(self.len);
+        while self.oldest_pending < self.len && self.pending_at[self.oldest_pending] == 0 {
+            self.oldest_pending += 1;
+        }
+        let frontier = self.oldest_pending;
         while self.safe.len() <= frontier {
             self.crossing += self.diff[self.safe.len()];
             self.safe.push(self.crossing == 0);

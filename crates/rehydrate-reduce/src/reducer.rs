@@ -62,7 +62,7 @@ pub struct Reducer {
     /// was inside the cleared range when it left the protected window).
     decided: usize,
     /// Text tool results by digest: their indices, ascending.
-    by_digest: HashMap<Digest, Occurrences>,
+    by_digest: HashMap<Digest, Occurrences, BuildDigestHasher>,
     boundaries: Boundaries,
     /// The latest turns-cleared reduction of the log that this reducer trusts (minted by it,
     /// or taken from a resumed log after it verified), with its view message.
@@ -78,6 +78,38 @@ pub struct Reducer {
     range: Option<RangeAccumulator>,
     /// A resumed log's per-message reductions not yet matched: history index → log position.
     resumed: HashMap<usize, usize>,
+}
+
+/// Hashes a [`Digest`] key by its first 8 bytes: a blake3 digest is already uniformly
+/// distributed, so hashing it again (SipHash over 32 bytes) buys nothing.
+#[derive(Debug, Clone, Copy, Default)]
+struct BuildDigestHasher;
+
+impl std::hash::BuildHasher for BuildDigestHasher {
+    type Hasher = DigestHasher;
+
+    fn build_hasher(&self) -> DigestHasher {
+        DigestHasher(0)
+    }
+}
+
+/// See [`BuildDigestHasher`]; the length prefix a slice writes first is ignored.
+#[derive(Debug, Clone, Copy)]
+struct DigestHasher(u64);
+
+impl std::hash::Hasher for DigestHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut word = [0u8; 8];
+        let n = bytes.len().min(8);
+        word[..n].copy_from_slice(&bytes[..n]);
+        self.0 ^= u64::from_le_bytes(word);
+    }
+
+    fn write_usize(&mut self, _length_prefix: usize) {}
 }
 
 /// The indices of the text tool results with one digest, ascending; the first is kept inline
@@ -146,7 +178,7 @@ impl Reducer {
             stubs: Vec::new(),
             tool_results: Vec::new(),
             decided: 0,
-            by_digest: HashMap::new(),
+            by_digest: HashMap::default(),
             boundaries: Boundaries::new(),
             latest_cleared: None,
             resumed_cleared,
@@ -176,6 +208,7 @@ impl Reducer {
         }
         self.decide_cleared();
         self.decide_tool_results();
+
         self.log.len() - before
     }
 
@@ -247,6 +280,9 @@ impl Reducer {
     /// Per-message reductions read only the message they address, so this is checked once,
     /// when that message arrives.
     fn reuse_resumed(&mut self, index: usize, digest: Digest) -> Option<Message> {
+        if self.resumed.is_empty() {
+            return None;
+        }
         let position = self.resumed.remove(&index)?;
         let r = &self.log.reductions[position];
         if r.ptr.digest != digest {
