@@ -57,15 +57,17 @@
 
 mod boundaries;
 mod cut;
+mod digests;
 mod policy;
 mod project;
 mod reducer;
 mod turns;
 
 pub use cut::truncation_span;
+pub use digests::PARALLEL_HASH_MIN_BYTES;
 pub use policy::ReductionPolicy;
 pub use project::{Projection, project_messages};
-pub use reducer::{PARALLEL_HASH_MIN_BYTES, Reducer, View};
+pub use reducer::{Reducer, View};
 pub use turns::{clearable_range, safe_boundaries, turn_starts};
 
 #[cfg(test)]

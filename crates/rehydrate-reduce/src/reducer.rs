@@ -7,12 +7,13 @@ use rehydrate_model::{
     json_str_len,
 };
 use rehydrate_sidecar::{
-    TurnsFacts, TurnsHasher, content_digest, expected_stub, expected_stub_from_facts, stub_message,
+    TurnsFacts, TurnsHasher, expected_stub, expected_stub_from_facts, stub_message,
     verify_reduction,
 };
 
 use crate::boundaries::Boundaries;
 use crate::cut::truncation_span;
+use crate::digests::DigestCache;
 use crate::policy::ReductionPolicy;
 
 /// The projection state of one session: its history (the sidecar), its reduction log and its
@@ -20,7 +21,8 @@ use crate::policy::ReductionPolicy;
 ///
 /// An agent calls [`Reducer::project`] before every model call with the messages added since
 /// the last call. The work done is proportional to those new messages plus the reductions that
-/// change: each tool result is hashed once when it arrives and decided once when it leaves the
+/// change: each tool result is hashed once when it arrives (a text repeated from an earlier one
+/// is compared with it instead and takes its digest) and decided once when it leaves the
 /// protected window; a turns-cleared range that grows hashes only the messages it gains. The
 /// untouched history is never hashed again, copied or walked. The view borrows from the
 /// history ([`View`]), so a message that is not reduced is never cloned.
@@ -64,6 +66,8 @@ pub struct Reducer {
     /// Text tool results by digest: their indices, ascending.
     by_digest: HashMap<Digest, Occurrences, BuildDigestHasher>,
     boundaries: Boundaries,
+    /// The digests of the tool-result texts seen so far, so a repeated text is not hashed.
+    digests: DigestCache,
     /// The latest turns-cleared reduction of the log that this reducer trusts (minted by it,
     /// or taken from a resumed log after it verified), with its view message.
     latest_cleared: Option<Cleared>,
@@ -180,6 +184,7 @@ impl Reducer {
             decided: 0,
             by_digest: HashMap::default(),
             boundaries: Boundaries::new(),
+            digests: DigestCache::default(),
             latest_cleared: None,
             resumed_cleared,
             cleared: None,
@@ -196,15 +201,21 @@ impl Reducer {
     /// history and the log as it was before the call. Its cost is linear in the bytes of the
     /// new messages plus the tool results leaving the protected window and the messages a
     /// growing turns-cleared range gains; the rest of the history is not touched. When the new
-    /// tool results hold more than [`PARALLEL_HASH_MIN_BYTES`], they are hashed on up to 8
+    /// tool results hold more than [`crate::PARALLEL_HASH_MIN_BYTES`], they are hashed on up to 8
     /// threads (a whole session at once); a turn is hashed on the calling thread.
     pub fn project(&mut self, new_messages: impl IntoIterator<Item = Message>) -> usize {
         let before = self.log.len();
         let new: Vec<Message> = new_messages.into_iter().collect();
-        let digests = tool_result_digests(&new);
-        self.reserve(new.len());
-        for (message, digest) in new.into_iter().zip(digests) {
-            self.push(message, digest);
+        let digests = self.digests.digests(&self.history, &new);
+        let base = self.history.len();
+        self.reserve_tracking(new.len());
+        if base == 0 {
+            self.history = new; // a whole session at once: no copy
+        } else {
+            self.history.extend(new);
+        }
+        for (offset, digest) in digests.into_iter().enumerate() {
+            self.track(base + offset, digest);
         }
         self.decide_cleared();
         self.decide_tool_results();
@@ -217,6 +228,11 @@ impl Reducer {
     /// reducer has no spare room; a reducer that has been growing has.
     pub fn reserve(&mut self, additional: usize) {
         self.history.reserve(additional);
+        self.reserve_tracking(additional);
+    }
+
+    /// Reserves room to track `additional` more messages (not to hold them).
+    fn reserve_tracking(&mut self, additional: usize) {
         self.stubs.reserve(additional);
         self.tool_results.reserve(additional);
         self.by_digest.reserve(additional);
@@ -248,15 +264,13 @@ impl Reducer {
         (self.history, self.log)
     }
 
-    /// Takes one new message with the digest of its text when it is a tool result: its
-    /// boundaries, its occurrence, and a resumed log's reduction of it.
-    fn push(&mut self, message: Message, digest: Option<Digest>) {
-        let index = self.history.len();
-        self.boundaries.push(&message);
-        let is_tool_result = message.is_tool_result();
-        self.history.push(message);
+    /// Takes the new message at `index` of the history, with the digest of its text when it is
+    /// a tool result: its boundaries, its occurrence, and a resumed log's reduction of it.
+    fn track(&mut self, index: usize, digest: Option<Digest>) {
+        let message = &self.history[index];
+        self.boundaries.push(message);
         self.stubs.push(None);
-        if !is_tool_result {
+        if !message.is_tool_result() {
             return;
         }
         if let Some(digest) = digest {
@@ -578,49 +592,6 @@ impl Reducer {
             None => self.history.get(index),
         }
     }
-}
-
-/// New tool results holding more text than this many bytes in one [`Reducer::project`] call
-/// are hashed on several threads. 4 MiB.
-pub const PARALLEL_HASH_MIN_BYTES: usize = 4 << 20;
-
-/// The digest of each tool result's text (`None` for other messages and for tool results
-/// without text), computed on up to 8 threads when the texts hold more than
-/// [`PARALLEL_HASH_MIN_BYTES`].
-fn tool_result_digests(messages: &[Message]) -> Vec<Option<Digest>> {
-    fn text(m: &Message) -> Option<&str> {
-        m.content_text().filter(|_| m.is_tool_result())
-    }
-    fn digest(m: &Message) -> Option<Digest> {
-        text(m).map(|t| content_digest(t.as_bytes()))
-    }
-    let bytes: usize = messages.iter().filter_map(text).map(str::len).sum();
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if bytes < PARALLEL_HASH_MIN_BYTES || threads == 1 {
-        return messages.iter().map(digest).collect();
-    }
-    // Chunks of about equal text bytes, cut between messages.
-    let per_thread = bytes.div_ceil(threads);
-    let mut chunks = Vec::with_capacity(threads);
-    let (mut start, mut acc) = (0, 0);
-    for (i, m) in messages.iter().enumerate() {
-        acc += text(m).map_or(0, str::len);
-        if acc >= per_thread {
-            chunks.push(&messages[start..=i]);
-            (start, acc) = (i + 1, 0);
-        }
-    }
-    chunks.push(&messages[start..]);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = chunks
-            .into_iter()
-            .map(|chunk| scope.spawn(move || chunk.iter().map(digest).collect::<Vec<_>>()))
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("hashing does not panic"))
-            .collect()
-    })
 }
 
 /// A tool result that may be reduced: the message, its index, its text and the text's digest.

@@ -166,3 +166,32 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn repeated_texts_take_their_first_digest_and_lookalikes_are_hashed() {
+    use rehydrate_sidecar::content_digest;
+
+    let base = "x".repeat(100);
+    // Same length and same sampled bytes (start, middle, end) as `base`, different content.
+    let mut lookalike = base.clone().into_bytes();
+    lookalike[30] = b'y';
+    let lookalike = String::from_utf8(lookalike).unwrap();
+    let mut cache = crate::digests::DigestCache::default();
+    let first = vec![
+        Message::text(Role::User, base.clone()),
+        Message::tool_result("a", base.clone()),
+        Message::tool_result("b", lookalike.clone()),
+        Message::tool_result("c", base.clone()),
+    ];
+    let got = cache.digests(&[], &first);
+    let d = |t: &str| Some(content_digest(t.as_bytes()));
+    assert_eq!(got, vec![None, d(&base), d(&lookalike), d(&base)]);
+    // A later batch finds the text in the history.
+    let second = vec![
+        Message::tool_result("d", lookalike.clone()),
+        Message::tool_result("e", base.clone()),
+        Message::tool_result("f", String::new()),
+    ];
+    let got = cache.digests(&first, &second);
+    assert_eq!(got, vec![d(&lookalike), d(&base), d("")]);
+}
