@@ -63,6 +63,11 @@ fn tool_text(m: &Message) -> Option<&str> {
 }
 
 impl DigestCache {
+    /// Reserves room for `additional` more distinct texts.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.first.reserve(additional);
+    }
+
     /// The digest of each message of `new` that is a tool result with text (`None` for the
     /// others), where `new[k]` will get history index `history.len() + k`. Texts seen before
     /// (in `history` or earlier in `new`) take the digest of their first occurrence; the others

@@ -236,6 +236,7 @@ impl Reducer {
         self.stubs.reserve(additional);
         self.tool_results.reserve(additional);
         self.by_digest.reserve(additional);
+        self.digests.reserve(additional);
         self.boundaries.reserve(additional);
     }
 
