@@ -1,11 +1,10 @@
-//! The subcommands that drive cargo: `ci`, `snap` and `bench`.
+//! The subcommands that drive cargo: `ci` and `snap` (`bench` is in `bench.rs`).
 
-use std::ffi::OsString;
 use std::path::Path;
 use std::process::Command;
 
 use crate::cmd::{self, cargo, locked};
-use crate::{Result, corpus, layers};
+use crate::{Result, bench, corpus, layers};
 
 /// One step of `cargo xtask ci`.
 #[derive(Clone, Copy)]
@@ -94,7 +93,19 @@ pub(crate) fn ci(root: &Path) -> Result<()> {
                 header("cargo bench");
                 println!("bench: no benchmarks yet, skipped");
             }
-            Step::Fmt | Step::Clippy | Step::Test | Step::Doc | Step::Bench => {
+            Step::Bench => {
+                // The suite's CLI bench runs the release binary, even in --test mode.
+                let mut command = step
+                    .command(root)
+                    .ok_or_else(|| format!("ci step `{name}` has no command"))?;
+                header(&format!(
+                    "cargo build --release -p rehydrate-cli, then {}",
+                    cmd::display(&command)
+                ));
+                bench::build_cli(root).map_err(failed)?;
+                cmd::run(&format!("ci step `{name}`"), &mut command)?;
+            }
+            Step::Fmt | Step::Clippy | Step::Test | Step::Doc => {
                 let mut command = step
                     .command(root)
                     .ok_or_else(|| format!("ci step `{name}` has no command"))?;
@@ -126,22 +137,6 @@ pub(crate) fn snap(root: &Path) -> Result<()> {
     );
     cmd::run("snap", &mut status)?;
     tested
-}
-
-/// `cargo xtask bench [-- ARGS]`: runs the benchmarks, passing `args` to the bench harness.
-pub(crate) fn bench(root: &Path, args: &[OsString]) -> Result<()> {
-    if !cmd::has_benches(&cmd::metadata(root)?) {
-        println!("bench: no benchmarks yet, skipped");
-        return Ok(());
-    }
-    let args = match args.split_first() {
-        Some((first, rest)) if first == "--" => rest,
-        _ => args,
-    };
-    let mut command = cargo(root);
-    command.args(["bench", "--workspace", "--"]).args(args);
-    println!("==> {}", cmd::display(&command));
-    cmd::run("bench", &mut command)
 }
 
 #[cfg(test)]

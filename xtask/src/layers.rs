@@ -8,6 +8,7 @@
 //! | 1     | rehydrate-sidecar, rehydrate-formats    |
 //! | 2     | rehydrate-reduce                        |
 //! | 3     | rehydrate-cli                           |
+//! | 4     | rehydrate-bench                         |
 //!
 //! Rules, checked against `cargo metadata --format-version 1 --no-deps`:
 //!
@@ -37,6 +38,8 @@ const LAYERS: &[&[&str]] = &[
     &["rehydrate-reduce"],
     // layer 3
     &["rehydrate-cli"],
+    // layer 4: benchmarks, which may depend on everything (and alone on the peer)
+    &["rehydrate-bench"],
 ];
 
 /// The crate whose external dependencies are restricted.

@@ -1,6 +1,7 @@
 //! `cargo xtask`: the one automation entry point of the rehydrate workspace (see [`USAGE`]).
 #![forbid(unsafe_code)]
 
+mod bench;
 mod ci;
 mod cmd;
 mod corpus;
@@ -27,12 +28,14 @@ Commands:
   corpus [--preset P]  run `rehydrate roundtrip` on every corpus session;
                        P is default, aggressive or both (the default)
   snap                 run the tests accepting every insta snapshot, then list changed .snap files
-  bench [-- ARGS]      run the benchmarks, passing ARGS to the bench harness
+  bench [-- ARGS]      build the release CLI, run the criterion suite (rehydrate-bench),
+                       passing ARGS (such as a filter) to it, and print its figures as ratios
   help                 print this text
 
 Environment:
   REHYDRATE_CORPUS     corpus directory (default: <workspace root>/../shared/corpus)
-  REHYDRATE_BIN        rehydrate binary for `corpus` (default: build target/release/rehydrate)
+  REHYDRATE_BIN        rehydrate binary for `corpus` and `bench`
+                       (default: build target/release/rehydrate)
 ";
 
 /// A wrong command line: reported with the usage text and exit code 2.
@@ -82,7 +85,7 @@ fn run(args: Vec<OsString>) -> Result<()> {
             no_arguments("snap", rest)?;
             ci::snap(&root)
         }
-        Some("bench") => ci::bench(&root, rest),
+        Some("bench") => bench::run(&root, rest),
         Some("help" | "-h" | "--help") => {
             print!("{USAGE}");
             Ok(())

@@ -77,6 +77,10 @@ pub(crate) struct ReduceArgs {
     /// Print one JSON object instead of the summary table.
     #[arg(long)]
     pub(crate) json: bool,
+    /// Do not count tokens (the slowest step): the token fields are null in --json output and
+    /// `-` in the table.
+    #[arg(long)]
+    pub(crate) no_tokens: bool,
     /// Tool results strictly larger than this many bytes are truncation candidates
     /// [default: 8192; aggressive: 0].
     #[arg(long, value_name = "BYTES")]

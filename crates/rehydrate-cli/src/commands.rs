@@ -2,10 +2,12 @@
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc;
 
+use rehydrate_formats::{Format, Warning};
 use rehydrate_model::{Message, ReductionKind, ReductionLog, Role};
-use rehydrate_reduce::{Projection, ReductionPolicy, project_messages};
-use rehydrate_sidecar::{expand_reduction, invert, render_turns, verify_log};
+use rehydrate_reduce::{Reducer, ReductionPolicy, project_messages};
+use rehydrate_sidecar::{check_inverts, expand_reduction, render_turns, verify_log};
 
 use crate::cli::{Cli, Command, Preset, ReduceArgs};
 use crate::failure::{Failure, input};
@@ -47,8 +49,10 @@ struct ReduceReport<'a> {
     messages: usize,
     bytes_before: usize,
     bytes_after: usize,
-    tokens_before: usize,
-    tokens_after: usize,
+    /// `None` (null) with `--no-tokens`.
+    tokens_before: Option<usize>,
+    /// `None` (null) with `--no-tokens`.
+    tokens_after: Option<usize>,
     verified: bool,
     out: String,
     warnings: Vec<String>,
@@ -93,19 +97,21 @@ fn policy_of(args: &ReduceArgs) -> Result<ReductionPolicy, Failure> {
     Ok(policy)
 }
 
-fn wire_bytes(messages: &[Message]) -> usize {
-    messages.iter().map(Message::wire_len).sum()
-}
-
 /// Checks a projection against the messages it was made from: every reduction verifies and
-/// the view inverts to exactly `messages`.
-fn check_projection(messages: &[Message], out: &Projection) -> Result<(), Failure> {
-    let mut failures: Vec<String> = verify_log(&out.log, messages)
-        .iter()
-        .map(ToString::to_string)
-        .collect();
-    // invert checks every view message against the imported messages as well.
-    if let Err(e) = invert(&out.view, &out.log, messages) {
+/// the view inverts to exactly `messages`. Nothing is copied; the two checks run in parallel.
+fn check_projection(
+    messages: &[Message],
+    view: &[&Message],
+    log: &ReductionLog,
+) -> Result<(), Failure> {
+    let (log_errors, inverted) = std::thread::scope(|scope| {
+        let log_errors = scope.spawn(|| verify_log(log, messages));
+        // check_inverts checks every view message against the imported messages as well.
+        let inverted = check_inverts(view.iter().copied(), log, messages);
+        (join(log_errors), inverted)
+    });
+    let mut failures: Vec<String> = log_errors.iter().map(ToString::to_string).collect();
+    if let Err(e) = inverted {
         failures.push(e.to_string());
     }
     if failures.is_empty() {
@@ -115,40 +121,166 @@ fn check_projection(messages: &[Message], out: &Projection) -> Result<(), Failur
     }
 }
 
-fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
-    let imported = load::import(&args.transcript, args.format.format())?;
-    let policy = policy_of(args)?;
-    let messages = imported.messages;
-    let out = project_messages(&messages, &ReductionLog::default(), &policy);
-    check_projection(&messages, &out)?;
+/// The result of a scoped thread; a panic in it continues in the caller.
+fn join<T>(handle: std::thread::ScopedJoinHandle<'_, T>) -> T {
+    handle
+        .join()
+        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+}
 
+/// Messages per batch handed between the stages of [`import_into`].
+const BATCH_MESSAGES: usize = 64;
+
+/// Batches in flight between two stages of [`import_into`].
+const BATCHES_IN_FLIGHT: usize = 4;
+
+/// Imports the session file's `bytes` into `reducer` (one `project` call, as for the whole
+/// session at once) while staging the sidecar in `dir`. Three stages run at once: the importer
+/// hands each message over as soon as it is read, the sidecar writer writes it to
+/// `sidecar/messages.jsonl` under its temporary name and passes it on, and the reducer takes
+/// it into its history (and counts its wire bytes while it waits for the next one).
+fn import_into(
+    reducer: &mut Reducer,
+    args: &ReduceArgs,
+    dir: &Path,
+    bytes: Vec<u8>,
+) -> ImportedInto {
+    let path = &args.transcript;
+    std::thread::scope(|scope| {
+        let (to_writer, writer_input) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
+        let (to_reducer, reducer_input) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
+        // Each stage owns its sender, so a stage that ends closes the next one's input. The
+        // importer owns the file's bytes, which are dropped as soon as it is done.
+        let importer = scope.spawn(move || {
+            let mut batch = Vec::with_capacity(BATCH_MESSAGES);
+            let imported =
+                rehydrate_formats::import_each(path, &bytes, args.format.format(), &mut |m| {
+                    batch.push(m);
+                    if batch.len() == BATCH_MESSAGES {
+                        let full =
+                            std::mem::replace(&mut batch, Vec::with_capacity(BATCH_MESSAGES));
+                        // A writer that hung up has failed on its own and reports that.
+                        let _ = to_writer.send(full);
+                    }
+                });
+            let _ = to_writer.send(batch);
+            imported
+        });
+        let writer =
+            scope.spawn(move || session_dir::stage_messages(dir, path, writer_input, &to_reducer));
+        let mut wire_bytes_before = 0;
+        let messages = reducer_input.into_iter().flatten();
+        reducer.project(messages.inspect(|m| wire_bytes_before += m.wire_len()));
+        ImportedInto {
+            import: join(importer),
+            sidecar: join(writer),
+            wire_bytes_before,
+        }
+    })
+}
+
+/// What [`import_into`] gives back besides the projection.
+struct ImportedInto {
+    /// The format and the warnings, or why the file cannot be imported.
+    import: Result<(Format, Vec<Warning>), rehydrate_formats::Error>,
+    /// The staged sidecar, or why it could not be staged.
+    sidecar: Result<session_dir::Staged, Failure>,
+    /// The wire bytes of the messages projected.
+    wire_bytes_before: usize,
+}
+
+/// Checks the projection while the log and the view are staged next to the staged `sidecar`
+/// (and only there: never next to a session file the directory would overwrite). Returns the
+/// three staged files and the wire bytes of the view. Nothing is put in place here.
+fn check_and_stage(
+    dir: &Path,
+    history: &[Message],
+    view: &[&Message],
+    log: &ReductionLog,
+    sidecar: Result<session_dir::Staged, Failure>,
+) -> Result<([session_dir::Staged; 3], usize), Failure> {
+    std::thread::scope(|scope| {
+        let staging = sidecar.map(|sidecar| {
+            let others = scope.spawn(|| {
+                Ok::<_, Failure>([
+                    session_dir::stage_log(dir, log)?,
+                    session_dir::stage_view(dir, view.iter().copied())?,
+                ])
+            });
+            (sidecar, others)
+        });
+        let checked = check_projection(history, view, log);
+        let bytes = wire_bytes(view.iter().copied());
+        let staging = staging.map(|(sidecar, others)| (sidecar, join(others)));
+        checked?;
+        let (sidecar, others) = staging?;
+        let [log_file, view_file] = others?;
+        Ok(([sidecar, log_file, view_file], bytes))
+    })
+}
+
+fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
+    let path = &args.transcript;
+    let policy = match policy_of(args) {
+        Ok(policy) => policy,
+        Err(e) => {
+            // A bad session file is reported first, as when it was read before the policy.
+            load::import(path, args.format.format())?;
+            return Err(e);
+        }
+    };
     let dir = args
         .out
         .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("{}.rehydrate", args.transcript.display())));
-    session_dir::refuse_overwriting(&dir, &args.transcript)?;
-    let encoded = session_dir::encode(&out.view, &out.log, &messages);
-    session_dir::write(
-        &dir,
-        &args.transcript,
-        imported.format.as_str(),
-        &encoded,
-        messages.len(),
-    )?;
+        .unwrap_or_else(|| PathBuf::from(format!("{}.rehydrate", path.display())));
+    let bytes = load::read(path)?;
+    let mut reducer = Reducer::new(policy);
+    let ImportedInto {
+        import,
+        sidecar,
+        wire_bytes_before: bytes_before,
+    } = import_into(&mut reducer, args, &dir, bytes);
+    // On failure, staged files are dropped first (which removes them), then an output
+    // directory left empty.
+    let cleanup = |e: Failure| {
+        session_dir::remove_if_empty(&dir);
+        e
+    };
+    let (format, warnings) = match import {
+        Ok(imported) => imported,
+        Err(e) => {
+            drop(sidecar);
+            return Err(cleanup(e.into()));
+        }
+    };
+    load::print_warnings(path, &warnings);
+    // The view borrows every message it does not reduce from the history.
+    let view: Vec<&Message> = reducer.view().iter().collect();
+    let (history, log) = (reducer.history(), reducer.log());
+    let (staged, bytes_after) =
+        check_and_stage(&dir, history, &view, log, sidecar).map_err(cleanup)?;
+    session_dir::commit(&dir, path, format.as_str(), history.len(), staged)?;
 
-    let counter = TokenCounter::new();
+    let (tokens_before, tokens_after) = if args.no_tokens {
+        (None, None)
+    } else {
+        let mut counter = TokenCounter::new();
+        (
+            Some(counter.count(history)),
+            Some(counter.count(view.iter().copied())),
+        )
+    };
     let report = ReduceReport {
-        format: imported.format.as_str(),
-        messages: messages.len(),
-        bytes_before: wire_bytes(&messages),
-        bytes_after: wire_bytes(&out.view),
-        tokens_before: counter.count(&messages),
-        tokens_after: counter.count(&out.view),
+        format: format.as_str(),
+        messages: history.len(),
+        bytes_before,
+        bytes_after,
+        tokens_before,
+        tokens_after,
         verified: true,
         out: dir.display().to_string(),
-        warnings: imported.warnings.iter().map(ToString::to_string).collect(),
-        reductions: out
-            .log
+        warnings: warnings.iter().map(ToString::to_string).collect(),
+        reductions: log
             .reductions
             .iter()
             .map(|r| ReductionReport {
@@ -162,17 +294,29 @@ fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
     if args.json {
         return print_json(&report);
     }
+    print_stdout(reduce_table(args, &report, view.len()).as_bytes())
+}
+
+/// The summary table `reduce` prints without `--json`; token cells are `-` when tokens were
+/// not counted.
+fn reduce_table(args: &ReduceArgs, report: &ReduceReport<'_>, view_len: usize) -> String {
     let mut by_kind = std::collections::BTreeMap::<&str, usize>::new();
     for r in &report.reductions {
         *by_kind.entry(r.kind).or_default() += 1;
     }
     let kinds: Vec<String> = by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
     let pct = |before: usize, after: usize| {
-        if before == 0 {
+        let saved = if before == 0 {
             0.0
         } else {
             100.0 * (before as f64 - after as f64) / before as f64
-        }
+        };
+        format!("{saved:.1}%")
+    };
+    let tokens = |n: Option<usize>| n.map_or_else(|| "-".to_string(), |n| n.to_string());
+    let tokens_saved = match (report.tokens_before, report.tokens_after) {
+        (Some(before), Some(after)) => pct(before, after),
+        _ => "-".to_string(),
     };
     let mut o = String::new();
     o.push_str(&format!(
@@ -187,21 +331,24 @@ fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
     ));
     o.push_str(&format!(
         "{:<8}{:>10}{:>12}{:>10}\n",
-        "before", report.messages, report.bytes_before, report.tokens_before
+        "before",
+        report.messages,
+        report.bytes_before,
+        tokens(report.tokens_before)
     ));
     o.push_str(&format!(
         "{:<8}{:>10}{:>12}{:>10}\n",
         "after",
-        out.view.len(),
+        view_len,
         report.bytes_after,
-        report.tokens_after
+        tokens(report.tokens_after)
     ));
     o.push_str(&format!(
-        "{:<8}{:>10}{:>11.1}%{:>9.1}%\n",
+        "{:<8}{:>10}{:>12}{:>10}\n",
         "saved",
         "",
         pct(report.bytes_before, report.bytes_after),
-        pct(report.tokens_before, report.tokens_after)
+        tokens_saved
     ));
     o.push_str(&format!(
         "reductions: {}{}, all verified\n",
@@ -212,7 +359,7 @@ fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
             format!(" ({})", kinds.join(", "))
         }
     ));
-    print_stdout(o.as_bytes())
+    o
 }
 
 fn parse_range(text: &str) -> Result<(usize, usize), Failure> {
@@ -243,9 +390,9 @@ fn verify(dir: &Path) -> Result<(), Failure> {
             .iter()
             .map(ToString::to_string),
     );
-    // invert checks every view message against the sidecar as well. A reduction that failed
-    // above fails invert with the same error: report it once.
-    if let Err(e) = invert(&loaded.view, &loaded.log, &loaded.sidecar)
+    // check_inverts checks every view message against the sidecar as well. A reduction that
+    // failed above fails it with the same error: report it once.
+    if let Err(e) = check_inverts(&loaded.view, &loaded.log, &loaded.sidecar)
         && !failures.contains(&e.to_string())
     {
         failures.push(e.to_string());
@@ -280,11 +427,7 @@ struct InspectReport {
     warnings: Vec<String>,
 }
 
-fn inspect(
-    path: &Path,
-    format: Option<rehydrate_formats::Format>,
-    json: bool,
-) -> Result<(), Failure> {
+fn inspect(path: &Path, format: Option<Format>, json: bool) -> Result<(), Failure> {
     let imported = load::import(path, format)?;
     let m = &imported.messages;
     let count = |role: Role| m.iter().filter(|x| x.role == role).count();
@@ -340,7 +483,7 @@ struct RoundtripReport {
 
 fn roundtrip(
     path: &Path,
-    format: Option<rehydrate_formats::Format>,
+    format: Option<Format>,
     preset: Preset,
     json: bool,
 ) -> Result<(), Failure> {
@@ -348,7 +491,8 @@ fn roundtrip(
     let messages = &imported.messages;
     let policy = preset.policy();
     let out = project_messages(messages, &ReductionLog::default(), &policy);
-    check_projection(messages, &out)?;
+    let view: Vec<&Message> = out.view.iter().collect();
+    check_projection(messages, &view, &out.log)?;
 
     let mut failures = Vec::new();
     let mut expanded = 0;
@@ -408,7 +552,7 @@ fn roundtrip(
         ));
     }
 
-    let counter = TokenCounter::new();
+    let mut counter = TokenCounter::new();
     let report = RoundtripReport {
         file: path.display().to_string(),
         format: imported.format.as_str(),
@@ -457,4 +601,9 @@ fn print_stdout(bytes: &[u8]) -> Result<(), Failure> {
         }
         _ => Ok(()),
     }
+}
+
+/// The total wire bytes of `messages` ([`Message::wire_len`]).
+pub(crate) fn wire_bytes<'a>(messages: impl IntoIterator<Item = &'a Message>) -> usize {
+    messages.into_iter().map(Message::wire_len).sum()
 }

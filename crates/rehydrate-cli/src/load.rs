@@ -2,18 +2,26 @@
 
 use std::path::Path;
 
-use rehydrate_formats::{Format, Import};
+use rehydrate_formats::{Format, Import, Warning};
 
 use crate::failure::{Failure, input};
 
-/// Reads and imports `path`, printing each import warning on stderr as
-/// `warning: <path>: <warning>`.
+/// Reads and imports `path`, printing each import warning on stderr ([`print_warnings`]).
 pub(crate) fn import(path: &Path, format: Option<Format>) -> Result<Import, Failure> {
-    let bytes =
-        std::fs::read(path).map_err(|e| input(format!("cannot read {}: {e}", path.display())))?;
+    let bytes = read(path)?;
     let imported = rehydrate_formats::import(path, &bytes, format)?;
-    for w in &imported.warnings {
+    print_warnings(path, &imported.warnings);
+    Ok(imported)
+}
+
+/// The bytes of the session file `path`.
+pub(crate) fn read(path: &Path) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| input(format!("cannot read {}: {e}", path.display())))
+}
+
+/// Prints each import warning on stderr as `warning: <path>: <warning>`.
+pub(crate) fn print_warnings(path: &Path, warnings: &[Warning]) {
+    for w in warnings {
         eprintln!("warning: {}: {w}", path.display());
     }
-    Ok(imported)
 }

@@ -12,6 +12,9 @@ mod load;
 mod session_dir;
 mod tokens;
 
+#[cfg(test)]
+mod tests;
+
 use std::io::Write as _;
 use std::process::ExitCode;
 

@@ -3,8 +3,10 @@
 //! "Output directory".
 
 use std::collections::BTreeMap;
-use std::fs;
+use std::fs::{self, File};
+use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, SyncSender};
 
 use rehydrate_model::{Digest, Message, ReductionLog};
 use rehydrate_sidecar::content_digest;
@@ -55,67 +57,170 @@ pub(crate) struct SessionDir {
     pub(crate) file_mismatches: Vec<String>,
 }
 
-/// The bytes of each file of a directory.
+/// The bytes of each file of a directory, for checking that they read back equal.
 pub(crate) struct Encoded {
     pub(crate) view: Vec<u8>,
     pub(crate) log: Vec<u8>,
     pub(crate) messages: Vec<u8>,
 }
 
-/// Serializes the three data files.
-pub(crate) fn encode(view: &[Message], log: &ReductionLog, sidecar: &[Message]) -> Encoded {
-    let mut view_bytes = b"[\n".to_vec();
-    for (i, m) in view.iter().enumerate() {
-        serde_json::to_writer(&mut view_bytes, m).expect("a message always serializes");
-        view_bytes.extend_from_slice(if i + 1 < view.len() { b",\n" } else { b"\n" });
+/// Serializes the three data files in memory: the same bytes [`stage_messages`],
+/// [`stage_log`] and [`stage_view`] write.
+pub(crate) fn encode<'a>(
+    view: impl IntoIterator<Item = &'a Message>,
+    log: &ReductionLog,
+    sidecar: &[Message],
+) -> Encoded {
+    let mut encoded = Encoded {
+        view: Vec::new(),
+        log: Vec::new(),
+        messages: Vec::new(),
+    };
+    // Writing to a Vec fails only if serialization does, and these types always serialize.
+    let written = write_view(&mut encoded.view, view)
+        .and_then(|()| write_log(&mut encoded.log, log))
+        .and_then(|()| write_messages(&mut encoded.messages, sidecar));
+    written.expect("messages and logs always serialize to memory");
+    encoded
+}
+
+/// `view.json`: a JSON array of canonical messages, one per line.
+fn write_view<'a>(
+    out: &mut impl Write,
+    view: impl IntoIterator<Item = &'a Message>,
+) -> io::Result<()> {
+    out.write_all(b"[\n")?;
+    let mut any = false;
+    for m in view {
+        if any {
+            out.write_all(b",\n")?;
+        }
+        any = true;
+        serde_json::to_writer(&mut *out, m)?;
     }
-    view_bytes.extend_from_slice(b"]\n");
-    let mut log_bytes = serde_json::to_vec_pretty(log).expect("a log always serializes");
-    log_bytes.push(b'\n');
-    let mut messages = Vec::new();
+    if any {
+        out.write_all(b"\n")?;
+    }
+    out.write_all(b"]\n")
+}
+
+/// `reductions.json`: the log, pretty-printed, and a line break.
+fn write_log(out: &mut impl Write, log: &ReductionLog) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, log)?;
+    out.write_all(b"\n")
+}
+
+/// `sidecar/messages.jsonl`: one canonical message per line.
+fn write_messages(out: &mut impl Write, sidecar: &[Message]) -> io::Result<()> {
     for m in sidecar {
-        serde_json::to_writer(&mut messages, m).expect("a message always serializes");
-        messages.push(b'\n');
+        serde_json::to_writer(&mut *out, m)?;
+        out.write_all(b"\n")?;
     }
-    Encoded {
-        view: view_bytes,
-        log: log_bytes,
-        messages,
+    Ok(())
+}
+
+/// Creates `dir` and `dir/sidecar` if needed, ready for staging files.
+fn create(dir: &Path) -> Result<(), Failure> {
+    let sidecar_dir = dir.join("sidecar");
+    fs::create_dir_all(&sidecar_dir)
+        .map_err(|e| input(format!("cannot create {}: {e}", sidecar_dir.display())))
+}
+
+/// Removes `dir/sidecar` and `dir` if they are empty (after a failure, so that a directory
+/// [`create`] made is not left behind); a directory holding anything is kept.
+pub(crate) fn remove_if_empty(dir: &Path) {
+    let _ = fs::remove_dir(dir.join("sidecar"));
+    let _ = fs::remove_dir(dir);
+}
+
+/// A file written under its temporary name (its name with `.tmp` added), hashed as it was
+/// written, and waiting for [`commit`]. Dropping it uncommitted removes the temporary file, so
+/// nothing half-done is left behind on failure.
+pub(crate) struct Staged {
+    /// The file's path relative to the directory, as the manifest records it.
+    name: &'static str,
+    path: PathBuf,
+    tmp: PathBuf,
+    entry: FileEntry,
+    committed: bool,
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.committed {
+            let _ = fs::remove_file(&self.tmp);
+        }
     }
 }
 
-/// Writes the directory: each file to a temporary name first, then renamed, the manifest
-/// last, so a directory with a manifest is complete.
-pub(crate) fn write(
+/// Serializes `sidecar/messages.jsonl` straight to its temporary name in `dir` from messages
+/// that arrive in batches while the session is imported: checks that `dir` would not overwrite
+/// `source` ([`refuse_overwriting`]), [`create`]s it, writes each batch from `input` and then
+/// passes the batch on to `output`. Every batch is passed on, even after an error (returned
+/// once `input` is exhausted), so `output` always receives the whole session.
+///
+/// Staging touches no file a manifest vouches for, so files can be staged in parallel, and
+/// before the projection is checked.
+pub(crate) fn stage_messages(
+    dir: &Path,
+    source: &Path,
+    input: Receiver<Vec<Message>>,
+    output: &SyncSender<Vec<Message>>,
+) -> Result<Staged, Failure> {
+    let mut input = input.into_iter();
+    let staged = refuse_overwriting(dir, source)
+        .and_then(|()| create(dir))
+        .and_then(|()| {
+            write_tmp(dir, MESSAGES, |w| {
+                for batch in &mut input {
+                    let written = write_messages(w, &batch);
+                    // A receiver that hung up has failed on its own; nothing is lost here.
+                    let _ = output.send(batch);
+                    written?;
+                }
+                Ok(())
+            })
+        });
+    for batch in input {
+        let _ = output.send(batch);
+    }
+    staged
+}
+
+/// Serializes `reductions.json` to its temporary name (see [`stage_messages`]).
+pub(crate) fn stage_log(dir: &Path, log: &ReductionLog) -> Result<Staged, Failure> {
+    write_tmp(dir, LOG, |w| write_log(w, log))
+}
+
+/// Serializes `view.json` to its temporary name (see [`stage_messages`]).
+pub(crate) fn stage_view<'a>(
+    dir: &Path,
+    view: impl IntoIterator<Item = &'a Message>,
+) -> Result<Staged, Failure> {
+    write_tmp(dir, VIEW, |w| write_view(w, view))
+}
+
+/// Puts staged files in place: removes a stale manifest first (it must not vouch for files
+/// while they are replaced), renames each file, and writes the manifest last, so a directory
+/// with a manifest is complete.
+pub(crate) fn commit(
     dir: &Path,
     source: &Path,
     source_format: &str,
-    encoded: &Encoded,
     messages: usize,
+    staged: impl IntoIterator<Item = Staged>,
 ) -> Result<(), Failure> {
-    let sidecar_dir = dir.join("sidecar");
-    fs::create_dir_all(&sidecar_dir)
-        .map_err(|e| input(format!("cannot create {}: {e}", sidecar_dir.display())))?;
-    // A stale manifest must not vouch for new files while they are being replaced.
     let manifest_path = dir.join(MANIFEST);
     if manifest_path.exists() {
         fs::remove_file(&manifest_path)
             .map_err(|e| input(format!("cannot remove {}: {e}", manifest_path.display())))?;
     }
     let mut files = BTreeMap::new();
-    for (name, bytes) in [
-        (MESSAGES, &encoded.messages),
-        (LOG, &encoded.log),
-        (VIEW, &encoded.view),
-    ] {
-        write_atomic(&dir.join(name), bytes)?;
-        files.insert(
-            name.to_string(),
-            FileEntry {
-                bytes: bytes.len(),
-                blake3: content_digest(bytes),
-            },
-        );
+    for mut file in staged {
+        fs::rename(&file.tmp, &file.path)
+            .map_err(|e| input(format!("cannot write {}: {e}", file.path.display())))?;
+        file.committed = true;
+        files.insert(file.name.to_string(), file.entry.clone());
     }
     let manifest = Manifest {
         format: MANIFEST_FORMAT.to_string(),
@@ -125,23 +230,87 @@ pub(crate) fn write(
         messages,
         files,
     };
-    let mut bytes = serde_json::to_vec_pretty(&manifest).expect("a manifest always serializes");
-    bytes.push(b'\n');
-    write_atomic(&manifest_path, &bytes)
+    let mut staged = write_tmp(dir, MANIFEST, |w| {
+        serde_json::to_writer_pretty(&mut *w, &manifest)?;
+        w.write_all(b"\n")
+    })?;
+    fs::rename(&staged.tmp, &staged.path)
+        .map_err(|e| input(format!("cannot write {}: {e}", staged.path.display())))?;
+    staged.committed = true;
+    Ok(())
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), Failure> {
+/// The size of the buffer between serialization and a file.
+const WRITE_BUFFER_BYTES: usize = 256 * 1024;
+
+/// Writes `dir/name` through `fill` under its temporary name; the result knows the size and
+/// blake3 of the bytes written. Nothing is left behind on failure.
+fn write_tmp(
+    dir: &Path,
+    name: &'static str,
+    fill: impl FnOnce(&mut BufWriter<HashingWriter<File>>) -> io::Result<()>,
+) -> Result<Staged, Failure> {
+    let path = dir.join(name);
     let tmp = PathBuf::from(format!("{}.tmp", path.display()));
-    let written = fs::write(&tmp, bytes)
-        .map_err(|e| format!("cannot write {}: {e}", tmp.display()))
-        .and_then(|()| {
-            fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))
-        });
-    written.map_err(|msg| {
-        // Leave nothing half-written behind (a full disk stays no fuller).
-        let _ = fs::remove_file(&tmp);
-        input(msg)
-    })
+    let written = File::create(&tmp).and_then(|file| {
+        let mut w = BufWriter::with_capacity(WRITE_BUFFER_BYTES, HashingWriter::new(file));
+        fill(&mut w)?;
+        let hashing = w.into_inner().map_err(io::IntoInnerError::into_error)?;
+        Ok(hashing.finish())
+    });
+    match written {
+        Ok(entry) => Ok(Staged {
+            name,
+            path,
+            tmp,
+            entry,
+            committed: false,
+        }),
+        Err(e) => {
+            // Leave nothing half-written behind (a full disk stays no fuller).
+            let _ = fs::remove_file(&tmp);
+            Err(input(format!("cannot write {}: {e}", tmp.display())))
+        }
+    }
+}
+
+/// A writer that hashes and counts the bytes it passes on.
+struct HashingWriter<W> {
+    inner: W,
+    hasher: blake3::Hasher,
+    bytes: usize,
+}
+
+impl<W: Write> HashingWriter<W> {
+    fn new(inner: W) -> HashingWriter<W> {
+        HashingWriter {
+            inner,
+            hasher: blake3::Hasher::new(),
+            bytes: 0,
+        }
+    }
+
+    /// The size and blake3 of everything written; closes the inner writer.
+    fn finish(self) -> FileEntry {
+        FileEntry {
+            bytes: self.bytes,
+            blake3: Digest(*self.hasher.finalize().as_bytes()),
+        }
+    }
+}
+
+impl<W: Write> Write for HashingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        let written = buf.get(..n).unwrap_or(buf);
+        self.hasher.update(written);
+        self.bytes += written.len();
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
 }
 
 /// Refuses an output directory that would overwrite the session file itself.

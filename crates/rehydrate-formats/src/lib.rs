@@ -15,7 +15,8 @@
 //! # Overview
 //!
 //! - [`import`] reads one session file's bytes, detecting the format unless one is given, and
-//!   returns an [`Import`]: the format, the messages and the [`Warning`]s.
+//!   returns an [`Import`]: the format, the messages and the [`Warning`]s. [`import_each`] hands
+//!   the messages over one at a time instead (a bare OpenAI array while it is being read).
 //! - [`detect`] only guesses the format.
 //! - Oddities that still allow a faithful import (a tool result without a tool call, a record of
 //!   an unknown type, a repeated line) are [`Warning`]s naming the line or field.
@@ -240,11 +241,57 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
 /// # Ok::<(), rehydrate_formats::Error>(())
 /// ```
 pub fn import(path: &Path, bytes: &[u8], format: Option<Format>) -> Result<Import, Error> {
+    let mut messages = Vec::new();
+    let (format, warnings) = import_each(path, bytes, format, &mut |m| messages.push(m))?;
+    Ok(Import {
+        format,
+        messages,
+        warnings,
+    })
+}
+
+/// [`import`], handing the messages to `each` one at a time, in conversation order, instead of
+/// collecting them; returns the format and the warnings.
+///
+/// A bare OpenAI messages array is handed over element by element while it is read, so a
+/// caller can work on the first messages (write them, hash them) while the rest is parsed; the
+/// other formats are handed over once the whole file is read. The messages, warnings and errors
+/// are exactly those of [`import`].
+///
+/// # Errors
+///
+/// Those of [`import`]. Messages handed over before an error are not a session: discard them.
+///
+/// # Example
+///
+/// ```
+/// use std::path::Path;
+/// use rehydrate_formats::{Format, import_each};
+///
+/// let bytes = br#"[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]"#;
+/// let mut texts = Vec::new();
+/// let (format, warnings) = import_each(Path::new("chat.json"), bytes, None, &mut |m| {
+///     texts.push(m.content_text().unwrap_or_default().to_string());
+/// })?;
+/// assert_eq!((format, warnings.len(), texts.len()), (Format::OpenAi, 0, 2));
+/// # Ok::<(), rehydrate_formats::Error>(())
+/// ```
+pub fn import_each(
+    path: &Path,
+    bytes: &[u8],
+    format: Option<Format>,
+    each: &mut dyn FnMut(Message),
+) -> Result<(Format, Vec<Warning>), Error> {
     let text = std::str::from_utf8(bytes).map_err(|e| Error::InvalidUtf8 {
         path: path.to_path_buf(),
         byte: e.valid_up_to(),
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    // A bare array is read element by element (the same result, in less memory).
+    if openai::is_array(text) && matches!(format, None | Some(Format::OpenAi)) {
+        let warnings = openai::import_array(path, text, format.is_none(), each)?;
+        return Ok((Format::OpenAi, warnings));
+    }
     let (format, parsed) = match format {
         Some(format) => (format, None),
         None => match detect::detect_text(text) {
@@ -257,11 +304,13 @@ pub fn import(path: &Path, bytes: &[u8], format: Option<Format>) -> Result<Impor
             detect::Detected::BrokenJson(e) => return Err(json::invalid_json(path, None, &e)),
         },
     };
-    match format {
+    let imported = match format {
         Format::ClaudeCode => claude_code::import(path, text),
         Format::SweAgent => swe_agent::import(path, document(path, text, parsed)?),
         Format::OpenAi => openai::import(path, document(path, text, parsed)?),
-    }
+    }?;
+    imported.messages.into_iter().for_each(each);
+    Ok((imported.format, imported.warnings))
 }
 
 /// The parsed whole document: the one detection already parsed, or a fresh parse of `text`.

@@ -22,31 +22,50 @@ pub(crate) fn check(
     messages: &[Message],
     field: impl Fn(usize) -> String,
 ) -> Vec<(usize, Warning)> {
-    let mut warnings = Vec::new();
-    // (call id, message index, answered), in call order.
-    let mut calls: Vec<(&str, usize, bool)> = Vec::new();
-    let mut latest: HashMap<&str, usize> = HashMap::new();
+    let mut links = Links::default();
     for (i, msg) in messages.iter().enumerate() {
+        links.add(i, msg, &field);
+    }
+    links.finish(&field)
+}
+
+/// [`check`] one message at a time, for messages that are not kept together.
+#[derive(Default)]
+pub(crate) struct Links {
+    warnings: Vec<(usize, Warning)>,
+    /// (call id, message index, answered), in call order.
+    calls: Vec<(String, usize, bool)>,
+    /// The position in `calls` of the latest call with each id.
+    latest: HashMap<String, usize>,
+}
+
+impl Links {
+    /// Takes message `i` (messages are added in order, each once).
+    pub(crate) fn add(&mut self, i: usize, msg: &Message, field: impl Fn(usize) -> String) {
         match msg.role {
             Role::Assistant => {
                 for call in &msg.tool_calls {
                     if call.id.is_empty() {
                         continue;
                     }
-                    latest.insert(&call.id, calls.len());
-                    calls.push((&call.id, i, false));
+                    self.latest.insert(call.id.clone(), self.calls.len());
+                    self.calls.push((call.id.clone(), i, false));
                 }
             }
             Role::Tool => match &msg.tool_call_id {
-                Some(id) => match latest.get(id.as_str()).and_then(|&k| calls.get_mut(k)) {
+                Some(id) => match self
+                    .latest
+                    .get(id.as_str())
+                    .and_then(|&k| self.calls.get_mut(k))
+                {
                     Some(call) => call.2 = true,
-                    None => warnings.push((
+                    None => self.warnings.push((
                         i,
                         Warning::new(format!("{}: tool result {id} has no tool call", field(i))),
                     )),
                 },
                 None if msg.name.is_some() => {}
-                None => warnings.push((
+                None => self.warnings.push((
                     i,
                     Warning::new(format!("{}: tool result has no tool_call_id", field(i))),
                 )),
@@ -54,13 +73,18 @@ pub(crate) fn check(
             Role::System | Role::User => {}
         }
     }
-    for (id, i, answered) in calls {
-        if !answered {
-            warnings.push((
-                i,
-                Warning::new(format!("{}: tool call {id} has no tool result", field(i))),
-            ));
+
+    /// The warnings, those about unanswered calls last.
+    pub(crate) fn finish(self, field: impl Fn(usize) -> String) -> Vec<(usize, Warning)> {
+        let mut warnings = self.warnings;
+        for (id, i, answered) in self.calls {
+            if !answered {
+                warnings.push((
+                    i,
+                    Warning::new(format!("{}: tool call {id} has no tool result", field(i))),
+                ));
+            }
         }
+        warnings
     }
-    warnings
 }

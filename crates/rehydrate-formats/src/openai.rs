@@ -43,6 +43,120 @@ pub(crate) fn import(path: &Path, doc: Value) -> Result<Import, Error> {
     })
 }
 
+/// Whether `text` is a JSON array: its first byte after JSON whitespace is `[`. Such a document
+/// is read by [`import_array`].
+pub(crate) fn is_array(text: &str) -> bool {
+    text.trim_start_matches([' ', '\t', '\n', '\r'])
+        .starts_with('[')
+}
+
+/// Imports a bare messages array (see [`is_array`]) element by element: each element is parsed
+/// and made a message before the next one is read, so the document never exists whole as a
+/// `serde_json::Value` tree and memory stays near the size of the messages.
+///
+/// The result is exactly that of parsing the whole document first and then [`import`]ing it: a
+/// JSON error anywhere wins over a field error (elements after a field error are still parsed,
+/// then dropped), and with `detecting` an array whose first element is not an object with a
+/// `role` key is an unknown format (detection rule 1).
+///
+/// Each message goes to `each` as soon as it is made; messages handed over before an error are
+/// not a session. Returns the warnings.
+pub(crate) fn import_array(
+    path: &Path,
+    text: &str,
+    detecting: bool,
+    each: &mut dyn FnMut(Message),
+) -> Result<Vec<Warning>, Error> {
+    let mut array = ArrayImport {
+        detecting,
+        next: 0,
+        each,
+        warnings: Vec::new(),
+        links: links::Links::default(),
+        unknown: false,
+        failed: None,
+    };
+    let mut de = serde_json::Deserializer::from_str(text);
+    serde::de::DeserializeSeed::deserialize(&mut array, &mut de)
+        .and_then(|()| de.end())
+        .map_err(|e| json::invalid_json(path, None, &e))?;
+    if array.unknown {
+        return Err(Error::UnknownFormat {
+            path: path.to_path_buf(),
+        });
+    }
+    if let Some(e) = array.failed {
+        return Err(e.into_error(path, None));
+    }
+    let mut warnings = array.warnings;
+    warnings.extend(array.links.finish(|i| json::item("", i)));
+    warnings.sort_by_key(|(i, _)| *i);
+    Ok(warnings.into_iter().map(|(_, w)| w).collect())
+}
+
+/// The state of [`import_array`], which serde drives one element at a time.
+struct ArrayImport<'e> {
+    /// Whether the format is being detected (the first element decides).
+    detecting: bool,
+    /// The index of the next element.
+    next: usize,
+    /// Takes each message.
+    each: &'e mut dyn FnMut(Message),
+    warnings: Vec<(usize, Warning)>,
+    links: links::Links,
+    /// Set when detection found an array of something other than messages.
+    unknown: bool,
+    /// The first field error; later elements are only parsed.
+    failed: Option<FieldError>,
+}
+
+impl ArrayImport<'_> {
+    fn element(&mut self, value: Value) {
+        let i = self.next;
+        self.next += 1;
+        if i == 0 && self.detecting && !value.as_object().is_some_and(|o| o.contains_key("role")) {
+            self.unknown = true;
+        }
+        if self.unknown || self.failed.is_some() {
+            return;
+        }
+        let field = json::item("", i);
+        let warnings = &mut self.warnings;
+        match message(value, &field, &mut |w| warnings.push((i, w))) {
+            Ok(msg) => {
+                self.links.add(i, &msg, |i| json::item("", i));
+                (self.each)(msg);
+            }
+            Err(e) => self.failed = Some(e),
+        }
+    }
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for &mut ArrayImport<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_seq(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for &mut ArrayImport<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON array of messages")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        // Each element is parsed as a whole value first, as when the document is parsed whole,
+        // so the same JSON errors come at the same places.
+        while let Some(value) = seq.next_element::<Value>()? {
+            self.element(value);
+        }
+        Ok(())
+    }
+}
+
 fn not_a_session(path: &Path) -> Error {
     Error::NotASession {
         path: path.to_path_buf(),

@@ -222,3 +222,98 @@ fn lone_surrogate_escapes_are_replaced_with_a_warning() {
         None
     );
 }
+
+/// The route bare arrays took before [`openai::import_array`]: parse the whole document, then
+/// import it; with detection, an array whose first element is not a role object is unknown.
+fn whole_document_import(path: &Path, text: &str, detecting: bool) -> Result<Import, Error> {
+    let doc: serde_json::Value =
+        serde_json::from_str(text).map_err(|e| json::invalid_json(path, None, &e))?;
+    let messages = doc.as_array().map_or(&[][..], Vec::as_slice);
+    let looks_like_messages = messages
+        .first()
+        .is_none_or(|first| first.as_object().is_some_and(|o| o.contains_key("role")));
+    if detecting && !looks_like_messages {
+        return Err(Error::UnknownFormat {
+            path: path.to_path_buf(),
+        });
+    }
+    openai::import(path, doc)
+}
+
+/// Element-by-element import gives exactly the whole-document result: messages, warnings and
+/// error texts, for valid arrays, field errors, JSON errors after a field error, trailing
+/// characters, unknown arrays, and every prefix and many mutations of the fixture.
+#[test]
+fn bare_arrays_import_as_if_parsed_whole() {
+    let path = Path::new("a.json");
+    let fixture = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/formats/openai-array.json"
+    ))
+    .unwrap();
+    let mut cases: Vec<String> = [
+        "[]",
+        " \n[ ] \n",
+        "[] x",
+        "[1, 2",
+        "[{\"role\":\"user\",\"content\":\"hi\"},]",
+        "[{\"role\":\"robot\"}, {\"role\":\"user\"}]",
+        "[{\"role\":\"robot\"}, {\"role\":",
+        "[{\"role\":\"user\",\"content\":7}, 1e400]",
+        "[{\"role\":\"user\",\"x\":1e400}]",
+        "[{\"id\":1,\"action\":\"run\"}, {\"role\":\"user\"}]",
+        "[{\"id\":1}, {\"role\":",
+        "[3]",
+        "[{\"role\":\"user\"}, 3]",
+        "[{\"role\":\"user\",\"role\":\"tool\",\"tool_call_id\":\"c\"}]",
+        "[{\"role\":\"tool\",\"tool_call_id\":\"c9\",\"content\":\"x\"},\
+          {\"role\":\"assistant\",\"tool_calls\":[{\"id\":\"c1\",\"function\":{\"name\":\"f\",\"arguments\":{\"b\":1}}}]}]",
+        "[{\"role\":\"assistant\",\"function_call\":{\"name\":\"f\",\"arguments\":\"{}\"}}]",
+    ]
+    .map(str::to_string)
+    .to_vec();
+    cases.push(format!("[{}]", "[".repeat(200) + &"]".repeat(200)));
+    for end in (0..=fixture.len()).step_by(7) {
+        if fixture.is_char_boundary(end) {
+            cases.push(fixture[..end].to_string());
+        }
+    }
+    for (i, replacement) in (0..fixture.len()).step_by(11).zip(
+        ['"', '{', ']', '\n', '0', '\\', 'n', ',', '[', '}']
+            .into_iter()
+            .cycle(),
+    ) {
+        if fixture.is_char_boundary(i) && fixture.is_char_boundary(i + 1) {
+            let mut mutated = fixture.clone();
+            mutated.replace_range(i..i + 1, &replacement.to_string());
+            cases.push(mutated);
+        }
+    }
+    for text in &cases {
+        if !openai::is_array(text) {
+            continue;
+        }
+        for detecting in [true, false] {
+            let mut messages = Vec::new();
+            let streamed = openai::import_array(path, text, detecting, &mut |m| messages.push(m))
+                .map(|warnings| Import {
+                    format: Format::OpenAi,
+                    messages,
+                    warnings,
+                });
+            let whole = whole_document_import(path, text, detecting);
+            assert_eq!(
+                format!("{streamed:?}"),
+                format!("{whole:?}"),
+                "{text} (detecting: {detecting})"
+            );
+        }
+        for (format, detecting) in [(None, true), (Some(Format::OpenAi), false)] {
+            assert_eq!(
+                format!("{:?}", import(path, text.as_bytes(), format)),
+                format!("{:?}", whole_document_import(path, text, detecting)),
+                "{text}"
+            );
+        }
+    }
+}

@@ -266,11 +266,39 @@ impl Message {
         String::from_utf8(out).expect("the wire writer only emits UTF-8")
     }
 
-    /// The length in bytes of the wire form ([`Message::write_wire`]).
+    /// The length in bytes of the wire form ([`Message::write_wire`]), counted without writing
+    /// the strings: the fixed parts are written for a copy whose strings are empty, and each
+    /// string adds its [`json_str_len`]. Content parts (free-form JSON) are written.
     pub fn wire_len(&self) -> usize {
+        let mut strings = 0;
+        let mut emptied = |s: &str| {
+            strings += json_str_len(s);
+            String::new()
+        };
+        let skeleton = Message {
+            role: self.role,
+            content: match &self.content {
+                None => None,
+                Some(Content::Text(text)) => Some(Content::Text(emptied(text))),
+                Some(Content::Parts(parts)) => Some(Content::Parts(parts.clone())),
+            },
+            tool_calls: self
+                .tool_calls
+                .iter()
+                .map(|c| ToolCall {
+                    id: emptied(&c.id),
+                    name: emptied(&c.name),
+                    arguments: emptied(&c.arguments),
+                })
+                .collect(),
+            tool_call_id: self.tool_call_id.as_deref().map(&mut emptied),
+            name: self.name.as_deref().map(&mut emptied),
+            observation: false,
+            metadata: BTreeMap::new(),
+        };
         let mut out = Vec::new();
-        self.write_wire(&mut out);
-        out.len()
+        skeleton.write_wire(&mut out);
+        out.len() + strings
     }
 }
 
@@ -315,13 +343,23 @@ pub fn write_json_value(v: &serde_json::Value, out: &mut Vec<u8>) {
 /// The length in bytes of `s` written as the inside of a JSON string in wire bytes (escaped
 /// as [`Message::write_wire`] escapes it, without the quotes). A line break counts 2 bytes.
 pub fn json_str_len(s: &str) -> usize {
-    s.bytes()
-        .map(|b| match b {
-            b'"' | b'\\' | b'\n' | b'\r' | b'\t' | 0x08 | 0x0c => 2,
-            0x00..=0x1f => 6,
-            _ => 1,
-        })
-        .sum()
+    let mut extra = 0;
+    // 255 bytes at a time, so each per-block count fits a byte and the loops vectorize.
+    for block in s.as_bytes().chunks(255) {
+        let control: u8 = block.iter().map(|&b| u8::from(b < 0x20)).sum();
+        let short: u8 = block
+            .iter()
+            .map(|&b| u8::from(matches!(b, 0x08 | b'\t' | b'\n' | 0x0c | b'\r')))
+            .sum();
+        let quote: u8 = block
+            .iter()
+            .map(|&b| u8::from((b == b'"') | (b == b'\\')))
+            .sum();
+        // A control character takes 6 bytes (`\u00xx`) unless it has a 2-byte short escape;
+        // a quote or backslash takes 2.
+        extra += 5 * usize::from(control) - 4 * usize::from(short) + usize::from(quote);
+    }
+    s.len() + extra
 }
 
 /// Appends `s` as a JSON string literal, escaping exactly as serde_json does: `"` and `\`,

@@ -56,12 +56,103 @@ fn string_escaping_matches_serde_json() {
     assert_eq!(msg.wire_json(), expected);
 }
 
+/// The length of what `write_wire` writes: the oracle of the counting fast paths.
+fn written_len(m: &Message) -> usize {
+    let mut out = Vec::new();
+    m.write_wire(&mut out);
+    out.len()
+}
+
 #[test]
 fn json_str_len_matches_the_wire_writer() {
-    for text in ["", "plain", "a\nb", "q\"b\\s\r\t\u{8}\u{c}\u{0}\u{1f}é😀"] {
-        let wire = Message::text(Role::User, text).wire_len();
-        let empty = Message::text(Role::User, "").wire_len();
+    let every_ascii: String = (0u8..0x80).map(char::from).collect::<String>().repeat(5);
+    for text in [
+        "",
+        "plain",
+        "a\nb",
+        "q\"b\\s\r\t\u{8}\u{c}\u{0}\u{1f}é😀",
+        &every_ascii,
+    ] {
+        let wire = written_len(&Message::text(Role::User, text));
+        let empty = written_len(&Message::text(Role::User, ""));
         assert_eq!(json_str_len(text), wire - empty, "{text:?}");
+    }
+}
+
+/// Strings rich in the bytes JSON escapes, long enough to span several counting blocks.
+fn escapable_text() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    prop::collection::vec(
+        prop_oneof![
+            Just('"'),
+            Just('\\'),
+            Just('\n'),
+            Just('\u{0}'),
+            Just('\u{8}'),
+            Just('\u{c}'),
+            Just('\u{1f}'),
+            Just('\u{7f}'),
+            Just('é'),
+            Just('中'),
+            any::<char>(),
+            prop::char::range('a', 'z'),
+        ],
+        0..700,
+    )
+    .prop_map(|chars| chars.into_iter().collect())
+}
+
+fn any_message() -> impl proptest::strategy::Strategy<Value = Message> {
+    use proptest::prelude::*;
+    let text = escapable_text;
+    (
+        prop_oneof![
+            Just(Role::System),
+            Just(Role::User),
+            Just(Role::Assistant),
+            Just(Role::Tool)
+        ],
+        prop::option::of(prop_oneof![
+            text().prop_map(Content::Text),
+            text().prop_map(|t| Content::Parts(vec![json!({"type": "text", "text": t})])),
+        ]),
+        prop::collection::vec(
+            (text(), text(), text()).prop_map(|(id, name, arguments)| ToolCall {
+                id,
+                name,
+                arguments,
+            }),
+            0..3,
+        ),
+        prop::option::of(text()),
+        prop::option::of(text()),
+        any::<bool>(),
+        prop::collection::btree_map(text(), text(), 0..2),
+    )
+        .prop_map(
+            |(role, content, tool_calls, tool_call_id, name, observation, metadata)| Message {
+                role,
+                content,
+                tool_calls,
+                tool_call_id,
+                name,
+                observation,
+                metadata,
+            },
+        )
+}
+
+proptest::proptest! {
+    #[test]
+    fn json_str_len_counts_what_the_writer_escapes(s in escapable_text()) {
+        let wire = written_len(&Message::text(Role::User, s.clone()));
+        let empty = written_len(&Message::text(Role::User, ""));
+        proptest::prop_assert_eq!(json_str_len(&s), wire - empty);
+    }
+
+    #[test]
+    fn wire_len_counts_what_write_wire_writes(m in any_message()) {
+        proptest::prop_assert_eq!(m.wire_len(), written_len(&m));
     }
 }
 

@@ -17,7 +17,8 @@
 //! - [`stub_message`] renders the view message that stands for a reduction; it is the single
 //!   place the view form of a reduction is defined, used by the reducer and by [`invert`].
 //! - [`invert`] splices every original back into a view: view + log + minted view give back the
-//!   original messages byte for byte. [`verify_log`] checks every reduction of a log.
+//!   original messages byte for byte; [`check_inverts`] makes the same checks without building
+//!   them. [`verify_log`] checks every reduction of a log.
 //!
 //! # Example
 //!
@@ -50,6 +51,6 @@ mod resolve;
 pub use error::Error;
 pub use expand::{ExpandOutcome, expand_reduction, reduction_total_bytes};
 pub use hash::{TurnsHasher, content_digest, turns_digest};
-pub use invert::{invert, verify_log};
+pub use invert::{check_inverts, invert, verify_log};
 pub use render::{TurnsFacts, expected_stub, expected_stub_from_facts, render_turns, stub_message};
 pub use resolve::{Resolved, Verified, resolve, verify_reduction};

@@ -95,6 +95,74 @@ fn reduce_json_reports_the_contract_fields() {
 }
 
 #[test]
+fn reduce_counts_o200k_tokens_per_message() {
+    let (_, report) = reduce_fixture("reduce_tokens");
+    // The README's figures: every message counted, each distinct wire form tokenized once.
+    assert_eq!(report["tokens_before"], 16071);
+    assert_eq!(report["tokens_after"], 3714);
+}
+
+#[test]
+fn no_tokens_leaves_the_token_fields_null() {
+    let (dir, report) = reduce_fixture_with("no_tokens", &["--no-tokens"]);
+    let fields = report.as_object().unwrap();
+    assert_eq!(fields["tokens_before"], Value::Null);
+    assert_eq!(fields["tokens_after"], Value::Null);
+    assert_eq!(report["bytes_before"], 42798);
+    assert_eq!(report["bytes_after"], 10355);
+    assert_eq!(report["reductions"].as_array().unwrap().len(), 3);
+    // The directory is the same as with token counting.
+    let (counted, _) = reduce_fixture("no_tokens_reference");
+    for name in [
+        "view.json",
+        "reductions.json",
+        "sidecar/messages.jsonl",
+        "sidecar/manifest.json",
+    ] {
+        assert_eq!(
+            std::fs::read(dir.join(name)).unwrap(),
+            std::fs::read(counted.join(name)).unwrap(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn the_table_shows_a_dash_for_tokens_not_counted() {
+    let dir = scratch("table").join("out");
+    let session = fixture("cli/build-session.json");
+    let (s, o) = (session.to_str().unwrap(), dir.to_str().unwrap());
+    let counted = rehydrate(&["reduce", s, "--out", o]);
+    assert_eq!(counted.status.code(), Some(0), "{}", stderr(&counted));
+    assert_eq!(
+        String::from_utf8(counted.stdout).unwrap(),
+        format!(
+            "{s} (openai) -> {o}
+          messages       bytes    tokens
+before          17       42798     16071
+after           17       10355      3714
+saved                    75.8%     76.9%
+reductions: 3 (duplicate 1, tool-output 2), all verified
+"
+        )
+    );
+    let uncounted = rehydrate(&["reduce", s, "--out", o, "--no-tokens"]);
+    assert_eq!(uncounted.status.code(), Some(0), "{}", stderr(&uncounted));
+    assert_eq!(
+        String::from_utf8(uncounted.stdout).unwrap(),
+        format!(
+            "{s} (openai) -> {o}
+          messages       bytes    tokens
+before          17       42798         -
+after           17       10355         -
+saved                    75.8%         -
+reductions: 3 (duplicate 1, tool-output 2), all verified
+"
+        )
+    );
+}
+
+#[test]
 fn expand_prints_exact_bytes_and_ranges() {
     let (dir, report) = reduce_fixture("expand");
     let session: Value =
@@ -246,10 +314,7 @@ fn bad_input_is_one_line_with_exit_2() {
             "{name}: {err}"
         );
         assert!(out.stdout.is_empty(), "{name}");
-        assert!(
-            !dir.join("o/sidecar/manifest.json").exists(),
-            "{name}: no output for bad input"
-        );
+        assert!(!dir.join("o").exists(), "{name}: no output for bad input");
     }
     let missing = rehydrate(&["reduce", dir.join("absent.json").to_str().unwrap()]);
     assert_eq!(missing.status.code(), Some(2));
@@ -441,4 +506,41 @@ fn reduce_never_overwrites_its_input() {
         stderr(&out)
     );
     assert_eq!(std::fs::read(&path).unwrap(), before);
+    // Nothing was written next to it, not even a temporary file.
+    let left: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(left, ["view.json"]);
+}
+
+#[test]
+fn a_bad_session_is_reported_before_a_bad_policy() {
+    let dir = scratch("error_order");
+    let session = dir.join("truncated.json");
+    std::fs::write(&session, b"[{\"role\":\"user\",\"content\":\"hi").unwrap();
+    let out = rehydrate(&[
+        "reduce",
+        session.to_str().unwrap(),
+        "--clear-turns-older-than",
+        "0",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = stderr(&out);
+    assert!(
+        err.contains("truncated.json") && err.contains("invalid JSON"),
+        "{err}"
+    );
+    let fine = fixture("cli/build-session.json");
+    let out = rehydrate(&[
+        "reduce",
+        fine.to_str().unwrap(),
+        "--out",
+        dir.join("o").to_str().unwrap(),
+        "--clear-turns-older-than",
+        "0",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("--clear-turns-older-than must be at least 1"));
+    assert!(!dir.join("o").exists());
 }

@@ -33,6 +33,17 @@ const KNOWN_TYPES: [&str; 7] = [
     "progress",
 ];
 
+/// The record keys read after parsing (by the chain and the builder); [`parse`] keeps only
+/// these in [`Record::obj`]. `type`, `uuid`, the parent links and `isSidechain` are read while
+/// parsing, into the other fields of [`Record`].
+const RECORD_KEYS: [&str; 5] = [
+    "message",
+    "subtype",
+    "timestamp",
+    "isMeta",
+    "isCompactSummary",
+];
+
 /// Imports a Claude Code session JSONL text.
 pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
     let mut warnings = Vec::new();
@@ -89,7 +100,8 @@ pub(super) struct Record<'a> {
     pub(super) line: usize,
     /// The line's JSON text, for reading tool inputs verbatim.
     pub(super) text: &'a str,
-    /// The record; taken (left empty) when the builder consumes it.
+    /// The record's keys listed in [`RECORD_KEYS`]; taken (left empty) when the builder
+    /// consumes it.
     pub(super) obj: Map<String, Value>,
     /// `type`.
     pub(super) kind: String,
@@ -162,7 +174,7 @@ fn parse<'a>(
         }
         let value: Value =
             serde_json::from_str(raw).map_err(|e| json::invalid_json(path, Some(line), &e))?;
-        let Value::Object(obj) = value else {
+        let Value::Object(mut obj) = value else {
             warnings.push(Warning::at_line(
                 line,
                 format!("not a JSON object ({}), skipped", json::kind(&value)),
@@ -193,13 +205,19 @@ fn parse<'a>(
             .and_then(Value::as_str)
             .or_else(|| obj.get("logicalParentUuid").and_then(Value::as_str))
             .map(str::to_string);
+        let kind = kind.to_string();
+        let uuid = uuid.map(str::to_string);
+        let sidechain = obj.get("isSidechain").and_then(Value::as_bool) == Some(true);
+        // Records live until the chain is known; what no later pass reads (such as
+        // `toolUseResult`, often as large as the message itself) is dropped now.
+        obj.retain(|key, _| RECORD_KEYS.contains(&key.as_str()));
         records.push(Record {
             line,
             text: raw,
-            kind: kind.to_string(),
-            uuid: uuid.map(str::to_string),
+            kind,
+            uuid,
             parent,
-            sidechain: obj.get("isSidechain").and_then(Value::as_bool) == Some(true),
+            sidechain,
             obj,
         });
     }

@@ -1,0 +1,666 @@
+//! The criterion suite of rehydrate (docs/BENCHMARKS.md): every figure is measured next to a
+//! limit or a peer in the same run, so `cargo xtask bench` can report it as a ratio.
+//!
+//! Groups, each benchmark named `<group>/<subject>/<size>`:
+//! - `per_turn`: `Reducer::project` of one turn at turns 10, 100 and 1,000 of `turns_1000`,
+//!   and the peer's `project_messages` over the same history with its log of the turn before;
+//! - `session`: projecting the whole `mib_50` session at once, against blake3 over its wire
+//!   bytes and against the peer;
+//! - `expand`: `expand_reduction` of a 64 KiB tool result, against blake3 over 64 KiB and
+//!   against the peer's `expand_reduction`;
+//! - `cli`: `rehydrate reduce --no-tokens` on the `mib_50` file, against reading and parsing the
+//!   same file with `serde_json`;
+//! - `tokens`: o200k_base token counts of the first 5 MiB of `mib_50` wire forms with
+//!   bpe-openai, against tiktoken-rs.
+//!
+//! Workloads are built on first use and described on stderr; without the corpus a synthetic
+//! session stands in (with a notice).
+
+use std::fs;
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use criterion::{
+    BatchSize, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
+    criterion_main, measurement::WallTime,
+};
+use rehydrate_bench::peer::{peer_policy, to_peer_all};
+use rehydrate_bench::wire::parse_messages;
+use rehydrate_bench::workload::{self, Corpus, Workload};
+use rehydrate_bench::{locate, peer};
+use rehydrate_model::{Message, Role, ToolCall};
+use rehydrate_reduce::{Reducer, ReductionPolicy};
+use supercode_interchange::ChatMessage;
+
+/// The turns of `turns_1000` at which one turn's projection is timed (1-based).
+const PROBE_TURNS: [usize; 3] = [10, 100, 1000];
+
+/// The size of the tool result the `expand` group expands, in bytes (64 KiB).
+const EXPAND_BYTES: usize = 64 << 10;
+
+/// How much of `mib_50` the `tokens` group counts: whole messages from the start until at
+/// least this many wire bytes (5 MiB), so one tiktoken pass stays near a second.
+const TOKENS_BYTES: usize = 5 << 20;
+
+/// The corpus, loaded once; the synthetic fallback when the corpus is absent or empty.
+fn corpus() -> &'static Corpus {
+    static CORPUS: OnceLock<Corpus> = OnceLock::new();
+    CORPUS.get_or_init(|| {
+        let dir = locate::corpus_dir();
+        let loaded = Corpus::load(&dir).unwrap_or_else(|err| {
+            eprintln!("bench: cannot read the corpus at {}: {err}", dir.display());
+            None
+        });
+        let corpus = loaded.unwrap_or_else(|| {
+            eprintln!(
+                "bench: NOTICE: no Claude Code sessions under {}/claude-code \
+                 (set REHYDRATE_CORPUS); using a small synthetic session instead",
+                dir.display()
+            );
+            Corpus::synthetic()
+        });
+        for notice in &corpus.notices {
+            eprintln!("bench: corpus: {notice}");
+        }
+        eprintln!(
+            "bench: corpus: {} turns from {}",
+            corpus.turns.len(),
+            corpus.origin
+        );
+        corpus
+    })
+}
+
+/// `turns_1000`, built once.
+fn turns_1000() -> &'static Workload {
+    static WORKLOAD: OnceLock<Workload> = OnceLock::new();
+    WORKLOAD.get_or_init(|| {
+        let workload = workload::turns_1000(corpus());
+        eprintln!("bench: {}", workload.describe());
+        workload
+    })
+}
+
+/// `mib_50`, built once.
+fn mib_50() -> &'static Workload {
+    static WORKLOAD: OnceLock<Workload> = OnceLock::new();
+    WORKLOAD.get_or_init(|| {
+        let workload = workload::mib_50(corpus());
+        eprintln!("bench: {}", workload.describe());
+        workload
+    })
+}
+
+/// Group settings for routines that take milliseconds or more, or whose untimed setup does:
+/// 15 samples within about 2 s of wall time (criterion counts untimed setup in its plan), and
+/// never fewer than one iteration per sample.
+fn few_samples(group: &mut BenchmarkGroup<'_, WallTime>) {
+    group
+        .sample_size(15)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_secs(2));
+}
+
+// ---------------------------------------------------------------------------------------------
+// per_turn
+
+/// The turn whose content is projected at every probe position: the content of turn 10.
+///
+/// Turns of the corpus range from under 1 KB to 150 KB of wire bytes, so timing each
+/// position's own turn would compare contents, not history lengths. Every probe projects this
+/// turn's messages (with fresh tool-call ids), and only the history before it differs.
+const PROBE_CONTENT_TURN: usize = 10;
+
+/// Turn [`PROBE_CONTENT_TURN`] of `turns_1000` with every tool-call id suffixed `~at<turn>`:
+/// the messages timed at position `turn`.
+fn probe_messages(turn: usize) -> Vec<Message> {
+    let mut messages = turns_1000().turns()[PROBE_CONTENT_TURN - 1].clone();
+    for message in &mut messages {
+        for call in &mut message.tool_calls {
+            call.id = format!("{}~at{turn}", call.id);
+        }
+        if let Some(id) = &mut message.tool_call_id {
+            *id = format!("{id}~at{turn}");
+        }
+    }
+    messages
+}
+
+/// Our reducer fed the prefix and turns `1..turn` of `turns_1000`, one `project` call per
+/// turn, as an agent feeds it.
+///
+/// The benches rebuild this state for every timed call instead of cloning it: on a fresh
+/// clone (even after `Reducer::reserve`) the first call cost 190 µs at turn 1,000 against
+/// 66 µs on a reducer fed turn by turn, an extra cost that grows with the history (a clone's
+/// freshly allocated, exactly sized storage) and that an agent's reducer never pays.
+fn fed_before(turn: usize) -> Reducer {
+    let workload = turns_1000();
+    let mut reducer = Reducer::new(ReductionPolicy::default());
+    reducer.project(workload.prefix().iter().cloned());
+    for messages in workload.turns().iter().take(turn - 1) {
+        reducer.project(messages.iter().cloned());
+    }
+    reducer
+}
+
+/// The timed turn at each of [`PROBE_TURNS`] ([`probe_messages`]), checked once: projecting
+/// it grows the history by the turn and keeps one view message per history message.
+fn turn_probes() -> &'static [Vec<Message>] {
+    static PROBES: OnceLock<Vec<Vec<Message>>> = OnceLock::new();
+    PROBES.get_or_init(|| {
+        let started = Instant::now();
+        let probes: Vec<Vec<Message>> = PROBE_TURNS.iter().map(|&t| probe_messages(t)).collect();
+        for (&turn, messages) in PROBE_TURNS.iter().zip(&probes) {
+            let mut reducer = fed_before(turn);
+            let before = reducer.history().len();
+            reducer.project(messages.iter().cloned());
+            assert_eq!(
+                reducer.history().len(),
+                before + messages.len(),
+                "turn {turn}: the history grows by the timed turn"
+            );
+            assert_eq!(reducer.view().len(), reducer.history().len());
+            eprintln!(
+                "bench: per_turn: before turn {turn}: {before} messages, {} reductions",
+                reducer.log().len()
+            );
+        }
+        eprintln!(
+            "bench: per_turn: the timed turn has {} messages and {} wire bytes \
+             (checked in {:.2?})",
+            probes[0].len(),
+            probes[0].iter().map(Message::wire_len).sum::<usize>(),
+            started.elapsed(),
+        );
+        probes
+    })
+}
+
+/// The peer's side of one probe: the same history and timed turn as its messages, and its log
+/// after the turn before.
+struct PeerTurnProbe {
+    messages: Vec<ChatMessage>,
+    prior: supercode_reduce::ReductionLog,
+}
+
+/// The peer before each of [`PROBE_TURNS`]. The prior log is one `project_messages` call over
+/// the history before the timed turn (feeding the peer 999 growing histories would take
+/// minutes, and its decisions depend on the history, not on how it was fed).
+fn peer_turn_probes() -> &'static [PeerTurnProbe] {
+    static PROBES: OnceLock<Vec<PeerTurnProbe>> = OnceLock::new();
+    PROBES.get_or_init(|| {
+        let workload = turns_1000();
+        let policy = peer_policy();
+        PROBE_TURNS
+            .iter()
+            .map(|&turn| {
+                let mut messages = to_peer_all(&workload.messages_through_turn(turn - 1));
+                let (_, prior) = supercode_reduce::project_messages(
+                    &messages,
+                    &policy,
+                    &supercode_reduce::ReductionLog::default(),
+                );
+                messages.extend(to_peer_all(&probe_messages(turn)));
+                let (view, log) = supercode_reduce::project_messages(&messages, &policy, &prior);
+                assert_eq!(view.len(), messages.len());
+                assert!(log.reductions.len() >= prior.reductions.len());
+                PeerTurnProbe { messages, prior }
+            })
+            .collect()
+    })
+}
+
+/// `per_turn/ours/turn-N` and `per_turn/peer/turn-N`.
+fn per_turn(c: &mut Criterion) {
+    let mut group = c.benchmark_group("per_turn");
+    // Criterion plans iterations from wall time, untimed setup included, and each iteration
+    // here rebuilds the state before the timed turn (0.1 s at turn 1,000): 5 s of wall time
+    // give about 60 timed calls at turn 1,000 and thousands at turn 10.
+    group
+        .sample_size(30)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(5));
+    for (index, &turn) in PROBE_TURNS.iter().enumerate() {
+        group.bench_function(BenchmarkId::new("ours", format!("turn-{turn}")), |b| {
+            let messages = &turn_probes()[index];
+            b.iter_batched(
+                || (fed_before(turn), messages.clone()),
+                |(mut reducer, messages)| {
+                    reducer.project(messages);
+                    reducer
+                },
+                BatchSize::PerIteration,
+            );
+        });
+    }
+    let policy = peer_policy();
+    few_samples(&mut group);
+    for (index, &turn) in PROBE_TURNS.iter().enumerate() {
+        group.bench_function(BenchmarkId::new("peer", format!("turn-{turn}")), |b| {
+            let probe = &peer_turn_probes()[index];
+            b.iter_with_large_drop(|| {
+                supercode_reduce::project_messages(
+                    black_box(&probe.messages),
+                    &policy,
+                    black_box(&probe.prior),
+                )
+            });
+        });
+    }
+    group.finish();
+}
+
+// ---------------------------------------------------------------------------------------------
+// session
+
+/// `session/ours/mib_50`, `session/blake3/mib_50` and `session/peer/mib_50`.
+fn session(c: &mut Criterion) {
+    let mut group = c.benchmark_group("session");
+    few_samples(&mut group);
+    group.throughput(Throughput::Bytes(mib_50().wire_bytes() as u64));
+    group.bench_function(BenchmarkId::new("ours", "mib_50"), |b| {
+        let workload = mib_50();
+        report_session_once();
+        b.iter_batched(
+            || workload.messages(),
+            |messages| {
+                let mut reducer = Reducer::new(ReductionPolicy::default());
+                let minted = reducer.project(messages);
+                assert!(minted > 0 || workload.turn_count() == 0);
+                reducer
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.bench_function(BenchmarkId::new("blake3", "mib_50"), |b| {
+        let wire = session_wire();
+        b.iter(|| blake3::hash(black_box(wire)));
+    });
+    group.bench_function(BenchmarkId::new("peer", "mib_50"), |b| {
+        let messages = session_peer();
+        let policy = peer_policy();
+        let empty = supercode_reduce::ReductionLog::default();
+        b.iter_with_large_drop(|| {
+            supercode_reduce::project_messages(black_box(messages), &policy, &empty)
+        });
+    });
+    group.finish();
+}
+
+/// Prints, once, what each side makes of `mib_50`: reductions and view size in wire bytes.
+fn report_session_once() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let workload = mib_50();
+        let mut reducer = Reducer::new(ReductionPolicy::default());
+        reducer.project(workload.messages());
+        let view_bytes: usize = reducer.view().iter().map(Message::wire_len).sum();
+        let (view, log) = supercode_reduce::project_messages(
+            session_peer(),
+            &peer_policy(),
+            &supercode_reduce::ReductionLog::default(),
+        );
+        let peer_view_bytes: usize = view
+            .iter()
+            .map(|m| serde_json::to_vec(m).map_or(0, |bytes| bytes.len()))
+            .sum();
+        eprintln!(
+            "bench: session: {} wire bytes; ours: {} reductions, view {view_bytes} bytes; \
+             peer: {} reductions, view {peer_view_bytes} bytes",
+            workload.wire_bytes(),
+            reducer.log().len(),
+            log.reductions.len(),
+        );
+    });
+}
+
+/// The wire bytes of every `mib_50` message, concatenated.
+fn session_wire() -> &'static [u8] {
+    static WIRE: OnceLock<Vec<u8>> = OnceLock::new();
+    WIRE.get_or_init(|| {
+        let workload = mib_50();
+        let mut wire = Vec::with_capacity(workload.wire_bytes());
+        for message in workload
+            .prefix()
+            .iter()
+            .chain(workload.turns().iter().flatten())
+        {
+            message.write_wire(&mut wire);
+        }
+        assert_eq!(wire.len(), workload.wire_bytes());
+        wire
+    })
+}
+
+/// `mib_50` converted to the peer's messages.
+fn session_peer() -> &'static [ChatMessage] {
+    static PEER: OnceLock<Vec<ChatMessage>> = OnceLock::new();
+    PEER.get_or_init(|| peer::to_peer_all(&mib_50().messages()))
+}
+
+// ---------------------------------------------------------------------------------------------
+// expand
+
+/// A session whose third message is a 64 KiB tool result that the default policy truncates
+/// (three newer tool results protect nothing older), as our messages.
+fn expand_session() -> Vec<Message> {
+    let mut big = String::with_capacity(EXPAND_BYTES + 100);
+    let mut line = 0_usize;
+    while big.len() < EXPAND_BYTES {
+        big.push_str(&format!(
+            "src/module_{}.rs:{line}: warning: unused variable `value_{line}`\n",
+            line % 17
+        ));
+        line += 1;
+    }
+    big.truncate(EXPAND_BYTES);
+    let mut messages = vec![Message::text(Role::User, "build the workspace")];
+    for (i, output) in [big, "ok\n".to_owned(), "ok\n".to_owned(), "ok\n".to_owned()]
+        .into_iter()
+        .enumerate()
+    {
+        let id = format!("call_{i}");
+        messages.push(Message {
+            role: Role::Assistant,
+            tool_calls: vec![ToolCall {
+                id: id.clone(),
+                name: "Bash".to_owned(),
+                arguments: format!(r#"{{"command":"cargo build -p crate{i}"}}"#),
+            }],
+            ..Message::default()
+        });
+        messages.push(Message::tool_result(id, output));
+    }
+    messages
+}
+
+/// `expand/ours/64KiB`, `expand/blake3/64KiB` and `expand/peer/64KiB`.
+fn expand(c: &mut Criterion) {
+    let history = expand_session();
+    let mut reducer = Reducer::new(ReductionPolicy::default());
+    reducer.project(history.iter().cloned());
+    let ours = reducer
+        .log()
+        .reductions
+        .iter()
+        .find(|r| r.ptr.addr.index == 2)
+        .expect("the 64 KiB tool result is reduced");
+    let id = ours.id.as_str().to_owned();
+    let expanded = rehydrate_sidecar::expand_reduction(reducer.log(), reducer.history(), &id, None)
+        .expect("our reduction expands");
+    assert_eq!(expanded.content.len(), EXPAND_BYTES);
+
+    let peer_history = to_peer_all(&history);
+    let (_, peer_log) = supercode_reduce::project_messages(
+        &peer_history,
+        &peer_policy(),
+        &supercode_reduce::ReductionLog::default(),
+    );
+    let peer_id = peer_log
+        .reductions
+        .iter()
+        .find(|r| r.ptr.addr.index == 2)
+        .expect("the peer reduces the 64 KiB tool result")
+        .id
+        .clone();
+    let peer_expanded = supercode_reduce::rehydrate::expand_reduction(
+        &peer_log,
+        &peer_history,
+        None,
+        &peer_id,
+        None,
+    )
+    .expect("the peer's reduction expands");
+    assert_eq!(peer_expanded.content, expanded.content);
+    let bytes = expanded.content.as_bytes().to_vec();
+
+    let mut group = c.benchmark_group("expand");
+    group
+        .sample_size(50)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1))
+        .throughput(Throughput::Bytes(EXPAND_BYTES as u64));
+    group.bench_function(BenchmarkId::new("ours", "64KiB"), |b| {
+        b.iter(|| {
+            rehydrate_sidecar::expand_reduction(
+                black_box(reducer.log()),
+                black_box(reducer.history()),
+                black_box(&id),
+                None,
+            )
+        });
+    });
+    group.bench_function(BenchmarkId::new("blake3", "64KiB"), |b| {
+        b.iter(|| blake3::hash(black_box(&bytes)));
+    });
+    group.bench_function(BenchmarkId::new("peer", "64KiB"), |b| {
+        b.iter(|| {
+            supercode_reduce::rehydrate::expand_reduction(
+                black_box(&peer_log),
+                black_box(&peer_history),
+                None,
+                black_box(&peer_id),
+                None,
+            )
+        });
+    });
+    group.finish();
+}
+
+// ---------------------------------------------------------------------------------------------
+// cli
+
+/// The `mib_50` workload file and how to run the CLI on it.
+struct CliSetup {
+    /// The OpenAI messages file of `mib_50`.
+    file: PathBuf,
+    /// The `rehydrate` binary.
+    bin: PathBuf,
+    /// Whether the binary takes `--no-tokens`.
+    no_tokens: bool,
+    /// The output directory, removed before each run.
+    out: PathBuf,
+}
+
+/// Writes the `mib_50` file once and checks that it re-imports; finds out whether `bin` takes
+/// `--no-tokens`.
+fn cli_setup(bin: &Path) -> &'static CliSetup {
+    static SETUP: OnceLock<CliSetup> = OnceLock::new();
+    SETUP.get_or_init(|| {
+        let workload = mib_50();
+        let file = locate::workload_file(workload.name());
+        let messages = workload.messages();
+        let started = Instant::now();
+        let file_bytes = workload::write_openai(&file, &messages)
+            .unwrap_or_else(|err| panic!("cannot write the workload file: {err}"));
+        assert_eq!(file_bytes, openai_file_bytes(workload));
+        workload::check_reimport(&file, &messages)
+            .unwrap_or_else(|err| panic!("the workload file does not re-import: {err}"));
+        eprintln!(
+            "bench: cli: wrote {} ({file_bytes} bytes) and checked that it re-imports in {:.2?}",
+            file.display(),
+            started.elapsed()
+        );
+        let no_tokens = takes_no_tokens(bin);
+        if !no_tokens {
+            eprintln!(
+                "bench: NOTICE: {} does not take --no-tokens yet; \
+                 the cli bench runs `rehydrate reduce` with token counting",
+                bin.display()
+            );
+        }
+        let out = file.with_extension("rehydrate-bench-out");
+        CliSetup {
+            file,
+            bin: bin.to_path_buf(),
+            no_tokens,
+            out,
+        }
+    })
+}
+
+/// Whether `rehydrate reduce` accepts `--no-tokens` (clap reports an "unexpected argument"
+/// otherwise).
+fn takes_no_tokens(bin: &Path) -> bool {
+    let output = Command::new(bin)
+        .args(["reduce", "--no-tokens", "--help"])
+        .stdin(Stdio::null())
+        .output()
+        .expect("the rehydrate binary starts");
+    !String::from_utf8_lossy(&output.stderr).contains("unexpected argument")
+}
+
+/// Runs `rehydrate reduce [--no-tokens] FILE --out OUT` once and asserts it succeeds.
+fn run_cli(setup: &CliSetup) {
+    let mut command = Command::new(&setup.bin);
+    command.arg("reduce");
+    if setup.no_tokens {
+        command.arg("--no-tokens");
+    }
+    let output = command
+        .arg(&setup.file)
+        .arg("--out")
+        .arg(&setup.out)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the rehydrate binary starts");
+    assert!(
+        output.status.success(),
+        "rehydrate reduce failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// Removes the CLI's output directory, if any.
+fn clear_out(setup: &CliSetup) {
+    match fs::remove_dir_all(&setup.out) {
+        Ok(()) => {}
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+        Err(err) => panic!("cannot remove {}: {err}", setup.out.display()),
+    }
+}
+
+/// The size in bytes of the file [`workload::write_openai`] writes for `workload`: its wire
+/// bytes, a comma between messages and the two brackets.
+fn openai_file_bytes(workload: &Workload) -> u64 {
+    (workload.wire_bytes() + workload.message_count().max(1) + 1) as u64
+}
+
+/// `cli/ours/mib_50` and `cli/serde_json/mib_50`, skipped with a notice when the `rehydrate`
+/// binary is missing.
+fn cli(c: &mut Criterion) {
+    let bin = locate::rehydrate_bin();
+    if !bin.is_file() {
+        eprintln!(
+            "bench: NOTICE: cli benches skipped: no rehydrate binary at {} \
+             (run `cargo build --release -p rehydrate-cli`, or set REHYDRATE_BIN)",
+            bin.display()
+        );
+        return;
+    }
+    let mut group = c.benchmark_group("cli");
+    few_samples(&mut group);
+    group.throughput(Throughput::Bytes(openai_file_bytes(mib_50())));
+    group.bench_function(BenchmarkId::new("ours", "mib_50"), |b| {
+        let setup = cli_setup(&bin);
+        b.iter_batched(
+            || clear_out(setup),
+            |()| run_cli(setup),
+            BatchSize::PerIteration,
+        );
+        clear_out(setup);
+    });
+    group.bench_function(BenchmarkId::new("serde_json", "mib_50"), |b| {
+        let setup = cli_setup(&bin);
+        let expected = mib_50().message_count();
+        b.iter(|| {
+            let bytes = fs::read(&setup.file).expect("the workload file reads");
+            let messages = parse_messages(&bytes).expect("the workload file parses");
+            assert_eq!(messages.len(), expected);
+            messages
+        });
+    });
+    group.finish();
+}
+
+// ---------------------------------------------------------------------------------------------
+// tokens
+
+/// The wire forms of the first messages of `mib_50`, at least [`TOKENS_BYTES`] in all.
+fn token_texts() -> &'static [String] {
+    static TEXTS: OnceLock<Vec<String>> = OnceLock::new();
+    TEXTS.get_or_init(|| {
+        let workload = mib_50();
+        let mut texts = Vec::new();
+        let mut bytes = 0;
+        for message in workload
+            .prefix()
+            .iter()
+            .chain(workload.turns().iter().flatten())
+        {
+            if bytes >= TOKENS_BYTES {
+                break;
+            }
+            let text = message.wire_json();
+            bytes += text.len();
+            texts.push(text);
+        }
+        eprintln!(
+            "bench: tokens: the first {} messages of mib_50, {bytes} wire bytes",
+            texts.len()
+        );
+        texts
+    })
+}
+
+/// The o200k_base token count of [`token_texts`], computed once with both tokenizers, which
+/// must agree.
+fn token_total() -> usize {
+    static TOTAL: OnceLock<usize> = OnceLock::new();
+    *TOTAL.get_or_init(|| {
+        let texts = token_texts();
+        let ours = count_bpe(texts);
+        let theirs = count_tiktoken(texts);
+        assert_eq!(ours, theirs, "bpe-openai and tiktoken-rs disagree");
+        eprintln!("bench: tokens: both tokenizers count {ours} o200k_base tokens");
+        ours
+    })
+}
+
+/// Tokens of `texts` with bpe-openai, summed per text.
+fn count_bpe(texts: &[String]) -> usize {
+    let bpe = bpe_openai::o200k_base();
+    texts.iter().map(|t| bpe.count(t)).sum()
+}
+
+/// Tokens of `texts` with tiktoken-rs, summed per text.
+fn count_tiktoken(texts: &[String]) -> usize {
+    static BPE: OnceLock<tiktoken_rs::CoreBPE> = OnceLock::new();
+    let bpe = BPE.get_or_init(|| tiktoken_rs::o200k_base().expect("tiktoken-rs loads o200k_base"));
+    texts.iter().map(|t| bpe.encode_ordinary(t).len()).sum()
+}
+
+/// `tokens/bpe-openai/5MiB` and `tokens/tiktoken/5MiB`.
+fn tokens(c: &mut Criterion) {
+    let mut group = c.benchmark_group("tokens");
+    few_samples(&mut group);
+    let bytes: usize = token_texts().iter().map(String::len).sum();
+    group.throughput(Throughput::Bytes(bytes as u64));
+    group.bench_function(BenchmarkId::new("bpe-openai", "5MiB"), |b| {
+        let (texts, total) = (token_texts(), token_total());
+        b.iter(|| assert_eq!(count_bpe(black_box(texts)), total));
+    });
+    group.bench_function(BenchmarkId::new("tiktoken", "5MiB"), |b| {
+        let (texts, total) = (token_texts(), token_total());
+        b.iter(|| assert_eq!(count_tiktoken(black_box(texts)), total));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, per_turn, session, expand, cli, tokens);
+criterion_main!(benches);

@@ -1,0 +1,48 @@
+//! Benchmark workloads for rehydrate and the side-by-side peer, for the criterion suite in
+//! `benches/suite.rs` (run it with `cargo xtask bench`; docs/BENCHMARKS.md has the figures).
+//!
+//! # Overview
+//!
+//! - [`workload`]: the real Claude Code sessions of the shared corpus, split into turns and
+//!   scaled by repeating the turns with fresh tool-call ids into two workloads:
+//!   [`workload::turns_1000`] (exactly 1,000 turns) and [`workload::mib_50`] (at least 50 MiB of
+//!   wire bytes), plus [`workload::write_openai`], which saves a workload as an OpenAI messages
+//!   file for the CLI bench.
+//! - [`peer`]: our messages converted to the types of the benchmark peer, `supercode-reduce`
+//!   0.5.144, and the peer policy that matches ours.
+//! - [`wire`]: the typed wire message the CLI bench's `serde_json` baseline parses into.
+//! - [`locate`]: where the corpus, the target directory and the `rehydrate` binary are.
+//!
+//! This is the only package of the workspace that depends on the peer (and on `tiktoken-rs`,
+//! the token-counting peer of the benches); no library crate does.
+//!
+//! # Example
+//!
+//! ```
+//! use rehydrate_bench::workload::{Corpus, Until};
+//!
+//! let corpus = Corpus::synthetic();
+//! let workload = corpus.scale("small", Until::Turns(30));
+//! assert_eq!(workload.turn_count(), 30);
+//! assert!(workload.wire_bytes() > 0);
+//! let peer = rehydrate_bench::peer::to_peer_all(&workload.messages());
+//! assert_eq!(peer.len(), workload.message_count());
+//! ```
+//!
+//! # Untrusted input
+//!
+//! Corpus files are untrusted: one that does not import is skipped and named in
+//! [`workload::Corpus::notices`]; nothing here panics on them.
+
+#![forbid(unsafe_code)]
+
+mod error;
+pub mod locate;
+pub mod peer;
+pub mod wire;
+pub mod workload;
+
+pub use error::Error;
+
+#[cfg(test)]
+mod tests;

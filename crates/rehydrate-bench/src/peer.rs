@@ -1,0 +1,85 @@
+//! The benchmark peer: `supercode-reduce` 0.5.144, fed the same messages converted to its types.
+//!
+//! Only this package depends on the peer. Nothing here reimplements it: the benches call its
+//! public `project_messages` and `expand_reduction` on [`to_peer`] conversions of our messages.
+
+use rehydrate_model::{Content, Message, Role};
+use supercode_interchange::{ChatMessage, FunctionCall, ToolCall};
+use supercode_reduce::ReductionPolicy;
+
+/// Converts one canonical message to the peer's `ChatMessage`: same role, text content or
+/// content parts (JSON values, unchanged), tool calls, `tool_call_id` and `name`.
+///
+/// The peer has no `observation` flag (an observation becomes a plain user message) and
+/// `metadata`, which never reaches a model, is not carried over.
+pub fn to_peer(message: &Message) -> ChatMessage {
+    let (content, content_parts) = match &message.content {
+        None => (None, None),
+        Some(Content::Text(text)) => (Some(text.clone()), None),
+        Some(Content::Parts(parts)) => (None, Some(parts.clone())),
+    };
+    let tool_calls = (!message.tool_calls.is_empty()).then(|| {
+        message
+            .tool_calls
+            .iter()
+            .map(|call| ToolCall {
+                id: call.id.clone(),
+                kind: "function".to_owned(),
+                function: FunctionCall {
+                    name: call.name.clone(),
+                    arguments: call.arguments.clone(),
+                },
+            })
+            .collect()
+    });
+    ChatMessage {
+        role: peer_role(message.role),
+        content,
+        content_parts,
+        tool_calls,
+        tool_call_id: message.tool_call_id.clone(),
+        name: message.name.clone(),
+        metadata: Default::default(),
+    }
+}
+
+/// Converts every message with [`to_peer`].
+pub fn to_peer_all(messages: &[Message]) -> Vec<ChatMessage> {
+    messages.iter().map(to_peer).collect()
+}
+
+/// The peer's role for `role`.
+fn peer_role(role: Role) -> supercode_interchange::Role {
+    match role {
+        Role::System => supercode_interchange::Role::System,
+        Role::User => supercode_interchange::Role::User,
+        Role::Assistant => supercode_interchange::Role::Assistant,
+        Role::Tool => supercode_interchange::Role::Tool,
+    }
+}
+
+/// The peer policy the benches use: the peer's default with every lever rehydrate does not
+/// implement turned off, and the same trigger (8192 bytes) and protected window (3 tool
+/// results) as `rehydrate_reduce::ReductionPolicy::default()`.
+///
+/// Off: image redaction, diff-only re-reads, stale-read elision, tool-input elision, terminal
+/// output normalization, superseded results, errored-input pruning and summaries. Left as the
+/// peer has them: truncation (keeping 4096 bytes, like our 2048-byte head plus 2048-byte tail),
+/// duplicate outputs (with the peer's 256-byte floor) and no turn clearing.
+pub fn peer_policy() -> ReductionPolicy {
+    ReductionPolicy {
+        tool_output_trigger_bytes: 8192,
+        protect_last_n_tool_results: 3,
+        elide_stale_reads: false,
+        redact_images: false,
+        diff_rereads: false,
+        elide_tool_inputs: false,
+        normalize_terminal_output: false,
+        supersede_enabled: false,
+        prune_errored_inputs: false,
+        summarize_cleared_turns: false,
+        clear_turns_older_than: None,
+        cleared_turns_summary: None,
+        ..ReductionPolicy::default()
+    }
+}

@@ -1,0 +1,52 @@
+//! Unit tests of the token counter and byte counts against their naive oracles.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
+
+use std::collections::BTreeMap;
+
+use rehydrate_model::{Content, Message};
+
+use crate::tokens::TokenCounter;
+
+fn session() -> Vec<Message> {
+    let bytes = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/cli/build-session.json"
+    ))
+    .unwrap();
+    let path = std::path::Path::new("build-session.json");
+    rehydrate_formats::import(path, &bytes, None)
+        .unwrap()
+        .messages
+}
+
+/// The naive count: every message tokenized on its own.
+fn naive_tokens(messages: &[Message]) -> usize {
+    let bpe = bpe_openai::o200k_base();
+    messages.iter().map(|m| bpe.count(&m.wire_json())).sum()
+}
+
+#[test]
+fn token_counts_equal_counting_every_message() {
+    let messages = session();
+    let mut counter = TokenCounter::new();
+    let before = counter.count(&messages);
+    assert_eq!(before, naive_tokens(&messages));
+    // The fixture's figures in the README.
+    assert_eq!(before, 16071);
+    // Counting again, or with repeats, tokenizes nothing new and gives the same totals.
+    assert_eq!(counter.count(&messages), before);
+    let twice: Vec<&Message> = messages.iter().chain(&messages).collect();
+    assert_eq!(counter.count(twice), 2 * before);
+    let mut other = messages[1..4].to_vec();
+    other[0].metadata = BTreeMap::from([("x".to_string(), "y".to_string())]);
+    other[1].content = Some(Content::Text("changed".to_string()));
+    assert_eq!(counter.count(&other), naive_tokens(&other));
+    assert_eq!(TokenCounter::new().count(&[]), 0);
+}
+
+#[test]
+fn wire_bytes_of_the_fixture() {
+    let messages = session();
+    assert_eq!(crate::commands::wire_bytes(&messages), 42798);
+}
