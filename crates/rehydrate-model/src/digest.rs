@@ -23,6 +23,11 @@ impl Digest {
         self.hex()[..n.min(64)].to_string()
     }
 
+    /// Appends the first `n` hex characters (`n` is clamped to 64) to `out`.
+    pub(crate) fn push_short_hex(&self, out: &mut String, n: usize) {
+        out.push_str(&self.hex()[..n.min(64)]);
+    }
+
     /// The 64 lowercase hex characters.
     fn hex(&self) -> HexBuf {
         const DIGITS: &[u8; 16] = b"0123456789abcdef";

@@ -31,7 +31,7 @@ impl ReductionId {
         use std::fmt::Write as _;
         let mut id = String::with_capacity(28);
         let _ = write!(id, "r{ordinal}.");
-        id.push_str(&digest.short_hex(6));
+        digest.push_short_hex(&mut id, 6);
         ReductionId(id)
     }
 

@@ -90,10 +90,18 @@ impl Stub {
 
     /// The stub as one line, without a line break.
     pub fn render(&self) -> String {
-        format!(
-            "{STUB_SENTINEL}{} {} | {}]",
-            self.kind, self.id, self.summary
-        )
+        line(self.kind, &self.id, &self.summary)
+    }
+
+    /// [`Stub::new`] followed by [`Stub::render`], without building the `Stub`: the line
+    /// `[rehydrate:<kind> <id> | <summary>]` in one allocation.
+    ///
+    /// # Errors
+    ///
+    /// As [`Stub::new`].
+    pub fn render_line(kind: StubKind, id: &ReductionId, summary: &str) -> Result<String, Error> {
+        check_summary(summary)?;
+        Ok(line(kind, id, summary))
     }
 
     /// Parses one stub line (no line break).
@@ -134,6 +142,18 @@ impl Stub {
         let id: ReductionId = id.parse()?;
         Stub::new(kind, id, summary)
     }
+}
+
+/// The stub line of an already checked summary.
+fn line(kind: StubKind, id: &ReductionId, summary: &str) -> String {
+    let kind = kind.as_str();
+    let id = id.as_str();
+    let mut out =
+        String::with_capacity(STUB_SENTINEL.len() + kind.len() + id.len() + summary.len() + 5);
+    for piece in [STUB_SENTINEL, kind, " ", id, " | ", summary, "]"] {
+        out.push_str(piece);
+    }
+    out
 }
 
 fn check_summary(summary: &str) -> Result<(), Error> {
