@@ -57,7 +57,7 @@ struct Figure {
     ratio: Ratio,
 }
 
-/// The figures of issue 3, in table order.
+/// The figures of issues 3 (reduction) and 4 (search), in table order.
 const FIGURES: &[Figure] = &[
     Figure {
         name: "per-turn projection, turn 1,000 vs turn 10 (ours)",
@@ -119,7 +119,53 @@ const FIGURES: &[Figure] = &[
         baseline: "tokens/tiktoken/5MiB",
         ratio: Ratio::Faster,
     },
+    Figure {
+        name: "literal search (64 MiB hidden) vs memmem over the same slices",
+        subject: "search/literal/64MiB",
+        baseline: "search/memmem-slices/64MiB",
+        ratio: Ratio::RateAtLeast(0.7),
+    },
+    Figure {
+        name: "literal search (64 MiB hidden) vs memmem over one contiguous copy",
+        subject: "search/literal/64MiB",
+        baseline: "search/memmem/64MiB",
+        ratio: Ratio::Faster,
+    },
+    Figure {
+        name: "case-insensitive literal search vs memmem over the same slices",
+        subject: "search/literal-i/64MiB",
+        baseline: "search/memmem-slices/64MiB",
+        ratio: Ratio::Faster,
+    },
+    Figure {
+        name: "regex `\\w+Error\\b` (64 MiB hidden) vs `rg -c`",
+        subject: "search/regex-error-word/64MiB",
+        baseline: "search/rg-error-word/64MiB",
+        ratio: Ratio::FasterAtLeast(1.0),
+    },
+    Figure {
+        name: "regex `(?i)connection refused` (64 MiB hidden) vs `rg -c`",
+        subject: "search/regex-refused/64MiB",
+        baseline: "search/rg-refused/64MiB",
+        ratio: Ratio::FasterAtLeast(1.0),
+    },
+    Figure {
+        name: "regex 5-word alternation (64 MiB hidden) vs `rg -c`",
+        subject: "search/regex-five-words/64MiB",
+        baseline: "search/rg-five-words/64MiB",
+        ratio: Ratio::FasterAtLeast(1.0),
+    },
+    Figure {
+        name: "`sidecar_search` with verification (64 MiB hidden) vs blake3 of the hidden bytes",
+        subject: "search/sidecar_search/64MiB",
+        baseline: "search/blake3/64MiB",
+        ratio: Ratio::Faster,
+    },
 ];
+
+/// The prefix of the ripgrep baselines, which the bench skips (with a notice) where `rg` is
+/// not installed.
+const RIPGREP_BASELINE: &str = "search/rg-";
 
 /// The target of the peak-memory figure: peak RSS at most this many times the input size.
 const RSS_TARGET: f64 = 3.0;
@@ -340,7 +386,12 @@ fn table(
 fn row(figure: &Figure, subject: Option<Measured>, baseline: Option<Measured>) -> String {
     let (Some(subject), Some(baseline)) = (subject, baseline) else {
         let target = target_text(figure.ratio);
-        return format!("| {} | — | — | — | {target} | not run |", figure.name);
+        let status = if subject.is_some() && figure.baseline.starts_with(RIPGREP_BASELINE) {
+            "not run: no `rg` on PATH (apt-get install ripgrep)"
+        } else {
+            "not run"
+        };
+        return format!("| {} | — | — | — | {target} | {status} |", figure.name);
     };
     let faster = baseline.mean_ns / subject.mean_ns;
     let speed = if faster >= 1.0 {
@@ -494,6 +545,14 @@ mod tests {
         assert_eq!(
             row(&figure(Ratio::Faster), None, ns(1e6)),
             "| f | — | — | — | — | not run |"
+        );
+        let rg = Figure {
+            baseline: "search/rg-x/64MiB",
+            ..figure(Ratio::FasterAtLeast(1.0))
+        };
+        assert_eq!(
+            row(&rg, ns(1e6), None),
+            "| f | — | — | — | >= 1x faster | not run: no `rg` on PATH (apt-get install ripgrep) |"
         );
     }
 

@@ -11,7 +11,11 @@
 //! - `cli`: `rehydrate reduce --no-tokens` on the `mib_50` file, against reading and parsing the
 //!   same file with `serde_json`;
 //! - `tokens`: o200k_base token counts of the first 5 MiB of `mib_50` wire forms with
-//!   bpe-openai, against tiktoken-rs.
+//!   bpe-openai, against tiktoken-rs;
+//! - `search`: `rehydrate_search` over at least 64 MiB of hidden bytes (corpus turns reduced
+//!   with the aggressive policy): a literal against a bare `memchr::memmem` count of the same
+//!   bytes, three regexes against `rg -c` on the same bytes in a file, and the whole
+//!   `sidecar_search` (verification included) against blake3 of the hidden bytes.
 //!
 //! Workloads are built on first use and described on stderr; without the corpus a synthetic
 //! session stands in (with a notice).
@@ -31,8 +35,11 @@ use rehydrate_bench::peer::{peer_policy, to_peer_all};
 use rehydrate_bench::wire::parse_messages;
 use rehydrate_bench::workload::{self, Corpus, Workload};
 use rehydrate_bench::{locate, peer};
-use rehydrate_model::{Message, Role, ToolCall};
+use rehydrate_model::{Message, ReductionLog, Role, ToolCall};
 use rehydrate_reduce::{Reducer, ReductionPolicy};
+use rehydrate_search::{
+    HiddenTexts, Query, SearchMode, SearchOptions, hidden_texts, search_hidden, sidecar_search,
+};
 use supercode_interchange::ChatMessage;
 
 /// The turns of `turns_1000` at which one turn's projection is timed (1-based).
@@ -662,5 +669,239 @@ fn tokens(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, per_turn, session, expand, cli, tokens);
+// ---------------------------------------------------------------------------------------------
+// search
+
+/// The least hidden bytes the `search` group searches (64 MiB).
+const SEARCH_HIDDEN_BYTES: usize = 64 << 20;
+
+/// The literal of `search/literal` and `search/memmem`: a word of code and prose alike.
+const SEARCH_LITERAL: &str = "function";
+
+/// The regexes of the `search` group, each `(subject, pattern)`, searched case-sensitively (an
+/// inline `(?i)` folds case) against `rg -c PATTERN FILE`.
+const SEARCH_REGEXES: [(&str, &str); 3] = [
+    ("error-word", r"\w+Error\b"),
+    ("refused", r"(?i)connection refused"),
+    ("five-words", "error|warning|failed|denied|timeout"),
+];
+
+/// A session whose hidden bytes are at least [`SEARCH_HIDDEN_BYTES`]: the corpus turns scaled
+/// until their tool results alone exceed it, reduced with the aggressive policy (every result
+/// older than the newest three keeps 256 bytes of head and tail; a repeated result is a
+/// duplicate of a reduced one, so hidden whole), as the history and its log.
+fn search_session() -> &'static (Vec<Message>, ReductionLog) {
+    static SESSION: OnceLock<(Vec<Message>, ReductionLog)> = OnceLock::new();
+    SESSION.get_or_init(|| {
+        let started = Instant::now();
+        let mut wire_bytes = SEARCH_HIDDEN_BYTES + SEARCH_HIDDEN_BYTES / 4;
+        loop {
+            let workload = corpus().scale("search", workload::Until::WireBytes(wire_bytes));
+            let mut reducer = Reducer::new(ReductionPolicy::aggressive());
+            reducer.project(workload.messages());
+            let (history, log) = reducer.into_parts();
+            let hidden = hidden_texts(&log, &history).hidden_bytes();
+            if hidden >= SEARCH_HIDDEN_BYTES || workload.turn_count() == 0 {
+                eprintln!(
+                    "bench: search: {} turns, {} wire bytes, {} reductions hiding {hidden} bytes \
+                     ({:.1} MiB), built in {:.2?}",
+                    workload.turn_count(),
+                    workload.wire_bytes(),
+                    log.len(),
+                    hidden as f64 / f64::from(1 << 20),
+                    started.elapsed()
+                );
+                return (history, log);
+            }
+            // Scale up in proportion to what is missing, with a margin; always grows.
+            let factor = SEARCH_HIDDEN_BYTES as f64 / hidden.max(1) as f64 * 1.1;
+            wire_bytes = (wire_bytes as f64 * factor.max(1.1)) as usize;
+        }
+    })
+}
+
+/// The hidden texts of [`search_session`], resolved (verified) once.
+fn search_hidden_texts() -> &'static HiddenTexts<'static> {
+    static HIDDEN: OnceLock<HiddenTexts<'static>> = OnceLock::new();
+    HIDDEN.get_or_init(|| {
+        let (history, log) = search_session();
+        let hidden = hidden_texts(log, history);
+        assert!(hidden.unresolvable.is_empty());
+        hidden
+    })
+}
+
+/// Every hidden text, each followed by a line break, in one buffer: the bytes the baselines
+/// search (the line breaks keep a match from spanning two texts).
+fn search_bytes() -> &'static [u8] {
+    static BYTES: OnceLock<Vec<u8>> = OnceLock::new();
+    BYTES.get_or_init(|| {
+        let hidden = search_hidden_texts();
+        let mut bytes = Vec::with_capacity(hidden.hidden_bytes() + hidden.texts.len());
+        for text in &hidden.texts {
+            bytes.extend_from_slice(text.hidden().as_bytes());
+            bytes.push(b'\n');
+        }
+        bytes
+    })
+}
+
+/// [`search_bytes`] written to `<target>/bench-workloads/search_hidden.txt`, for ripgrep.
+fn search_file() -> &'static Path {
+    static FILE: OnceLock<PathBuf> = OnceLock::new();
+    FILE.get_or_init(|| {
+        let file = locate::workload_file("search_hidden").with_extension("txt");
+        if let Some(dir) = file.parent() {
+            fs::create_dir_all(dir).expect("the workload directory can be created");
+        }
+        fs::write(&file, search_bytes()).expect("the hidden bytes can be written");
+        file
+    })
+}
+
+/// `rg`, when it runs.
+fn ripgrep() -> Option<&'static str> {
+    static RG: OnceLock<bool> = OnceLock::new();
+    let found = *RG.get_or_init(|| {
+        let ok = Command::new("rg")
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success());
+        if !ok {
+            eprintln!(
+                "bench: NOTICE: search: no `rg` on PATH (Debian package `ripgrep`); \
+                 the ripgrep rows are not measured"
+            );
+        }
+        ok
+    });
+    found.then_some("rg")
+}
+
+/// Runs `rg -c PATTERN FILE` once and returns its count of matching lines.
+fn run_rg(rg: &str, pattern: &str, file: &Path) -> usize {
+    let output = Command::new(rg)
+        .args(["--no-config", "--count", "--regexp"])
+        .arg(pattern)
+        .arg(file)
+        .stdin(Stdio::null())
+        .output()
+        .expect("rg starts");
+    // Exit status 1 means no line matched.
+    assert!(
+        output.status.success() || output.status.code() == Some(1),
+        "rg failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .trim()
+        .parse()
+        .unwrap_or(0)
+}
+
+/// The total matches of `query` over `hidden`, through the whole search (snippets included).
+fn total_matches(hidden: &HiddenTexts<'_>, query: &Query) -> usize {
+    search_hidden(black_box(hidden), query).total_matches
+}
+
+/// A compiled query of the `search` group; `case_sensitive` unless folding is asked for.
+fn search_query(text: &str, mode: SearchMode, case_sensitive: bool) -> Query {
+    let options = SearchOptions {
+        mode,
+        case_sensitive,
+        ..SearchOptions::default()
+    };
+    Query::new(text, &options).expect("the bench queries compile")
+}
+
+/// `search/*/64MiB`: ours against memmem, ripgrep and blake3 over the same hidden bytes.
+fn search(c: &mut Criterion) {
+    let hidden = search_hidden_texts();
+    let bytes = search_bytes();
+    let mut group = c.benchmark_group("search");
+    few_samples(&mut group);
+    group.throughput(Throughput::Bytes(hidden.hidden_bytes() as u64));
+
+    // A literal, case-sensitive, against memmem over the same slices where they lie (one call
+    // per hidden text, as ours) and over one contiguous copy of them.
+    let literal = search_query(SEARCH_LITERAL, SearchMode::Literal, true);
+    let finder = memchr::memmem::Finder::new(SEARCH_LITERAL);
+    let expected = finder.find_iter(bytes).count();
+    assert_eq!(total_matches(hidden, &literal), expected);
+    group.bench_function(BenchmarkId::new("literal", "64MiB"), |b| {
+        b.iter(|| assert_eq!(total_matches(hidden, &literal), expected));
+    });
+    group.bench_function(BenchmarkId::new("memmem-slices", "64MiB"), |b| {
+        b.iter(|| {
+            let found: usize = black_box(hidden)
+                .texts
+                .iter()
+                .map(|text| finder.find_iter(text.hidden().as_bytes()).count())
+                .sum();
+            assert_eq!(found, expected);
+        });
+    });
+    group.bench_function(BenchmarkId::new("memmem", "64MiB"), |b| {
+        b.iter(|| assert_eq!(finder.find_iter(black_box(bytes)).count(), expected));
+    });
+    // The same literal with ASCII case folding (the default).
+    let folded = search_query(SEARCH_LITERAL, SearchMode::Literal, false);
+    let folded_count = total_matches(hidden, &folded);
+    assert!(folded_count >= expected);
+    group.bench_function(BenchmarkId::new("literal-i", "64MiB"), |b| {
+        b.iter(|| assert_eq!(total_matches(hidden, &folded), folded_count));
+    });
+
+    // Regexes against `rg -c` on the same bytes in a file.
+    let rg = ripgrep();
+    let file = rg.map(|_| search_file());
+    for (subject, pattern) in SEARCH_REGEXES {
+        let query = search_query(pattern, SearchMode::Regex, true);
+        let count = total_matches(hidden, &query);
+        if let (Some(rg), Some(file)) = (rg, file) {
+            eprintln!(
+                "bench: search: {pattern}: {count} matches (ours), {} matching lines (rg)",
+                run_rg(rg, pattern, file)
+            );
+        }
+        group.bench_function(BenchmarkId::new(format!("regex-{subject}"), "64MiB"), |b| {
+            b.iter(|| assert_eq!(total_matches(hidden, &query), count));
+        });
+        if let (Some(rg), Some(file)) = (rg, file) {
+            group.bench_function(BenchmarkId::new(format!("rg-{subject}"), "64MiB"), |b| {
+                b.iter(|| run_rg(rg, pattern, file));
+            });
+        }
+    }
+
+    // The whole call, resolution and verification of every reduction included, against
+    // blake3 over the hidden bytes.
+    let (history, log) = search_session();
+    let options = SearchOptions {
+        mode: SearchMode::Literal,
+        case_sensitive: true,
+        ..SearchOptions::default()
+    };
+    group.bench_function(BenchmarkId::new("sidecar_search", "64MiB"), |b| {
+        b.iter(|| {
+            let result = sidecar_search(black_box(log), history, SEARCH_LITERAL, &options)
+                .expect("the literal is a valid query");
+            assert_eq!(result.total_matches, expected);
+        });
+    });
+    group.bench_function(BenchmarkId::new("blake3", "64MiB"), |b| {
+        b.iter(|| {
+            let mut hasher = blake3::Hasher::new();
+            for text in &black_box(hidden).texts {
+                hasher.update(text.hidden().as_bytes());
+            }
+            hasher.finalize()
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, per_turn, session, expand, cli, tokens, search);
 criterion_main!(benches);

@@ -27,6 +27,27 @@ pub(crate) enum Command {
         #[arg(long, value_name = "START..END", allow_hyphen_values = true)]
         range: Option<String>,
     },
+    /// Search the bytes the reductions hide (never what the view shows) for a literal or a
+    /// regex: at most 50 matches with redacted snippets of at most 200 bytes.
+    Search {
+        /// The output directory of `rehydrate reduce`.
+        dir: PathBuf,
+        /// The text or regex to find; case-insensitive unless --case-sensitive. Without
+        /// --regex or --literal it is a regex when it is a valid one, a literal otherwise.
+        query: String,
+        /// Read the query as a regex; an invalid one is an error.
+        #[arg(long, conflicts_with = "literal")]
+        regex: bool,
+        /// Read the query as literal text.
+        #[arg(long)]
+        literal: bool,
+        /// Match letter case exactly.
+        #[arg(long)]
+        case_sensitive: bool,
+        /// Print the result as compact JSON (the form `sidecar_search` gives a model).
+        #[arg(long)]
+        json: bool,
+    },
     /// Re-check every reduction's digest and that the view inverts to the sidecar's messages.
     Verify {
         /// The output directory of `rehydrate reduce`.

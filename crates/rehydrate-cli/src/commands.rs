@@ -7,6 +7,7 @@ use std::sync::mpsc;
 use rehydrate_formats::{Format, Warning};
 use rehydrate_model::{Message, ReductionKind, ReductionLog, Role};
 use rehydrate_reduce::{Reducer, ReductionPolicy, project_messages};
+use rehydrate_search::{SearchMode, SearchOptions, SearchResult, sidecar_search};
 use rehydrate_sidecar::{check_inverts, expand_reduction, render_turns, verify_log};
 
 use crate::cli::{Cli, Command, Preset, ReduceArgs};
@@ -18,6 +19,26 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
         Command::Reduce(args) => reduce(&args),
         Command::Expand { dir, id, range } => expand(&dir, &id, range.as_deref()),
+        Command::Search {
+            dir,
+            query,
+            regex,
+            literal,
+            case_sensitive,
+            json,
+        } => {
+            let mode = match (regex, literal) {
+                (true, _) => SearchMode::Regex,
+                (_, true) => SearchMode::Literal,
+                _ => SearchMode::Auto,
+            };
+            let options = SearchOptions {
+                mode,
+                case_sensitive,
+                ..SearchOptions::default()
+            };
+            search(&dir, &query, &options, json)
+        }
         Command::Verify { dir } => verify(&dir),
         Command::Inspect {
             transcript,
@@ -380,6 +401,49 @@ fn expand(dir: &Path, id: &str, range: Option<&str>) -> Result<(), Failure> {
     let loaded = session_dir::read(dir)?;
     let out = expand_reduction(&loaded.log, &loaded.sidecar, id, range)?;
     print_stdout(out.content.as_bytes())
+}
+
+fn search(dir: &Path, query: &str, options: &SearchOptions, json: bool) -> Result<(), Failure> {
+    let loaded = session_dir::read(dir)?;
+    let result = sidecar_search(&loaded.log, &loaded.sidecar, query, options)
+        .map_err(|e| input(e.to_string()))?;
+    if json {
+        let mut bytes = result.to_json().into_bytes();
+        bytes.push(b'\n');
+        return print_stdout(&bytes);
+    }
+    print_stdout(render_search(&result).as_bytes())
+}
+
+/// The human form of a search result: a summary line, then per match its reduction id and
+/// kind and the snippet indented by two spaces.
+fn render_search(result: &SearchResult) -> String {
+    let total = result.total_matches;
+    let shown = result.matches.len();
+    let mut out = format!(
+        "{total} {} ({})",
+        if total == 1 { "match" } else { "matches" },
+        result.mode.as_str()
+    );
+    if shown < total {
+        out.push_str(&format!(", {shown} shown"));
+    }
+    if result.unresolvable > 0 {
+        out.push_str(&format!(
+            "; {} reductions do not verify and were not searched",
+            result.unresolvable
+        ));
+    }
+    out.push('\n');
+    for m in &result.matches {
+        out.push_str(&format!("{} {}\n", m.reduction_id, m.kind.as_str()));
+        for line in m.snippet.lines() {
+            out.push_str("  ");
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 fn verify(dir: &Path) -> Result<(), Failure> {

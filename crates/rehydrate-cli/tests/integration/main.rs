@@ -544,3 +544,70 @@ fn a_bad_session_is_reported_before_a_bad_policy() {
     assert!(stderr(&out).contains("--clear-turns-older-than must be at least 1"));
     assert!(!dir.join("o").exists());
 }
+
+#[test]
+fn search_finds_hidden_bytes_only() {
+    let (dir, report) = reduce_fixture("search");
+    let d = dir.to_str().unwrap();
+    // The compiler error is hidden in the duplicate of the truncated build output (its
+    // canonical copy is itself reduced), so it is found once, there.
+    let id = report["reductions"][2]["id"].as_str().unwrap();
+    let out = rehydrate(&["search", d, "E0308", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["mode"], "regex");
+    assert_eq!(result["total_matches"], 1);
+    assert_eq!(result["truncated"], false);
+    assert_eq!(result["unresolvable"], 0);
+    assert_eq!(result["matches"][0]["reduction_id"], id);
+    assert_eq!(result["matches"][0]["kind"], "duplicate");
+    let snippet = result["matches"][0]["snippet"].as_str().unwrap();
+    assert!(
+        snippet.contains("error[E0308]: mismatched types"),
+        "{snippet}"
+    );
+    assert!(snippet.len() <= 200);
+
+    // Case-sensitive literal: the lower-case query is not there.
+    let out = rehydrate(&["search", d, "e0308", "--literal", "--case-sensitive"]);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "0 matches (literal)\n"
+    );
+    // The human form names the reduction and indents the snippet.
+    let out = rehydrate(&["search", d, "E0308", "--literal"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with(&format!("1 match (literal)\n{id} duplicate\n  ")),
+        "{text}"
+    );
+    // Text the view still shows (the user's request) is never reported.
+    let out = rehydrate(&["search", d, "Find out why"]);
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "0 matches (regex)\n"
+    );
+}
+
+#[test]
+fn search_errors_are_one_line_with_exit_2() {
+    let (dir, _) = reduce_fixture("search_errors");
+    let d = dir.to_str().unwrap();
+    // Not a valid regex: a literal in auto mode, an error when --regex is asked for.
+    let auto = rehydrate(&["search", d, "foo("]);
+    assert_eq!(auto.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(auto.stdout).unwrap(),
+        "0 matches (literal)\n"
+    );
+    for args in [
+        vec!["search", d, "foo(", "--regex"],
+        vec!["search", d, "   "],
+        vec!["search", d, "x", "--regex", "--literal"],
+    ] {
+        let out = rehydrate(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = stderr(&out);
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    }
+}

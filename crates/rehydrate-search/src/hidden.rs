@@ -1,0 +1,273 @@
+//! The hidden bytes of a reduction log: which bytes of each reduction's verified original are
+//! out of the model's view and so searched (SPEC seed 000 rules 15-16).
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use rehydrate_model::{Message, Reduction, ReductionKind, ReductionLog, Span};
+use rehydrate_sidecar::{Verified, render_turns, verify_reduction};
+
+use crate::parallel::map_chunks;
+
+/// The verified original of one reduction and the part of it that is hidden from the view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HiddenText<'a> {
+    reduction: &'a Reduction,
+    text: Cow<'a, str>,
+    span: Span,
+}
+
+impl<'a> HiddenText<'a> {
+    /// The reduction.
+    pub fn reduction(&self) -> &'a Reduction {
+        self.reduction
+    }
+
+    /// The whole verified original: the addressed message's text for per-message kinds, the
+    /// rendering of the cleared messages (`rehydrate_sidecar::render_turns`) for turns cleared.
+    /// This is the text `expand_reduction` serves.
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The hidden byte range of [`HiddenText::text`], half-open, on char boundaries: the
+    /// truncation's `ptr.span` for a truncated tool output, the whole text otherwise.
+    pub fn span(&self) -> Span {
+        self.span
+    }
+
+    /// The hidden bytes: `text()[span()]`.
+    pub fn hidden(&self) -> &str {
+        self.text.get(self.span.range()).unwrap_or_default()
+    }
+}
+
+/// A reduction that could not be resolved against the minted view.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unresolvable<'a> {
+    /// The reduction.
+    pub reduction: &'a Reduction,
+    /// Why it does not verify.
+    pub error: rehydrate_sidecar::Error,
+}
+
+/// Every reduction of a log sorted by what search does with it, each list in log order.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct HiddenTexts<'a> {
+    /// The reductions whose hidden bytes are searched.
+    pub texts: Vec<HiddenText<'a>>,
+    /// Duplicate outputs whose canonical copy is still in the view, so nothing of them is
+    /// hidden (they verified).
+    pub visible: Vec<&'a Reduction>,
+    /// Reductions that do not verify against the minted view: never searched.
+    pub unresolvable: Vec<Unresolvable<'a>>,
+}
+
+impl HiddenTexts<'_> {
+    /// The total size of the hidden bytes, in bytes.
+    pub fn hidden_bytes(&self) -> usize {
+        self.texts.iter().map(|t| t.span.len()).sum()
+    }
+}
+
+/// Resolves every reduction of `log` against `minted_view` and finds its hidden bytes
+/// (SPEC seed 000 rules 15-16, with head-and-tail truncation).
+///
+/// Each reduction is verified first (`rehydrate_sidecar::verify_reduction`: index, role,
+/// digest, recorded sizes, span, stub); one that fails is listed in
+/// [`HiddenTexts::unresolvable`] and never searched. Of a verified reduction:
+///
+/// - a truncated tool output hides `ptr.span` of its text (the head before it and the tail
+///   after it are visible);
+/// - a duplicate output hides its whole text when its canonical copy is itself reduced, decided
+///   from the log alone: some other reduction of the log is a turns-cleared range holding the
+///   canonical's index, or a per-message reduction addressing that index. Otherwise the same
+///   bytes are visible at the canonical and it is listed in [`HiddenTexts::visible`];
+/// - a turns-cleared range hides the whole rendering of its messages.
+///
+/// Per-message texts are borrowed from `minted_view`; turns-cleared renderings are built.
+/// A log whose originals add up to 4 MiB or more is verified on a few threads (at most 8), over
+/// consecutive reductions; the result does not depend on the number of threads.
+///
+/// # Example
+///
+/// ```
+/// use rehydrate_model::{Message, ReductionLog, Role};
+/// use rehydrate_reduce::{ReductionPolicy, project_messages};
+/// use rehydrate_search::hidden_texts;
+///
+/// let mut history = vec![Message::text(Role::User, "build")];
+/// for i in 0..4 {
+///     history.push(Message::tool_result(format!("c{i}"), format!("line {i}\n").repeat(3000)));
+/// }
+/// let out = project_messages(&history, &ReductionLog::default(), &ReductionPolicy::default());
+/// let hidden = hidden_texts(&out.log, &history);
+/// assert_eq!(hidden.texts.len(), 1);
+/// assert!(hidden.texts[0].hidden().starts_with("line 0\n"));
+/// assert!(hidden.unresolvable.is_empty());
+/// ```
+pub fn hidden_texts<'a>(log: &'a ReductionLog, minted_view: &'a [Message]) -> HiddenTexts<'a> {
+    let reduced = ReducedMessages::of(log);
+    // A large log is verified (hashed) on a few threads, over consecutive reductions.
+    let parts = map_chunks(
+        &log.reductions,
+        |r| r.kind.original_bytes(),
+        |offset, reductions| resolve_chunk(&reduced, offset, reductions, minted_view),
+    );
+    let mut out = HiddenTexts::default();
+    for mut part in parts {
+        out.texts.append(&mut part.texts);
+        out.visible.append(&mut part.visible);
+        out.unresolvable.append(&mut part.unresolvable);
+    }
+    out
+}
+
+/// [`hidden_texts`] of the reductions at log positions `offset..offset + reductions.len()`.
+fn resolve_chunk<'a>(
+    reduced: &ReducedMessages,
+    offset: usize,
+    reductions: &'a [Reduction],
+    minted_view: &'a [Message],
+) -> HiddenTexts<'a> {
+    let mut out = HiddenTexts::default();
+    for (i, r) in reductions.iter().enumerate() {
+        let position = offset + i;
+        let verified = match verify_reduction(r, minted_view) {
+            Ok(verified) => verified,
+            Err(error) => {
+                out.unresolvable.push(Unresolvable {
+                    reduction: r,
+                    error,
+                });
+                continue;
+            }
+        };
+        let (text, span) = match (&r.kind, verified) {
+            (ReductionKind::ToolOutputTruncated { .. }, Verified::Text(text)) => {
+                // Verification checked that the span is present and fits on char boundaries.
+                match r.ptr.span.filter(|s| text.get(s.range()).is_some()) {
+                    Some(span) => (Cow::Borrowed(text), span),
+                    None => {
+                        out.unresolvable.push(Unresolvable {
+                            reduction: r,
+                            error: bad_span(r, text.len()),
+                        });
+                        continue;
+                    }
+                }
+            }
+            (ReductionKind::DuplicateOutput { canonical, .. }, Verified::Text(text)) => {
+                if !reduced.holds(canonical.index, position) {
+                    out.visible.push(r);
+                    continue;
+                }
+                (Cow::Borrowed(text), whole(text.len()))
+            }
+            (ReductionKind::TurnsCleared { .. }, Verified::Turns { first, messages }) => {
+                let text = render_turns(messages, first);
+                let span = whole(text.len());
+                (Cow::Owned(text), span)
+            }
+            // verify_reduction gives the text for per-message kinds and the messages for turns
+            // cleared; another pairing would be a gap there, so it is not searched.
+            (
+                ReductionKind::ToolOutputTruncated { .. } | ReductionKind::DuplicateOutput { .. },
+                Verified::Turns { .. },
+            )
+            | (ReductionKind::TurnsCleared { .. }, Verified::Text(_)) => {
+                out.unresolvable.push(Unresolvable {
+                    reduction: r,
+                    error: rehydrate_sidecar::Error::Inconsistent {
+                        id: r.id.to_string(),
+                        reason: "resolved to another kind of original".to_string(),
+                    },
+                });
+                continue;
+            }
+        };
+        out.texts.push(HiddenText {
+            reduction: r,
+            text,
+            span,
+        });
+    }
+    out
+}
+
+/// The span `[0, len)`.
+fn whole(len: usize) -> Span {
+    Span::new(0, len).expect("0 <= len")
+}
+
+/// The error for a truncation whose span does not fit its verified text (verification rules
+/// this out; kept so that a gap there is an unresolvable reduction, not a panic).
+fn bad_span(r: &Reduction, total_bytes: usize) -> rehydrate_sidecar::Error {
+    let (start, end) = r.ptr.span.map_or((0, 0), |s| (s.start(), s.end()));
+    rehydrate_sidecar::Error::BadSpan {
+        id: r.id.to_string(),
+        index: r.ptr.addr.index,
+        start,
+        end,
+        total_bytes,
+    }
+}
+
+/// Which minted-view messages the log reduces, for the duplicate rule: per-message reductions
+/// by addressed index, and turns-cleared ranges.
+struct ReducedMessages {
+    /// Addressed index → positions in the log of the per-message reductions addressing it.
+    per_message: BTreeMap<usize, Vec<usize>>,
+    /// Turns-cleared ranges `(first, last, position)` sorted by `first`, with the running
+    /// maximum of `last` (so a binary search answers "does a range hold index i").
+    ranges: Vec<(usize, usize, usize)>,
+    max_last: Vec<usize>,
+}
+
+impl ReducedMessages {
+    fn of(log: &ReductionLog) -> ReducedMessages {
+        let mut per_message: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        let mut ranges = Vec::new();
+        for (position, r) in log.reductions.iter().enumerate() {
+            match r.kind {
+                ReductionKind::TurnsCleared { first, last, .. } => {
+                    ranges.push((first, last, position));
+                }
+                ReductionKind::ToolOutputTruncated { .. }
+                | ReductionKind::DuplicateOutput { .. } => {
+                    per_message
+                        .entry(r.ptr.addr.index)
+                        .or_default()
+                        .push(position);
+                }
+            }
+        }
+        ranges.sort_unstable();
+        let mut max_last = Vec::with_capacity(ranges.len());
+        let mut running = 0;
+        for &(_, last, _) in &ranges {
+            running = running.max(last);
+            max_last.push(running);
+        }
+        ReducedMessages {
+            per_message,
+            ranges,
+            max_last,
+        }
+    }
+
+    /// Whether a reduction other than the one at log position `own` reduces message `index`.
+    fn holds(&self, index: usize, own: usize) -> bool {
+        let addressed = self
+            .per_message
+            .get(&index)
+            .is_some_and(|positions| positions.iter().any(|&p| p != own));
+        if addressed {
+            return true;
+        }
+        // Ranges starting at or before `index`; one of them reaches it when the largest `last`
+        // among them does. A duplicate is never a turns-cleared range, so `own` is not one.
+        let starting = self.ranges.partition_point(|&(first, _, _)| first <= index);
+        starting > 0 && self.max_last[starting - 1] >= index
+    }
+}

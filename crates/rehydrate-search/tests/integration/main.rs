@@ -1,0 +1,10 @@
+//! Integration tests of rehydrate-search: the SPEC seed 000 search cases as snapshot fixtures,
+//! properties against a naive oracle, the corpus check and redaction of snippets.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
+
+mod build;
+mod corpus;
+mod fixtures;
+mod properties;
+mod redaction;

@@ -1,0 +1,344 @@
+//! The search matches a naive oracle on random sessions: for random hidden texts (multi-byte
+//! characters, line breaks, case variants, the Kelvin sign and the long s) and random queries
+//! (literals, and regexes that can and cannot cross lines), the matches (reduction id, byte
+//! range) are those of a brute-force scan of the hidden spans, computed independently.
+
+use proptest::prelude::*;
+use regex_automata::nfa::thompson::pikevm::PikeVM;
+use regex_automata::util::syntax;
+use rehydrate_model::{Message, ReductionKind, ReductionLog, Role, ToolCall};
+use rehydrate_reduce::{ReductionPolicy, project_messages};
+use rehydrate_search::{Query, QueryMode, SearchMode, SearchOptions, hidden_texts, sidecar_search};
+use rehydrate_sidecar::expand_reduction;
+
+/// Pieces random texts and literal queries are made of.
+const PIECES: &[&str] = &[
+    "a", "A", "b", "B", "é", "É", "\n", " ", "k", "K", "\u{212A}", "s", "\u{17F}", "x", "Error",
+    "error", "ab", "foo(", "€", "\r\n", "rror", "_",
+];
+
+/// Regexes: some cannot match a line break (line-confined search), some can, some match empty.
+const PATTERNS: &[&str] = &[
+    r"a+",
+    r"ab",
+    r"(?i)ab",
+    r"a.b",
+    r"a\sb",
+    r"[^x]+x",
+    r"\w+Error\b",
+    r"\w+rror\b",
+    r"Error\b",
+    r"é+",
+    r"x*",
+    r"^a",
+    r"a$",
+    r"(?m)^a",
+    r"(?m)b$",
+    r"k",
+    r"S",
+    r"\bfoo\(",
+    r"a|b|é",
+    r"(?s)a.+?b",
+    r"[a-z]+\n[a-z]+",
+    r"E(rror|RROR)",
+    r"\b\w",
+    r"(?-u:\b)x",
+    r"_\w*k",
+    r"b(?:ab)*\b",
+    r"ab|a",
+    r"a|ab",
+    r"(?i)k|s",
+    r"\bab\b",
+    r"(?i)error",
+];
+
+fn text() -> impl Strategy<Value = String> {
+    prop::collection::vec(prop::sample::select(PIECES), 0..120).prop_map(|p| p.concat())
+}
+
+/// A session of `turns` turns, each a user message, an assistant call and its result; results
+/// come from a small pool so some repeat (duplicates).
+fn session() -> impl Strategy<Value = Vec<Message>> {
+    (
+        prop::collection::vec(text(), 1..5),
+        prop::collection::vec((0..5_usize, text(), text()), 1..10),
+    )
+        .prop_map(|(pool, turns)| {
+            let mut messages = Vec::new();
+            for (i, (pick, user, filler)) in turns.into_iter().enumerate() {
+                messages.push(Message::text(Role::User, format!("turn {i} {user}")));
+                let id = format!("call{i}");
+                messages.push(Message {
+                    role: Role::Assistant,
+                    tool_calls: vec![ToolCall {
+                        id: id.clone(),
+                        name: "run".into(),
+                        arguments: "{}".into(),
+                    }],
+                    ..Message::default()
+                });
+                let output = if pick < pool.len() {
+                    pool[pick].repeat(3)
+                } else {
+                    filler.repeat(3)
+                };
+                messages.push(Message::tool_result(id, output));
+            }
+            messages
+        })
+}
+
+fn policy() -> impl Strategy<Value = ReductionPolicy> {
+    (
+        0..40_usize,
+        0..40_usize,
+        0..3_usize,
+        prop::option::of(1..4_usize),
+    )
+        .prop_map(|(head, tail, protect, clear)| ReductionPolicy {
+            tool_output_trigger_bytes: 0,
+            head_bytes: head,
+            tail_bytes: tail,
+            protect_last_n_tool_results: protect,
+            clear_turns_older_than: clear,
+            min_saved_bytes: 0,
+            ..ReductionPolicy::default()
+        })
+}
+
+/// The query of a case: a literal made of pieces, or one of [`PATTERNS`].
+#[derive(Debug, Clone)]
+enum TestQuery {
+    Literal(String),
+    Regex(&'static str),
+}
+
+fn query() -> impl Strategy<Value = TestQuery> {
+    prop_oneof![
+        prop::collection::vec(prop::sample::select(PIECES), 1..4)
+            .prop_map(|p| TestQuery::Literal(p.concat()))
+            .prop_filter("not only whitespace", |q| match q {
+                TestQuery::Literal(s) => !s.trim().is_empty(),
+                TestQuery::Regex(_) => true,
+            }),
+        prop::sample::select(PATTERNS).prop_map(TestQuery::Regex),
+    ]
+}
+
+/// The hidden bytes of every reduction, computed from the reductions' facts alone: the
+/// expanded original restricted to the truncation span, a duplicate whole only when another
+/// reduction covers its canonical, a cleared range whole.
+fn oracle_hidden(log: &ReductionLog, minted: &[Message]) -> (Vec<(String, String)>, usize) {
+    let mut out = Vec::new();
+    let mut unresolvable = 0;
+    for r in &log.reductions {
+        let Ok(full) = expand_reduction(log, minted, r.id.as_str(), None) else {
+            unresolvable += 1;
+            continue;
+        };
+        let hidden = match &r.kind {
+            ReductionKind::ToolOutputTruncated { .. } => {
+                let span = r.ptr.span.unwrap();
+                full.content[span.range()].to_string()
+            }
+            ReductionKind::DuplicateOutput { canonical, .. } => {
+                let covered = log.reductions.iter().any(|other| {
+                    other.id != r.id
+                        && match other.kind {
+                            ReductionKind::TurnsCleared { first, last, .. } => {
+                                first <= canonical.index && canonical.index <= last
+                            }
+                            _ => other.ptr.addr.index == canonical.index,
+                        }
+                });
+                if !covered {
+                    continue;
+                }
+                full.content.into_owned()
+            }
+            ReductionKind::TurnsCleared { .. } => full.content.into_owned(),
+        };
+        out.push((r.id.to_string(), hidden));
+    }
+    (out, unresolvable)
+}
+
+/// Non-overlapping leftmost matches of `needle`, comparing byte by byte.
+fn naive_literal(hay: &str, needle: &str, case_sensitive: bool) -> Vec<(usize, usize)> {
+    let (h, n) = (hay.as_bytes(), needle.as_bytes());
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i + n.len() <= h.len() {
+        let window = &h[i..i + n.len()];
+        let hit = if case_sensitive {
+            window == n
+        } else {
+            window.eq_ignore_ascii_case(n)
+        };
+        if hit {
+            out.push((i, i + n.len()));
+            i += n.len();
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Matches of `pattern` by the PikeVM over the whole text (no prefilter, no line search).
+fn naive_regex(hay: &str, pattern: &str, case_sensitive: bool) -> Vec<(usize, usize)> {
+    let vm = PikeVM::builder()
+        .syntax(syntax::Config::new().case_insensitive(!case_sensitive))
+        .build(pattern)
+        .unwrap();
+    let mut cache = vm.create_cache();
+    vm.find_iter(&mut cache, hay)
+        .map(|m| (m.start(), m.end()))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn matches_equal_a_naive_scan_of_the_hidden_spans(
+        history in session(),
+        policy in policy(),
+        query in query(),
+        case_sensitive in any::<bool>(),
+    ) {
+        let out = project_messages(&history, &ReductionLog::default(), &policy);
+        let (oracle_texts, oracle_unresolvable) = oracle_hidden(&out.log, &history);
+        let (text, mode, expected_mode) = match &query {
+            TestQuery::Literal(s) => (s.as_str(), SearchMode::Literal, QueryMode::Literal),
+            TestQuery::Regex(p) => (*p, SearchMode::Regex, QueryMode::Regex),
+        };
+        let mut expected = Vec::new();
+        for (id, hidden) in &oracle_texts {
+            let found = match &query {
+                TestQuery::Literal(s) => naive_literal(hidden, s, case_sensitive),
+                TestQuery::Regex(p) => naive_regex(hidden, p, case_sensitive),
+            };
+            expected.extend(found.into_iter().map(|(s, e)| (id.clone(), s, e)));
+        }
+
+        let options = SearchOptions { mode, case_sensitive, ..SearchOptions::default() };
+        let compiled = Query::new(text, &options).unwrap();
+        prop_assert_eq!(compiled.mode(), expected_mode);
+        let hidden = hidden_texts(&out.log, &history);
+        prop_assert_eq!(hidden.unresolvable.len(), oracle_unresolvable);
+        let mut actual = Vec::new();
+        for t in &hidden.texts {
+            compiled.find_each(t.hidden(), |m| {
+                actual.push((t.reduction().id.to_string(), m.start, m.end));
+            });
+        }
+        prop_assert_eq!(&actual, &expected);
+
+        let result = sidecar_search(&out.log, &history, text, &options).unwrap();
+        prop_assert_eq!(result.total_matches, expected.len());
+        prop_assert_eq!(result.truncated, expected.len() > result.matches.len());
+        let kept: Vec<&str> = result.matches.iter().map(|m| m.reduction_id.as_str()).collect();
+        let first: Vec<&str> = expected.iter().take(kept.len()).map(|(id, _, _)| id.as_str()).collect();
+        prop_assert_eq!(kept, first);
+        prop_assert_eq!(result.matches.len(), expected.len().min(50));
+    }
+
+    #[test]
+    fn auto_mode_is_regex_exactly_when_the_query_compiles(
+        pieces in prop::collection::vec(prop::sample::select(&["a", "(", ")", "[", "]", "*", "+", "\\", "{", "}", "x"][..]), 1..6),
+    ) {
+        let text = pieces.concat();
+        let compiles = regex_automata::meta::Regex::new(&text).is_ok();
+        let query = Query::new(&text, &SearchOptions::default()).unwrap();
+        prop_assert_eq!(query.mode() == QueryMode::Regex, compiles);
+    }
+}
+
+/// A session large enough (over 4 MiB hidden) for resolution and search to run on several
+/// threads gives the same matches as the naive scan, in the same order.
+#[test]
+fn large_sessions_match_the_naive_scan_too() {
+    let mut history = vec![Message::text(Role::User, "run everything")];
+    for i in 0..400_usize {
+        let id = format!("call{i}");
+        history.push(Message {
+            role: Role::Assistant,
+            tool_calls: vec![ToolCall {
+                id: id.clone(),
+                name: "run".into(),
+                arguments: "{}".into(),
+            }],
+            ..Message::default()
+        });
+        let mut output = String::new();
+        for line in 0..400_usize {
+            let word = ["ValueError", "ok", "warning", "Kelvin \u{212A}", "é"][(i + line) % 5];
+            output.push_str(&format!(
+                "step {i} line {line}: {word} value_{}\n",
+                line * i % 97
+            ));
+        }
+        // Every third output repeats an earlier one (duplicates of reduced canonicals).
+        if i % 3 == 2 {
+            output = history[history.len() - 4]
+                .content_text()
+                .unwrap()
+                .to_string();
+        }
+        history.push(Message::tool_result(id, output));
+    }
+    let out = project_messages(
+        &history,
+        &ReductionLog::default(),
+        &ReductionPolicy::aggressive(),
+    );
+    let hidden = hidden_texts(&out.log, &history);
+    assert!(
+        hidden.hidden_bytes() > 5 << 20,
+        "{} hidden bytes",
+        hidden.hidden_bytes()
+    );
+    let (oracle_texts, unresolvable) = oracle_hidden(&out.log, &history);
+    assert_eq!(unresolvable, 0);
+    let ours: Vec<(String, &str)> = hidden
+        .texts
+        .iter()
+        .map(|t| (t.reduction().id.to_string(), t.hidden()))
+        .collect();
+    let theirs: Vec<(String, &str)> = oracle_texts
+        .iter()
+        .map(|(id, text)| (id.clone(), text.as_str()))
+        .collect();
+    assert_eq!(ours, theirs);
+    for (text, mode, case_sensitive) in [
+        ("value_1", SearchMode::Literal, true),
+        ("VALUE_1", SearchMode::Literal, false),
+        (r"\w+Error\b", SearchMode::Regex, true),
+        ("ok|warning", SearchMode::Regex, true),
+        (r"(?i)k\w*", SearchMode::Regex, false),
+        (r"line \d+:\s+\S+", SearchMode::Regex, true),
+    ] {
+        let mut expected = Vec::new();
+        for (id, hidden) in &oracle_texts {
+            let found = match mode {
+                SearchMode::Literal => naive_literal(hidden, text, case_sensitive),
+                _ => naive_regex(hidden, text, case_sensitive),
+            };
+            expected.extend(found.into_iter().map(|_| id.as_str()));
+        }
+        let options = SearchOptions {
+            mode,
+            case_sensitive,
+            ..SearchOptions::default()
+        };
+        let result = sidecar_search(&out.log, &history, text, &options).unwrap();
+        assert_eq!(result.total_matches, expected.len(), "{text}");
+        let kept: Vec<&str> = result
+            .matches
+            .iter()
+            .map(|m| m.reduction_id.as_str())
+            .collect();
+        assert_eq!(kept, expected[..expected.len().min(50)], "{text}");
+    }
+}
