@@ -61,6 +61,10 @@ pub struct HiddenTexts<'a> {
     pub visible: Vec<&'a Reduction>,
     /// Reductions that do not verify against the minted view: never searched.
     pub unresolvable: Vec<Unresolvable<'a>>,
+    /// Reductions whose originals lie inside the log's latest turns-cleared range (an older,
+    /// shorter cleared range, or a tool output reduced before its turn was cleared): their
+    /// bytes are searched once, in that range, and they are not verified on their own.
+    pub covered: Vec<&'a Reduction>,
 }
 
 impl HiddenTexts<'_> {
@@ -85,6 +89,12 @@ impl HiddenTexts<'_> {
 ///   bytes are visible at the canonical and it is listed in [`HiddenTexts::visible`];
 /// - a turns-cleared range hides the whole rendering of its messages.
 ///
+/// When the log's latest turns-cleared reduction verifies, every other reduction whose
+/// original lies inside its range (an older cleared range of a growing session, a tool output
+/// reduced before its turn was cleared) is listed in [`HiddenTexts::covered`] instead: its
+/// bytes are searched once, in the latest range, so a match is never reported twice and a
+/// session that cleared turns a thousand times is not searched a thousand times.
+///
 /// Per-message texts are borrowed from `minted_view`; turns-cleared renderings are built.
 /// A log whose originals add up to 4 MiB or more is verified on a few threads (at most 8), over
 /// consecutive reductions; the result does not depend on the number of threads.
@@ -108,24 +118,71 @@ impl HiddenTexts<'_> {
 /// ```
 pub fn hidden_texts<'a>(log: &'a ReductionLog, minted_view: &'a [Message]) -> HiddenTexts<'a> {
     let reduced = ReducedMessages::of(log);
+    let cover = Cover::of(log, minted_view);
     // A large log is verified (hashed) on a few threads, over consecutive reductions.
     let parts = map_chunks(
         &log.reductions,
         |r| r.kind.original_bytes(),
-        |offset, reductions| resolve_chunk(&reduced, offset, reductions, minted_view),
+        |offset, reductions| resolve_chunk(&reduced, cover, offset, reductions, minted_view),
     );
     let mut out = HiddenTexts::default();
     for mut part in parts {
         out.texts.append(&mut part.texts);
         out.visible.append(&mut part.visible);
         out.unresolvable.append(&mut part.unresolvable);
+        out.covered.append(&mut part.covered);
     }
     out
+}
+
+/// The range of the log's latest turns-cleared reduction, when it verifies: the messages
+/// every other reduction inside it is searched through.
+#[derive(Debug, Clone, Copy)]
+struct Cover {
+    position: usize,
+    first: usize,
+    last: usize,
+}
+
+impl Cover {
+    fn of(log: &ReductionLog, minted_view: &[Message]) -> Option<Cover> {
+        let (position, r) = log
+            .reductions
+            .iter()
+            .enumerate()
+            .rev()
+            .find(|(_, r)| matches!(r.kind, ReductionKind::TurnsCleared { .. }))?;
+        let ReductionKind::TurnsCleared { first, last, .. } = r.kind else {
+            return None;
+        };
+        verify_reduction(r, minted_view).ok()?;
+        Some(Cover {
+            position,
+            first,
+            last,
+        })
+    }
+
+    /// Whether the reduction at log `position` lies inside this range (and is not it).
+    fn covers(cover: Option<Cover>, position: usize, r: &Reduction) -> bool {
+        let Some(c) = cover else {
+            return false;
+        };
+        if position == c.position {
+            return false;
+        }
+        let inside = |i: usize| c.first <= i && i <= c.last;
+        match r.kind {
+            ReductionKind::TurnsCleared { first, last, .. } => inside(first) && inside(last),
+            _ => inside(r.ptr.addr.index),
+        }
+    }
 }
 
 /// [`hidden_texts`] of the reductions at log positions `offset..offset + reductions.len()`.
 fn resolve_chunk<'a>(
     reduced: &ReducedMessages,
+    cover: Option<Cover>,
     offset: usize,
     reductions: &'a [Reduction],
     minted_view: &'a [Message],
@@ -133,6 +190,10 @@ fn resolve_chunk<'a>(
     let mut out = HiddenTexts::default();
     for (i, r) in reductions.iter().enumerate() {
         let position = offset + i;
+        if Cover::covers(cover, position, r) {
+            out.covered.push(r);
+            continue;
+        }
         let verified = match verify_reduction(r, minted_view) {
             Ok(verified) => verified,
             Err(error) => {

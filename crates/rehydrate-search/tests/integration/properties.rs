@@ -131,7 +131,29 @@ fn query() -> impl Strategy<Value = TestQuery> {
 fn oracle_hidden(log: &ReductionLog, minted: &[Message]) -> (Vec<(String, String)>, usize) {
     let mut out = Vec::new();
     let mut unresolvable = 0;
+    // The latest turns-cleared reduction, when it expands: everything else inside its range is
+    // searched through it.
+    let cover = log
+        .reductions
+        .iter()
+        .rev()
+        .find(|r| matches!(r.kind, ReductionKind::TurnsCleared { .. }))
+        .filter(|r| expand_reduction(log, minted, r.id.as_str(), None).is_ok())
+        .and_then(|r| match r.kind {
+            ReductionKind::TurnsCleared { first, last, .. } => Some((r.id.clone(), first, last)),
+            _ => None,
+        });
     for r in &log.reductions {
+        if let Some((id, first, last)) = &cover {
+            let inside = |i: usize| *first <= i && i <= *last;
+            let covered = match r.kind {
+                ReductionKind::TurnsCleared { first, last, .. } => inside(first) && inside(last),
+                _ => inside(r.ptr.addr.index),
+            };
+            if covered && r.id != *id {
+                continue;
+            }
+        }
         let Ok(full) = expand_reduction(log, minted, r.id.as_str(), None) else {
             unresolvable += 1;
             continue;
@@ -341,4 +363,66 @@ fn large_sessions_match_the_naive_scan_too() {
             .collect();
         assert_eq!(kept, expected[..expected.len().min(50)], "{text}");
     }
+}
+
+#[test]
+fn a_growing_cleared_range_reports_each_match_once() {
+    use rehydrate_reduce::Reducer;
+
+    // Each turn: a request and a large tool output. Keep one turn: every turn after the second
+    // mints a longer cleared range, and turn 0's output was truncated before it was cleared.
+    let policy = ReductionPolicy {
+        clear_turns_older_than: Some(1),
+        protect_last_n_tool_results: 0,
+        ..ReductionPolicy::default()
+    };
+    let mut reducer = Reducer::new(policy);
+    for t in 0..4 {
+        let id = format!("c{t}");
+        let mut output = format!("turn {t} line\n").repeat(1500);
+        output.insert_str(8000, &format!("NEEDLE-{t}\n"));
+        reducer.project([
+            Message::text(Role::User, format!("request {t}")),
+            Message {
+                role: Role::Assistant,
+                tool_calls: vec![ToolCall {
+                    id: id.clone(),
+                    name: "bash".into(),
+                    arguments: "{}".into(),
+                }],
+                ..Message::default()
+            },
+            Message::tool_result(id, output),
+        ]);
+    }
+    let (log, history) = (reducer.log(), reducer.history());
+    let kinds: Vec<&str> = log
+        .reductions
+        .iter()
+        .map(|r| r.kind.stub_kind().as_str())
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "tool-output",
+            "turns-cleared",
+            "tool-output",
+            "turns-cleared",
+            "tool-output",
+            "turns-cleared",
+            "tool-output"
+        ]
+    );
+    let hidden = hidden_texts(log, history);
+    assert_eq!(
+        hidden.texts.len(),
+        2,
+        "the latest range and the newest truncation"
+    );
+    assert_eq!(hidden.covered.len(), 5);
+    let result = sidecar_search(log, history, "needle-0", &SearchOptions::default()).unwrap();
+    assert_eq!(result.total_matches, 1);
+    assert_eq!(result.matches[0].reduction_id, log.reductions[5].id);
+    let result = sidecar_search(log, history, "needle-", &SearchOptions::default()).unwrap();
+    assert_eq!(result.total_matches, 4);
 }
