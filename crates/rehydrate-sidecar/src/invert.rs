@@ -7,7 +7,7 @@ use rehydrate_model::{Message, REDUCTION_METADATA_KEY, Reduction, ReductionKind,
 
 use crate::error::Error;
 use crate::render::stub_message;
-use crate::resolve::{addressed, verify_reduction};
+use crate::resolve::{RangeScan, addressed, verify_reduction, verify_with};
 
 /// Rebuilds the original messages from a reduced `view`, its `log` and the `minted_view` the
 /// log was minted against.
@@ -163,9 +163,14 @@ fn view_message<'m>(
 /// Resolves every reduction of `log` against `minted_view` and returns the errors in log
 /// order: each reduction that does not verify, each id whose ordinal is not its position in
 /// the log, each id used twice. An empty result means every reduction verified.
+///
+/// The turns-cleared ranges of a growing session share their first message and grow: each is
+/// verified by scanning only the messages it adds to the previous one, so a log with one
+/// cleared range per turn costs one pass over the cleared messages, not one per range.
 pub fn verify_log(log: &ReductionLog, minted_view: &[Message]) -> Vec<Error> {
     let mut errors = Vec::new();
     let mut seen = HashMap::new();
+    let mut scan = RangeScan::default();
     for (ordinal, r) in log.reductions.iter().enumerate() {
         if r.id.ordinal() != ordinal {
             errors.push(Error::Inconsistent {
@@ -182,7 +187,7 @@ pub fn verify_log(log: &ReductionLog, minted_view: &[Message]) -> Vec<Error> {
                 reason: format!("id used twice, at log positions {previous} and {ordinal}"),
             });
         }
-        if let Err(e) = verify_reduction(r, minted_view) {
+        if let Err(e) = verify_with(r, minted_view, &mut scan) {
             errors.push(e);
         }
     }

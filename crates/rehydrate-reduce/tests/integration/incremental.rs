@@ -196,6 +196,19 @@ fn a_growing_cleared_range_hashes_only_what_it_gains() {
     for r in &reducer.log().reductions {
         assert!(rehydrate_sidecar::verify_reduction(r, &history).is_ok());
     }
+    assert!(verify_log(reducer.log(), &history).is_empty());
+    // An edit inside the second range fails it and every later range, never the first: the
+    // scan verify_log shares between growing ranges does not hide a change.
+    let mut edited = history.clone();
+    edited[3] = Message::text(Role::User, "turn 1: edited");
+    let failed: Vec<String> = verify_log(reducer.log(), &edited)
+        .iter()
+        .map(|e| e.to_string())
+        .collect();
+    assert_eq!(failed.len(), 3, "{failed:?}");
+    for (e, r) in failed.iter().zip(&reducer.log().reductions[1..]) {
+        assert!(e.contains(r.id.as_str()), "{e}");
+    }
     let view = reducer.view().to_vec();
     assert_eq!(view.len(), 4);
     assert!(
