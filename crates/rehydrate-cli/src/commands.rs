@@ -399,12 +399,14 @@ fn parse_range(text: &str) -> Result<(usize, usize), Failure> {
 fn expand(dir: &Path, id: &str, range: Option<&str>) -> Result<(), Failure> {
     let range = range.map(parse_range).transpose()?;
     let loaded = session_dir::read(dir)?;
+    refuse_mismatched_files(&loaded)?;
     let out = expand_reduction(&loaded.log, &loaded.sidecar, id, range)?;
     print_stdout(out.content.as_bytes())
 }
 
 fn search(dir: &Path, query: &str, options: &SearchOptions, json: bool) -> Result<(), Failure> {
     let loaded = session_dir::read(dir)?;
+    refuse_mismatched_files(&loaded)?;
     let result = sidecar_search(&loaded.log, &loaded.sidecar, query, options)
         .map_err(|e| input(e.to_string()))?;
     if json {
@@ -439,11 +441,33 @@ fn render_search(result: &SearchResult) -> String {
         out.push_str(&format!("{} {}\n", m.reduction_id, m.kind.as_str()));
         for line in m.snippet.lines() {
             out.push_str("  ");
-            out.push_str(line);
+            push_printable(&mut out, line);
             out.push('\n');
         }
     }
     out
+}
+
+/// Appends `text` with control characters other than tab written as `\u{..}` escapes, so
+/// session content cannot drive the terminal (escape sequences, carriage returns).
+fn push_printable(out: &mut String, text: &str) {
+    for c in text.chars() {
+        if c.is_control() && c != '\t' {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+}
+
+/// A directory whose files differ from its manifest is a verification failure for every
+/// command, not only `verify` (docs/FORMATS.md, "CLI JSON").
+fn refuse_mismatched_files(loaded: &session_dir::SessionDir) -> Result<(), Failure> {
+    if loaded.file_mismatches.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Verify(loaded.file_mismatches.clone()))
+    }
 }
 
 fn verify(dir: &Path) -> Result<(), Failure> {

@@ -25,9 +25,20 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(e) if e.use_stderr() => {
             // A usage error is one line, like every other error; `--help` has the rest.
+            // clap's first paragraph, joined: it can list what is missing on its own lines.
             let text = e.to_string();
-            let first = text.lines().next().unwrap_or("invalid usage");
-            let first = first.strip_prefix("error: ").unwrap_or(first);
+            let paragraph: Vec<&str> = text
+                .lines()
+                .take_while(|line| !line.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            let joined = paragraph.join(" ");
+            let first = joined.strip_prefix("error: ").unwrap_or(&joined);
+            let first = if first.is_empty() {
+                "invalid usage"
+            } else {
+                first
+            };
             eprintln!("error: {first} (see rehydrate --help)");
             return ExitCode::from(2);
         }

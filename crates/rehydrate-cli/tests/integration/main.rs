@@ -611,3 +611,82 @@ fn search_errors_are_one_line_with_exit_2() {
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+#[test]
+fn every_command_refuses_files_that_differ_from_the_manifest() {
+    let (dir, report) = reduce_fixture("manifest_refused");
+    let d = dir.to_str().unwrap();
+    let id = report["reductions"][0]["id"].as_str().unwrap();
+    // One letter changed: the file still parses, only the manifest digest tells.
+    let sidecar = dir.join("sidecar/messages.jsonl");
+    let text = std::fs::read_to_string(&sidecar).unwrap();
+    std::fs::write(
+        &sidecar,
+        text.replacen("Compiling crate-050", "compiling crate-050", 1),
+    )
+    .unwrap();
+    for args in [
+        vec!["verify", d],
+        vec!["search", d, "error"],
+        vec!["expand", d, id, "--range", "0..10"],
+    ] {
+        let out = rehydrate(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}");
+        assert!(
+            stderr(&out).contains("messages.jsonl: digest mismatch"),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn a_missing_argument_is_named() {
+    let out = rehydrate(&["search", "some-dir"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "error: the following required arguments were not provided: <QUERY> (see rehydrate --help)\n"
+    );
+}
+
+#[test]
+fn search_output_never_drives_the_terminal() {
+    let base = scratch("search_control");
+    let session = base.join("session.json");
+    let output =
+        "plain line\n".repeat(50) + "\u{1b}[31mQ-MARK\r\u{1}\n" + &"plain line\n".repeat(50);
+    let messages = serde_json::json!([
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "tool_calls": [{"id": "a", "type": "function", "function": {"name": "sh", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": output},
+    ]);
+    std::fs::write(&session, messages.to_string()).unwrap();
+    let dir = base.join("out");
+    let d = dir.to_str().unwrap();
+    let reduced = rehydrate(&[
+        "reduce",
+        session.to_str().unwrap(),
+        "--out",
+        d,
+        "--preset",
+        "aggressive",
+        "--protect",
+        "0",
+        "--no-tokens",
+    ]);
+    assert_eq!(reduced.status.code(), Some(0), "{}", stderr(&reduced));
+    let out = rehydrate(&["search", d, "q-mark", "--literal"]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("\\u{1b}[31mQ-MARK\\u{d}\\u{1}"), "{text}");
+    assert!(!text.contains('\u{1b}') && !text.contains('\r'), "{text:?}");
+    // The JSON form escapes them as JSON does.
+    let out = rehydrate(&["search", d, "q-mark", "--literal", "--json"]);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(
+        json["matches"][0]["snippet"]
+            .as_str()
+            .unwrap()
+            .contains("\u{1b}[31mQ-MARK\r\u{1}")
+    );
+}
