@@ -688,17 +688,27 @@ const SEARCH_REGEXES: [(&str, &str); 3] = [
 
 /// A session whose hidden bytes are at least [`SEARCH_HIDDEN_BYTES`]: the corpus turns scaled
 /// until their tool results alone exceed it, reduced with the aggressive policy (every result
-/// older than the newest three keeps 256 bytes of head and tail; a repeated result is a
-/// duplicate of a reduced one, so hidden whole), as the history and its log.
+/// older than the newest three keeps 256 bytes of head and tail), as the history and its log.
+/// A repeated result would be a duplicate, whose bytes search reads once through its canonical,
+/// so every tool result of pass `k >= 1` ends with a line `[repeat k]` and is distinct.
 fn search_session() -> &'static (Vec<Message>, ReductionLog) {
     static SESSION: OnceLock<(Vec<Message>, ReductionLog)> = OnceLock::new();
     SESSION.get_or_init(|| {
         let started = Instant::now();
         let mut wire_bytes = SEARCH_HIDDEN_BYTES + SEARCH_HIDDEN_BYTES / 4;
-        loop {
+        for _attempt in 0..8 {
             let workload = corpus().scale("search", workload::Until::WireBytes(wire_bytes));
+            let mut messages = workload.messages();
+            for m in &mut messages {
+                if let (Some(id), Some(rehydrate_model::Content::Text(text))) =
+                    (&m.tool_call_id, &mut m.content)
+                    && let Some((_, pass)) = id.rsplit_once('~')
+                {
+                    text.push_str(&format!("\n[repeat {pass}]"));
+                }
+            }
             let mut reducer = Reducer::new(ReductionPolicy::aggressive());
-            reducer.project(workload.messages());
+            reducer.project(messages);
             let (history, log) = reducer.into_parts();
             let hidden = hidden_texts(&log, &history).hidden_bytes();
             if hidden >= SEARCH_HIDDEN_BYTES || workload.turn_count() == 0 {
@@ -717,6 +727,7 @@ fn search_session() -> &'static (Vec<Message>, ReductionLog) {
             let factor = SEARCH_HIDDEN_BYTES as f64 / hidden.max(1) as f64 * 1.1;
             wire_bytes = (wire_bytes as f64 * factor.max(1.1)) as usize;
         }
+        panic!("bench: search: the corpus does not scale to {SEARCH_HIDDEN_BYTES} hidden bytes")
     })
 }
 
