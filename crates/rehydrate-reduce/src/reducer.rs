@@ -7,8 +7,7 @@ use rehydrate_model::{
     json_str_len,
 };
 use rehydrate_sidecar::{
-    TurnsFacts, TurnsHasher, expected_stub, expected_stub_from_facts, stub_message,
-    verify_reduction,
+    RangeScan, expected_stub, expected_stub_from_facts, stub_message, verify_reduction,
 };
 
 use crate::boundaries::Boundaries;
@@ -78,8 +77,8 @@ pub struct Reducer {
     cleared: Option<(usize, usize)>,
     /// Set when the cleared range shrank, so skipped tool results must be looked at again.
     unhidden: bool,
-    /// Incremental digest and facts of `history[first..end]` for the range being cleared.
-    range: Option<RangeAccumulator>,
+    /// Incremental digest and facts of the range being cleared.
+    range: RangeScan,
     /// A resumed log's per-message reductions not yet matched: history index → log position.
     resumed: HashMap<usize, usize>,
 }
@@ -140,18 +139,6 @@ struct Cleared {
     view: Message,
 }
 
-#[derive(Debug, Clone)]
-struct RangeAccumulator {
-    first: usize,
-    /// One past the last message fed.
-    end: usize,
-    hasher: TurnsHasher,
-    facts: TurnsFacts,
-    /// Wire bytes of the messages fed.
-    wire_bytes: usize,
-    scratch: String,
-}
-
 impl Reducer {
     /// A reducer for a new session, with an empty history and log.
     pub fn new(policy: ReductionPolicy) -> Reducer {
@@ -189,7 +176,7 @@ impl Reducer {
             resumed_cleared,
             cleared: None,
             unhidden: false,
-            range: None,
+            range: RangeScan::default(),
             resumed,
         }
     }
@@ -374,15 +361,10 @@ impl Reducer {
     /// Mints the turns-cleared reduction of `first..=last`, or returns `None` when its stub
     /// would not save enough.
     fn mint_cleared(&mut self, first: usize, last: usize) -> Option<(usize, usize)> {
-        let acc = match self.range.take() {
-            Some(acc) if acc.first == first && acc.end <= last + 1 => acc,
-            _ => RangeAccumulator::new(first),
-        };
-        let acc = self.range.insert(acc);
-        acc.feed(&self.history[acc.end..=last]);
-        let (digest, original_bytes) = acc.hasher.finish();
-        let facts = acc.facts;
-        let hidden_bytes = acc.wire_bytes;
+        self.range.scan(&self.history, first, last);
+        let (digest, original_bytes) = self.range.digest();
+        let facts = self.range.facts();
+        let hidden_bytes = self.range.wire_bytes();
         let mut reduction = Reduction {
             id: ReductionId::new(self.log.len(), &digest),
             kind: ReductionKind::TurnsCleared {
@@ -505,28 +487,6 @@ impl Reducer {
             _ => Some(same.first),
         };
         visible.filter(|&j| j <= index).unwrap_or(index)
-    }
-}
-
-impl RangeAccumulator {
-    fn new(first: usize) -> RangeAccumulator {
-        RangeAccumulator {
-            first,
-            end: first,
-            hasher: TurnsHasher::new(),
-            facts: TurnsFacts::default(),
-            wire_bytes: 0,
-            scratch: String::new(),
-        }
-    }
-
-    fn feed(&mut self, messages: &[Message]) {
-        for m in messages {
-            self.hasher.update(m);
-            self.facts.add(m, self.end, &mut self.scratch);
-            self.wire_bytes += m.wire_len();
-            self.end += 1;
-        }
     }
 }
 

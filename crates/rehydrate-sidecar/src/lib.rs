@@ -53,4 +53,4 @@ pub use expand::{ExpandOutcome, expand_reduction, reduction_total_bytes};
 pub use hash::{TurnsHasher, content_digest, turns_digest};
 pub use invert::{check_inverts, invert, verify_log};
 pub use render::{TurnsFacts, expected_stub, expected_stub_from_facts, render_turns, stub_message};
-pub use resolve::{Resolved, Verified, resolve, verify_reduction};
+pub use resolve::{RangeScan, Resolved, Verified, resolve, verify_reduction};

@@ -86,11 +86,25 @@ pub fn verify_reduction<'a>(
     verify_with(r, minted_view, &mut RangeScan::default())
 }
 
-/// One pass over a turns-cleared range: its digest, hashed bytes, wire bytes and stub facts,
-/// kept so that a longer range with the same first message (the next turns-cleared reduction
-/// of a growing session) scans only the messages it adds.
+/// One pass over a turns-cleared range: its digest and hashed bytes ([`crate::turns_digest`]),
+/// its wire bytes and its stub facts ([`TurnsFacts`]), kept so that a longer range with the
+/// same first message (the next turns-cleared reduction of a growing session) scans only the
+/// messages it adds. The reducer mints with it and `verify_log` verifies with it.
+///
+/// # Example
+///
+/// ```
+/// use rehydrate_model::{Message, Role};
+/// use rehydrate_sidecar::{RangeScan, turns_digest};
+///
+/// let history: Vec<Message> = (0..4).map(|i| Message::text(Role::User, format!("m{i}"))).collect();
+/// let mut scan = RangeScan::default();
+/// scan.scan(&history, 1, 2);
+/// scan.scan(&history, 1, 3); // hashes message 3 only
+/// assert_eq!(scan.digest(), turns_digest(&history[1..=3]));
+/// ```
 #[derive(Debug, Clone, Default)]
-pub(crate) struct RangeScan {
+pub struct RangeScan {
     /// The first message of the range scanned, and one past its last.
     first: usize,
     end: usize,
@@ -103,7 +117,11 @@ pub(crate) struct RangeScan {
 impl RangeScan {
     /// Brings the scan to `minted_view[first..=last]`, reusing what was scanned when the range
     /// starts at the same message and does not end before it.
-    fn scan(&mut self, minted_view: &[Message], first: usize, last: usize) {
+    ///
+    /// # Panics
+    ///
+    /// When `first..=last` is not a range of `minted_view` (callers check it first).
+    pub fn scan(&mut self, minted_view: &[Message], first: usize, last: usize) {
         if self.first != first || self.end > last + 1 || self.end < first {
             *self = RangeScan {
                 first,
@@ -117,6 +135,21 @@ impl RangeScan {
             self.wire_bytes += m.wire_len();
             self.end += 1;
         }
+    }
+
+    /// The digest of the range scanned and the bytes hashed ([`crate::turns_digest`]).
+    pub fn digest(&self) -> (Digest, usize) {
+        self.hasher.finish()
+    }
+
+    /// The turns and rendered bytes of the range scanned.
+    pub fn facts(&self) -> TurnsFacts {
+        self.facts
+    }
+
+    /// The wire bytes of the messages of the range scanned.
+    pub fn wire_bytes(&self) -> usize {
+        self.wire_bytes
     }
 }
 
@@ -204,7 +237,7 @@ pub(crate) fn verify_with<'a>(
                     len: minted_view.len(),
                 })?;
             scan.scan(minted_view, *first, *last);
-            let (actual, hashed_bytes) = scan.hasher.finish();
+            let (actual, hashed_bytes) = scan.digest();
             check_digest(r, actual)?;
             if hashed_bytes != *original_bytes {
                 return Err(inconsistent(format!(
