@@ -51,29 +51,9 @@ fn id_parts() -> impl Strategy<Value = Message> {
     })
 }
 
+/// Policies whose trigger and cuts suit the small outputs of [`chaotic_message`].
 fn policy() -> impl Strategy<Value = ReductionPolicy> {
-    (
-        prop_oneof![Just(0usize), Just(200), Just(8192)],
-        0usize..120,
-        0usize..120,
-        0usize..4,
-        any::<bool>(),
-        proptest::option::of(0usize..4),
-        proptest::option::of("[a-z ]{0,30}"),
-        prop_oneof![Just(0usize), Just(128), 0usize..300],
-    )
-        .prop_map(
-            |(trigger, head, tail, protect, dedupe, clear, summary, min_saved)| ReductionPolicy {
-                tool_output_trigger_bytes: trigger,
-                head_bytes: head,
-                tail_bytes: tail,
-                protect_last_n_tool_results: protect,
-                dedupe_outputs: dedupe,
-                clear_turns_older_than: clear,
-                turns_summary: summary,
-                min_saved_bytes: min_saved,
-            },
-        )
+    crate::properties::policy_with(prop_oneof![Just(0usize), Just(200), Just(8192)], 120)
 }
 
 /// Feeds `history` to a reducer in chunks ending at `cuts`, checking each step against the

@@ -110,10 +110,19 @@ fn session(turns: &[Turn], observations: bool) -> Vec<Message> {
 }
 
 fn policy() -> impl Strategy<Value = ReductionPolicy> {
+    policy_with(0usize..3000, 400)
+}
+
+/// Random policies whose trigger comes from `trigger` and whose head and tail are below `cut`
+/// bytes; shared with the incremental properties, whose outputs are smaller.
+pub(crate) fn policy_with(
+    trigger: impl Strategy<Value = usize>,
+    cut: usize,
+) -> impl Strategy<Value = ReductionPolicy> {
     (
-        0usize..3000,
-        0usize..400,
-        0usize..400,
+        trigger,
+        0..cut,
+        0..cut,
         0usize..5,
         any::<bool>(),
         proptest::option::of(0usize..4),
