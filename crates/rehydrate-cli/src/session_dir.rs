@@ -369,11 +369,22 @@ pub(crate) fn read(dir: &Path) -> Result<SessionDir, Failure> {
             }
         }
     };
-    let view_bytes = read(VIEW)?;
+    // A file the manifest records that is gone means a damaged directory, not bad input.
+    let read_recorded = |name: &str| {
+        let path = dir.join(name);
+        fs::read(&path).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => Failure::Verify(vec![format!(
+                "{}: missing, though the manifest records it",
+                path.display()
+            )]),
+            _ => input(format!("cannot read {}: {e}", path.display())),
+        })
+    };
+    let view_bytes = read_recorded(VIEW)?;
     check(VIEW, &view_bytes);
-    let log_bytes = read(LOG)?;
+    let log_bytes = read_recorded(LOG)?;
     check(LOG, &log_bytes);
-    let message_bytes = read(MESSAGES)?;
+    let message_bytes = read_recorded(MESSAGES)?;
     check(MESSAGES, &message_bytes);
 
     for name in manifest.files.keys() {

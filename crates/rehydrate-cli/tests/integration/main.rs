@@ -693,3 +693,24 @@ fn search_output_never_drives_the_terminal() {
             .contains("\u{1b}[31mQ-MARK\r\u{1}")
     );
 }
+
+#[test]
+fn a_missing_recorded_file_is_a_verification_failure() {
+    let (dir, report) = reduce_fixture("missing_file");
+    let d = dir.to_str().unwrap();
+    let id = report["reductions"][0]["id"].as_str().unwrap();
+    std::fs::remove_file(dir.join("reductions.json")).unwrap();
+    for args in [
+        vec!["verify", d],
+        vec!["search", d, "x"],
+        vec!["expand", d, id],
+    ] {
+        let out = rehydrate(&args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(
+            stderr(&out),
+            format!("error: {d}/reductions.json: missing, though the manifest records it\n"),
+            "{args:?}"
+        );
+    }
+}
