@@ -18,7 +18,7 @@ use std::process::Command;
 use serde_json::Value;
 
 use crate::Result;
-use crate::cmd::{self, cargo, locked};
+use crate::cmd;
 
 /// The corpus subdirectories whose sessions rehydrate can import.
 const FORMAT_DIRS: &[&str] = &["claude-code", "swe-agent"];
@@ -213,13 +213,7 @@ fn rehydrate_bin(root: &Path) -> Result<PathBuf> {
     if let Some(bin) = std::env::var_os("REHYDRATE_BIN").filter(|bin| !bin.is_empty()) {
         return Ok(PathBuf::from(bin));
     }
-    let mut build = cargo(root);
-    build
-        .args(["build", "--release"])
-        .args(locked(root))
-        .args(["-p", "rehydrate-cli"]);
-    println!("==> {}", cmd::display(&build));
-    cmd::run("corpus check build", &mut build)?;
+    crate::bench::build_cli(root)?;
     let metadata = cmd::metadata(root)?;
     let target = cmd::string(&metadata, "target_directory", "cargo metadata")?;
     let bin = format!("rehydrate{}", std::env::consts::EXE_SUFFIX);

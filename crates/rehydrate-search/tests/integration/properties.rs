@@ -52,6 +52,19 @@ const PATTERNS: &[&str] = &[
     r"(?i)error",
 ];
 
+/// An assistant message calling tool `run` with id `id`.
+fn call(id: &str) -> Message {
+    Message {
+        role: Role::Assistant,
+        tool_calls: vec![ToolCall {
+            id: id.to_string(),
+            name: "run".into(),
+            arguments: "{}".into(),
+        }],
+        ..Message::default()
+    }
+}
+
 fn text() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(PIECES), 0..120).prop_map(|p| p.concat())
 }
@@ -68,15 +81,7 @@ fn session() -> impl Strategy<Value = Vec<Message>> {
             for (i, (pick, user, filler)) in turns.into_iter().enumerate() {
                 messages.push(Message::text(Role::User, format!("turn {i} {user}")));
                 let id = format!("call{i}");
-                messages.push(Message {
-                    role: Role::Assistant,
-                    tool_calls: vec![ToolCall {
-                        id: id.clone(),
-                        name: "run".into(),
-                        arguments: "{}".into(),
-                    }],
-                    ..Message::default()
-                });
+                messages.push(call(&id));
                 let output = if pick < pool.len() {
                     pool[pick].repeat(3)
                 } else {
@@ -272,15 +277,7 @@ fn large_sessions_match_the_naive_scan_too() {
     let mut history = vec![Message::text(Role::User, "run everything")];
     for i in 0..400_usize {
         let id = format!("call{i}");
-        history.push(Message {
-            role: Role::Assistant,
-            tool_calls: vec![ToolCall {
-                id: id.clone(),
-                name: "run".into(),
-                arguments: "{}".into(),
-            }],
-            ..Message::default()
-        });
+        history.push(call(&id));
         let mut output = String::new();
         for line in 0..500_usize {
             let word = ["ValueError", "ok", "warning", "Kelvin \u{212A}", "é"][(i + line) % 5];
@@ -371,15 +368,7 @@ fn a_growing_cleared_range_reports_each_match_once() {
         output.insert_str(8000, &format!("NEEDLE-{t}\n"));
         reducer.project([
             Message::text(Role::User, format!("request {t}")),
-            Message {
-                role: Role::Assistant,
-                tool_calls: vec![ToolCall {
-                    id: id.clone(),
-                    name: "bash".into(),
-                    arguments: "{}".into(),
-                }],
-                ..Message::default()
-            },
+            call(&id),
             Message::tool_result(id, output),
         ]);
     }
