@@ -211,6 +211,7 @@ fn message(
         name: json::take_opt_string(&mut obj, "name", field)?,
         observation: false,
         metadata,
+        details: None,
     })
 }
 

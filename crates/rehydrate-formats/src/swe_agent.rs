@@ -122,6 +122,7 @@ fn entry(value: Value, field: &str, warn: &mut dyn FnMut(Warning)) -> Result<Ent
             name: None,
             observation: false,
             metadata,
+            details: None,
         },
         message_type,
         is_demo,

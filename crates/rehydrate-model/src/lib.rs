@@ -16,6 +16,8 @@
 //!   A [`ReductionLog`] holds them in the order they were minted.
 //! - [`Stub`] is the one-line grammar `[rehydrate:<kind> <id> | <summary>]`
 //!   ([`Stub::render`], [`Stub::parse`]).
+//! - [`ToolDetails`] types what a tool result recorded about a file (a whole or partial read, a
+//!   write, an edit with its base and changes, ...), for transcript replay (SPEC seed 001).
 //! - [`filter_reasoning_artifacts`] strips a model's private reasoning before history is sent to
 //!   another model (SPEC seed 000 rules 22-23).
 //!
@@ -38,6 +40,7 @@
 
 #![forbid(unsafe_code)]
 
+mod details;
 mod digest;
 mod error;
 mod message;
@@ -46,9 +49,15 @@ mod reduction;
 mod span;
 mod stub;
 
+pub use details::{
+    EditBase, EditChange, FileEdit, Media, PatchHunk, Replacement, ShownLines, ToolDetails,
+};
 pub use digest::Digest;
 pub use error::Error;
-pub use message::{Content, Message, Role, ToolCall, json_str_len, write_json_value};
+pub use message::{
+    Content, IS_ERROR_METADATA_KEY, Message, Role, TIMESTAMP_METADATA_KEY, ToolCall, json_str_len,
+    write_json_value,
+};
 pub use reasoning::{
     REASONING_CONTENT_PART_TYPES, REASONING_METADATA_KEYS, filter_reasoning_artifacts,
 };

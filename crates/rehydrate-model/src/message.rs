@@ -8,6 +8,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::details::ToolDetails;
+
 /// The role of a message, lowercase on the wire.
 ///
 /// The default is `User`, so `Message::default()` is an empty user message.
@@ -161,7 +163,19 @@ pub struct Message {
     /// payloads, the id of a reduction standing in this message). Never part of the wire form.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metadata: BTreeMap<String, String>,
+    /// On a tool result: what it recorded about a file, typed from the tool's own result card
+    /// (docs/FORMATS.md, "Tool-result details"); `None` for anything else. Never part of the
+    /// wire form, and dropped from a stub (the sidecar keeps it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Box<ToolDetails>>,
 }
+
+/// The metadata key of a tool result that reported failure; its value is `"true"`.
+pub const IS_ERROR_METADATA_KEY: &str = "is_error";
+
+/// The metadata key of the time the source recorded for a message, verbatim (Claude Code's
+/// ISO 8601 `timestamp`).
+pub const TIMESTAMP_METADATA_KEY: &str = "timestamp";
 
 impl Message {
     /// A message with plain text content and nothing else.
@@ -195,6 +209,18 @@ impl Message {
     /// `observation`.
     pub fn is_tool_result(&self) -> bool {
         self.role == Role::Tool || (self.role == Role::User && self.observation)
+    }
+
+    /// Whether this tool result reported failure ([`IS_ERROR_METADATA_KEY`] is `"true"`).
+    pub fn is_error(&self) -> bool {
+        self.metadata.get(IS_ERROR_METADATA_KEY).map(String::as_str) == Some("true")
+    }
+
+    /// The time the source recorded for this message ([`TIMESTAMP_METADATA_KEY`]), verbatim.
+    pub fn timestamp(&self) -> Option<&str> {
+        self.metadata
+            .get(TIMESTAMP_METADATA_KEY)
+            .map(String::as_str)
     }
 
     /// Whether this message opens a turn: a user message written by a person (not an
@@ -295,6 +321,7 @@ impl Message {
             name: self.name.as_deref().map(&mut emptied),
             observation: false,
             metadata: BTreeMap::new(),
+            details: None,
         };
         let mut out = Vec::new();
         skeleton.write_wire(&mut out);

@@ -20,6 +20,10 @@ fn wire_form_has_fixed_key_order_and_skips_metadata() {
         name: Some("bot".into()),
         observation: false,
         metadata: BTreeMap::from([("thinking".to_string(), "secret".to_string())]),
+        details: Some(Box::new(ToolDetails::Write {
+            path: "/a/x".into(),
+            content: "hidden".into(),
+        })),
     };
     assert_eq!(
         msg.wire_json(),
@@ -28,6 +32,7 @@ fn wire_form_has_fixed_key_order_and_skips_metadata() {
     msg.observation = true;
     assert_eq!(msg.wire_len(), msg.wire_json().len());
     assert!(!msg.wire_json().contains("secret"));
+    assert!(!msg.wire_json().contains("hidden"));
 }
 
 #[test]
@@ -138,6 +143,7 @@ fn any_message() -> impl proptest::strategy::Strategy<Value = Message> {
                 name,
                 observation,
                 metadata,
+                details: None,
             },
         )
 }

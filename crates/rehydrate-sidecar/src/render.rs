@@ -19,7 +19,8 @@ use crate::error::Error;
 /// - Turns cleared: a new user message whose content is the stub line, followed by
 ///   `"\n\n" + summary` when a summary was given.
 ///
-/// In every case the message's `metadata` gains [`REDUCTION_METADATA_KEY`] = the reduction id.
+/// In every case the message's `metadata` gains [`REDUCTION_METADATA_KEY`] = the reduction id,
+/// and the stub carries no `details` (they describe the hidden content; the sidecar keeps them).
 /// This is the only place the view form of a reduction is defined (docs/FORMATS.md, "View").
 ///
 /// # Errors
@@ -79,6 +80,7 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
         name: addressed.name.clone(),
         observation: addressed.observation,
         metadata,
+        details: None,
     })
 }
 

@@ -6,7 +6,7 @@ use rehydrate_model::{Content, Message, Role, ToolCall};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use super::Record;
+use super::{Record, cards};
 use crate::{Warning, json};
 
 /// User content block types that are kept as content parts without a warning.
@@ -15,12 +15,12 @@ const KNOWN_USER_BLOCKS: [&str; 4] = ["text", "image", "document", "tool_result"
 /// Metadata keys (docs/FORMATS.md, "Importers", "Claude Code").
 const KEY_LINE: &str = "claude_code.line";
 const KEY_UUID: &str = "claude_code.uuid";
-const KEY_TIMESTAMP: &str = "claude_code.timestamp";
+const KEY_TIMESTAMP: &str = rehydrate_model::TIMESTAMP_METADATA_KEY;
 const KEY_MESSAGE_ID: &str = "claude_code.message_id";
 const KEY_META: &str = "claude_code.meta";
 const KEY_COMPACT_SUMMARY: &str = "claude_code.compact_summary";
 const KEY_COMPACT_BOUNDARY: &str = "claude_code.compact_boundary";
-const KEY_IS_ERROR: &str = "is_error";
+const KEY_IS_ERROR: &str = rehydrate_model::IS_ERROR_METADATA_KEY;
 const KEY_THINKING: &str = "thinking";
 const KEY_THINKING_SIGNATURE: &str = "thinking_signature";
 const KEY_REDACTED_THINKING: &str = "redacted_thinking";
@@ -37,6 +37,18 @@ struct OpenAssistant {
     redacted: Vec<String>,
 }
 
+/// A tool call seen so far.
+struct Call {
+    id: String,
+    /// The line of the `tool_use` block.
+    line: usize,
+    answered: bool,
+    /// The tool's name when it is one of [`cards::FILE_TOOLS`].
+    file_tool: Option<&'static str>,
+    /// The path the arguments of a file tool name.
+    path: Option<String>,
+}
+
 /// Turns the chain's records into canonical messages.
 #[derive(Default)]
 pub(super) struct Builder {
@@ -45,8 +57,8 @@ pub(super) struct Builder {
     open: Option<OpenAssistant>,
     /// Every `message.id` an assistant message was started for.
     message_ids: HashSet<String>,
-    /// Tool calls in order: (id, line of the tool_use, answered).
-    calls: Vec<(String, usize, bool)>,
+    /// Tool calls in order.
+    calls: Vec<Call>,
     /// Call id → latest index in `calls`.
     call_index: HashMap<String, usize>,
     /// A compact boundary was passed and no message was emitted since.
@@ -237,7 +249,14 @@ impl Builder {
         }
         if let Some(call) = new_call {
             self.call_index.insert(call.id.clone(), self.calls.len());
-            self.calls.push((call.id.clone(), line, false));
+            let file_tool = cards::FILE_TOOLS.iter().copied().find(|&t| t == call.name);
+            self.calls.push(Call {
+                id: call.id.clone(),
+                line,
+                answered: false,
+                path: file_tool.and_then(|_| cards::argument_path(&call.arguments)),
+                file_tool,
+            });
             let index = self.open.as_ref().map(|o| o.index);
             if let Some(msg) = index.and_then(|i| self.messages.get_mut(i)) {
                 msg.tool_calls.push(call);
@@ -264,6 +283,7 @@ impl Builder {
             return;
         };
         let content = message.remove("content");
+        let card = obj.remove("toolUseResult");
         record.obj = obj;
         let mut extra = BTreeMap::new();
         if meta {
@@ -297,6 +317,13 @@ impl Builder {
         };
         let mut others = Vec::new();
         let mut tool_results = 0;
+        // A card describes the line's only tool result; shared by several, it describes none.
+        let single_result = blocks
+            .iter()
+            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+            .count()
+            == 1;
+        let card = card.filter(|_| single_result);
         for block in blocks {
             let kind = block
                 .get("type")
@@ -305,7 +332,7 @@ impl Builder {
             match (block, kind.as_deref()) {
                 (Value::Object(map), Some("tool_result")) => {
                     tool_results += 1;
-                    let mut msg = self.tool_result(line, map);
+                    let mut msg = self.tool_result(line, map, card.as_ref());
                     let mut metadata = self.base_metadata(record);
                     metadata.extend(extra.clone());
                     metadata.append(&mut msg.metadata);
@@ -345,15 +372,27 @@ impl Builder {
     }
 
     /// One `tool_result` block as a tool message (metadata other than `is_error` is added by
-    /// the caller).
-    fn tool_result(&mut self, line: usize, mut block: Map<String, Value>) -> Message {
+    /// the caller); `card` is the line's `toolUseResult` when it describes this block alone.
+    fn tool_result(
+        &mut self,
+        line: usize,
+        mut block: Map<String, Value>,
+        card: Option<&Value>,
+    ) -> Message {
         let tool_call_id = match block.remove("tool_use_id") {
             Some(Value::String(id)) => Some(id),
             _ => None,
         };
+        let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
+        let mut details = None;
         match &tool_call_id {
             Some(id) => match self.call_index.get(id).and_then(|&k| self.calls.get_mut(k)) {
-                Some(call) => call.2 = true,
+                Some(call) => {
+                    call.answered = true;
+                    if let (Some(tool), false) = (call.file_tool, is_error) {
+                        details = cards::details(tool, card, call.path.as_deref()).map(Box::new);
+                    }
+                }
                 None => self.warn(line, format!("tool result {id} has no tool call")),
             },
             None => self.warn(line, "tool_result block has no `tool_use_id`"),
@@ -372,7 +411,7 @@ impl Builder {
             }
         };
         let mut metadata = BTreeMap::new();
-        if block.get("is_error").and_then(Value::as_bool) == Some(true) {
+        if is_error {
             metadata.insert(KEY_IS_ERROR.to_string(), "true".to_string());
         }
         Message {
@@ -380,6 +419,7 @@ impl Builder {
             content: Some(content),
             tool_call_id,
             metadata,
+            details,
             ..Message::default()
         }
     }
@@ -409,7 +449,10 @@ impl Builder {
     /// Closes the open message, adds the unanswered-call warnings and returns the messages.
     pub(super) fn finish(&mut self) -> Vec<Message> {
         self.close();
-        for (id, line, answered) in std::mem::take(&mut self.calls) {
+        for Call {
+            id, line, answered, ..
+        } in std::mem::take(&mut self.calls)
+        {
             if !answered {
                 self.warn(line, format!("tool call {id} has no tool result"));
             }

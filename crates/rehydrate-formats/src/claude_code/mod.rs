@@ -10,6 +10,7 @@
 //!    lines of one API message merged, tool results split into `role: tool` messages).
 
 mod builder;
+mod cards;
 mod chain;
 
 use std::collections::{BTreeMap, HashSet};
@@ -34,7 +35,7 @@ const KNOWN_TYPES: [&str; 7] = [
 ];
 
 /// The record keys read after parsing (by the chain and the builder); [`parse`] keeps only
-/// these in [`Record::obj`]. `type`, `uuid`, the parent links and `isSidechain` are read while
+/// these in [`Record::obj`], and `toolUseResult` when it may be a file tool's card. `type`, `uuid`, the parent links and `isSidechain` are read while
 /// parsing, into the other fields of [`Record`].
 const RECORD_KEYS: [&str; 5] = [
     "message",
@@ -210,7 +211,10 @@ fn parse<'a>(
         let sidechain = obj.get("isSidechain").and_then(Value::as_bool) == Some(true);
         // Records live until the chain is known; what no later pass reads (such as
         // `toolUseResult`, often as large as the message itself) is dropped now.
-        obj.retain(|key, _| RECORD_KEYS.contains(&key.as_str()));
+        obj.retain(|key, value| {
+            RECORD_KEYS.contains(&key.as_str())
+                || (key == "toolUseResult" && cards::may_be_file_card(value))
+        });
         records.push(Record {
             line,
             text: raw,

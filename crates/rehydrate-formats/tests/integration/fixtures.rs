@@ -49,10 +49,7 @@ fn claude_code_session() {
         meta(&m[0], "claude_code.uuid"),
         Some("c0a80001-0000-4000-8000-000000000001")
     );
-    assert_eq!(
-        meta(&m[0], "claude_code.timestamp"),
-        Some("2025-10-02T09:14:03.118Z")
-    );
+    assert_eq!(meta(&m[0], "timestamp"), Some("2025-10-02T09:14:03.118Z"));
 
     // Four lines of one API message merged; the first line names it.
     let a = &m[1];
