@@ -35,7 +35,7 @@ const LAYERS: &[&[&str]] = &[
     // layer 1
     &["rehydrate-sidecar", "rehydrate-formats"],
     // layer 2
-    &["rehydrate-reduce", "rehydrate-search"],
+    &["rehydrate-reduce", "rehydrate-search", "rehydrate-replay"],
     // layer 3
     &["rehydrate-cli"],
     // layer 4: benchmarks, which may depend on everything (and alone on the peer)
