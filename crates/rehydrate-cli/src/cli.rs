@@ -64,6 +64,18 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Rebuild which whole file contents the agent provably saw (read-before-write state) from
+    /// the transcript's Read, Write and Edit results alone, never from disk.
+    Replay {
+        /// The session file.
+        transcript: PathBuf,
+        /// Session format (default: detected).
+        #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+        format: FormatArg,
+        /// Print one JSON object, with each file's content, instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Reduce in memory and check everything: every reduction verifies and expands to the
     /// imported bytes, the view inverts to the imported messages, the written formats read back
     /// equal, and projecting again changes nothing. Used by `cargo xtask corpus`.

@@ -13,7 +13,7 @@ use rehydrate_sidecar::{check_inverts, expand_reduction, render_turns, verify_lo
 use crate::cli::{Cli, Command, Preset, ReduceArgs};
 use crate::failure::{Failure, input};
 use crate::tokens::TokenCounter;
-use crate::{load, session_dir};
+use crate::{load, replay, session_dir};
 
 pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
@@ -45,6 +45,11 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
             format,
             json,
         } => inspect(&transcript, format.format(), json),
+        Command::Replay {
+            transcript,
+            format,
+            json,
+        } => replay::run(&transcript, format.format(), json),
         Command::Roundtrip {
             transcript,
             format,
@@ -673,7 +678,7 @@ fn roundtrip(
     }
 }
 
-fn print_json<T: serde::Serialize>(value: &T) -> Result<(), Failure> {
+pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> Result<(), Failure> {
     let mut bytes = serde_json::to_vec(value).expect("reports always serialize");
     bytes.push(b'\n');
     print_stdout(&bytes)
@@ -681,7 +686,7 @@ fn print_json<T: serde::Serialize>(value: &T) -> Result<(), Failure> {
 
 /// Writes to stdout. A closed pipe (`rehydrate expand ... | head`) is not an error; any other
 /// write error (a full disk) is.
-fn print_stdout(bytes: &[u8]) -> Result<(), Failure> {
+pub(crate) fn print_stdout(bytes: &[u8]) -> Result<(), Failure> {
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(bytes).and_then(|()| stdout.flush()) {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {

@@ -9,6 +9,7 @@ mod cli;
 mod commands;
 mod failure;
 mod load;
+mod replay;
 mod session_dir;
 mod tokens;
 

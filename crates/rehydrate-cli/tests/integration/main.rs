@@ -714,3 +714,58 @@ fn a_missing_recorded_file_is_a_verification_failure() {
         );
     }
 }
+
+#[test]
+fn replay_json_reports_records_sorted_by_path_with_content() {
+    let session = fixture("replay/claude-code-session.jsonl");
+    let out = rehydrate(&["replay", session.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["format"], "claude-code");
+    assert_eq!(report["messages"], 32);
+    assert_eq!(
+        report["paths"],
+        serde_json::json!({"proven": 1, "retracted": 3, "inert": 2})
+    );
+    let content = "import os\n\ndef run():\n    print('hello, world')\n";
+    assert_eq!(
+        report["records"],
+        serde_json::json!([{
+            "path": "/project/src/app.py",
+            "bytes": content.len(),
+            "digest": blake3::hash(content.as_bytes()).to_hex().to_string(),
+            "at": "2026-11-30T10:00:10Z",
+            "message": 8,
+            "content": content,
+        }])
+    );
+    // The resumed session's repeated lines are reported once, on stderr.
+    assert_eq!(
+        stderr(&out).lines().count(),
+        1,
+        "unexpected warnings: {}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn replay_table_lists_each_proven_path_once() {
+    let dir = scratch("replay_table");
+    let session = dir.join("s.json");
+    // An OpenAI messages array has no tool-result details: nothing is proven.
+    std::fs::write(
+        &session,
+        r#"[{"role":"user","content":"hi"},{"role":"assistant","content":"hello"}]"#,
+    )
+    .unwrap();
+    let out = rehydrate(&["replay", session.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        "path      bytes  digest            message  at\n0 proven, 0 retracted, 0 inert\n"
+    );
+    let out = rehydrate(&["replay", dir.join("missing.jsonl").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("missing.jsonl"), "{}", stderr(&out));
+    assert_eq!(stderr(&out).lines().count(), 1);
+}

@@ -50,7 +50,7 @@ pub(super) fn details(
         })
     };
     match tool {
-        "Read" => read(card?),
+        "Read" => read(card?, argument_path),
         "Write" => match card.map(WriteCard::deserialize) {
             Some(Ok(c)) => Some(ToolDetails::Write {
                 path: c.file_path,
@@ -160,8 +160,8 @@ fn patch(hunks: Vec<HunkCard>) -> EditChange {
 }
 
 /// A `Read` card: `{"type":"text","file":{…}}` for text, `image`, `pdf` or `notebook` for
-/// media; anything else (an unchanged-file notice, an unknown type) has no details.
-fn read(card: &Value) -> Option<ToolDetails> {
+/// media (the path from `file.filePath`, else the call's arguments); anything else (an unchanged-file notice, an unknown type) has no details.
+fn read(card: &Value, argument_path: Option<&str>) -> Option<ToolDetails> {
     let kind = card.get("type")?.as_str()?;
     let media = match kind {
         "text" => {
@@ -187,7 +187,12 @@ fn read(card: &Value) -> Option<ToolDetails> {
         "notebook" => Media::Notebook,
         _ => return None,
     };
-    let path = card.get("file")?.get("filePath")?.as_str()?;
+    // An image card names no path; the call's arguments do.
+    let path = card
+        .get("file")
+        .and_then(|f| f.get("filePath"))
+        .and_then(Value::as_str)
+        .or(argument_path)?;
     Some(ToolDetails::MediaRead {
         path: path.to_string(),
         media,
