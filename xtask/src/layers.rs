@@ -6,7 +6,7 @@
 //! |-------|-----------------------------------------|
 //! | 0     | rehydrate-model                         |
 //! | 1     | rehydrate-sidecar, rehydrate-formats    |
-//! | 2     | rehydrate-reduce, rehydrate-search      |
+//! | 2     | rehydrate-reduce, rehydrate-search, rehydrate-replay |
 //! | 3     | rehydrate-cli                           |
 //! | 4     | rehydrate-bench                         |
 //!
