@@ -4,8 +4,11 @@
 //! (recursively, sorted) and each preset, runs
 //! `rehydrate roundtrip <FILE> --preset <PRESET> --json`, which reduces, verifies, expands and
 //! inverts the session in memory and prints one JSON object (see docs/FORMATS.md).
-//! Prints one table line per file and preset and totals per preset; fails after all runs if any
-//! run exits non-zero or reports `"ok": false`.
+//! Prints one table line per file and preset and totals per preset.
+//! Then runs `rehydrate replay <FILE> --json` on each file and prints its proven, retracted and
+//! inert path counts.
+//! Fails after all runs if any run exits non-zero, reports `"ok": false`, or prints counts that
+//! disagree with its records.
 //!
 //! Environment: `REHYDRATE_CORPUS` overrides the corpus directory
 //! (default `<workspace root>/../shared/corpus`); `REHYDRATE_BIN` names a rehydrate binary to use
@@ -159,12 +162,38 @@ pub(crate) fn run(root: &Path, presets: Presets) -> Result<()> {
     for (&preset, (total, passed)) in names.iter().zip(&totals) {
         println!("{preset:<10} {}  {passed}/{}", total.columns(), files.len());
     }
+
+    println!("\nreplay (paths by state at the end of the transcript)");
+    println!("{:>7} {:>9} {:>6}  file", "proven", "retracted", "inert");
+    let mut replay_total = [0_u64; 3];
+    for file in &files {
+        let relative = file.strip_prefix(&dir).unwrap_or(file).display();
+        match replay(&bin, file)? {
+            Ok(counts) => {
+                println!(
+                    "{:>7} {:>9} {:>6}  {relative}",
+                    counts[0], counts[1], counts[2]
+                );
+                for (total, n) in replay_total.iter_mut().zip(counts) {
+                    *total += n;
+                }
+            }
+            Err(reason) => {
+                println!("replay FAILED  {relative}: {reason}");
+                failures.push(format!("{relative} replay: {reason}"));
+            }
+        }
+    }
+    println!(
+        "{:>7} {:>9} {:>6}  total",
+        replay_total[0], replay_total[1], replay_total[2]
+    );
     if !failures.is_empty() {
         println!("\nfailures:");
         for failure in &failures {
             println!("  {failure}");
         }
-        let runs = files.len() * names.len();
+        let runs = files.len() * (names.len() + 1);
         return Err(format!(
             "corpus check failed: {} of {runs} runs failed",
             failures.len()
@@ -256,6 +285,53 @@ fn roundtrip(
     )
 }
 
+/// Runs `rehydrate replay <FILE> --json`: `Ok(Ok([proven, retracted, inert]))` when it passed.
+///
+/// # Errors
+///
+/// When `bin` cannot be started at all.
+fn replay(bin: &Path, file: &Path) -> Result<std::result::Result<[u64; 3], String>> {
+    let output = Command::new(bin)
+        .arg("replay")
+        .arg(file)
+        .arg("--json")
+        .output()
+        .map_err(|err| format!("cannot start {}: {err}", bin.display()))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let message = stderr.lines().find(|line| !line.trim().is_empty());
+        return Ok(Err(format!(
+            "exit code {:?}: {}",
+            output.status.code(),
+            message.unwrap_or("(no message on stderr)")
+        )));
+    }
+    Ok(parse_replay(&output.stdout))
+}
+
+/// The path counts `rehydrate replay --json` printed, checked against its records.
+fn parse_replay(stdout: &[u8]) -> std::result::Result<[u64; 3], String> {
+    let value: Value = serde_json::from_slice(stdout)
+        .map_err(|err| format!("stdout is not one JSON object: {err}"))?;
+    let count = |key: &str| {
+        value["paths"][key]
+            .as_u64()
+            .ok_or_else(|| format!("`paths.{key}` is missing or not a count"))
+    };
+    let counts = [count("proven")?, count("retracted")?, count("inert")?];
+    let records = value["records"]
+        .as_array()
+        .ok_or("`records` is missing or not an array")?;
+    if records.len() as u64 != counts[0] {
+        return Err(format!(
+            "{} records but {} proven paths",
+            records.len(),
+            counts[0]
+        ));
+    }
+    Ok(counts)
+}
+
 /// The figures in the JSON object `rehydrate roundtrip --json` printed, or why it is not a pass.
 fn parse_output(stdout: &[u8]) -> std::result::Result<Figures, String> {
     let value: Value = serde_json::from_slice(stdout)
@@ -280,7 +356,18 @@ fn parse_output(stdout: &[u8]) -> std::result::Result<Figures, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Presets, parse_output};
+    use super::{Presets, parse_output, parse_replay};
+
+    #[test]
+    fn parses_replay_counts() {
+        let out = br#"{"records":[{"path":"/a"}],"paths":{"proven":1,"retracted":2,"inert":0}}"#;
+        assert_eq!(parse_replay(out), Ok([1, 2, 0]));
+        let wrong = br#"{"records":[],"paths":{"proven":1,"retracted":2,"inert":0}}"#;
+        assert_eq!(
+            parse_replay(wrong),
+            Err("0 records but 1 proven paths".to_owned())
+        );
+    }
 
     #[test]
     fn parses_a_passing_run() {
