@@ -62,6 +62,7 @@ mod json;
 mod links;
 mod openai;
 mod swe_agent;
+mod swe_agent_editor;
 
 use std::fmt;
 use std::path::Path;

@@ -1,14 +1,21 @@
 //! The SWE-agent `.traj` importer: the `history` array of a trajectory file
 //! (docs/FORMATS.md, "Importers", "SWE-agent").
+//!
+//! In function-calling runs, a tool result answering a call of the editor `str_replace_editor`
+//! gets [`Message::details`] from the call's arguments and the observation
+//! ([`crate::swe_agent_editor`], docs/FORMATS.md, "SWE-agent", "Editor details").
+//! Runs without function calling (the action only a text such as `str_replace_editor create …`,
+//! or SWE-agent 0.x commands such as `open` and `edit 5:7`) and demonstration entries get no
+//! details.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use rehydrate_model::{Content, Message, Role};
+use rehydrate_model::{Content, Message, Role, ToolDetails};
 use serde_json::Value;
 
 use crate::json::{self, FieldError};
-use crate::{Error, Format, Import, Warning, links, openai};
+use crate::{Error, Format, Import, Warning, links, openai, swe_agent_editor};
 
 /// Entry keys copied into metadata under `swe_agent.<key>`.
 const METADATA_KEYS: [&str; 4] = ["agent", "message_type", "thought", "action"];
@@ -28,6 +35,8 @@ pub(crate) fn import(path: &Path, doc: Value) -> Result<Import, Error> {
     // others: a user message is an observation only after an assistant message of its own kind.
     let mut assistant_seen = false;
     let mut demo_assistant_seen = false;
+    // The latest tool call with each id, outside demonstrations: (message index, call index).
+    let mut calls: HashMap<String, (usize, usize)> = HashMap::new();
     for (i, value) in history.into_iter().enumerate() {
         let field = json::item("history", i);
         let entry = entry(value, &field, &mut |w| warnings.push((i, w)))
@@ -39,13 +48,25 @@ pub(crate) fn import(path: &Path, doc: Value) -> Result<Import, Error> {
         };
         let mut msg = entry.message;
         match msg.role {
-            Role::Assistant => *seen = true,
+            Role::Assistant => {
+                *seen = true;
+                if !entry.is_demo {
+                    for (j, call) in msg.tool_calls.iter().enumerate() {
+                        calls.insert(call.id.clone(), (messages.len(), j));
+                    }
+                }
+            }
             Role::User => {
                 msg.observation = *seen
                     && entry
                         .message_type
                         .as_deref()
                         .is_none_or(|t| t == "observation");
+            }
+            Role::Tool if !entry.is_demo => {
+                msg.details =
+                    editor_details(&messages, &calls, &entry.call_ids, msg.content.as_ref())
+                        .map(Box::new);
             }
             Role::System | Role::Tool => {}
         }
@@ -58,6 +79,38 @@ pub(crate) fn import(path: &Path, doc: Value) -> Result<Import, Error> {
         messages,
         warnings: warnings.into_iter().map(|(_, w)| w).collect(),
     })
+}
+
+/// The details of a tool result answering the calls `ids` with `content`, when one of them is
+/// a call of the editor in `calls` (message and call index into `messages`).
+///
+/// A result answering one editor call is read as that call's observation. A result answering
+/// several calls (SWE-agent writes one id per result) cannot be attributed to one of them: the
+/// first editor call that may have changed a file gets an unproven change.
+fn editor_details(
+    messages: &[Message],
+    calls: &HashMap<String, (usize, usize)>,
+    ids: &[String],
+    content: Option<&Content>,
+) -> Option<ToolDetails> {
+    let editor_arguments = |id: &String| {
+        let &(i, j) = calls.get(id)?;
+        let call = messages.get(i)?.tool_calls.get(j)?;
+        (call.name == swe_agent_editor::TOOL_NAME).then_some(call.arguments.as_str())
+    };
+    match ids {
+        [id] => {
+            let text = match content {
+                Some(Content::Text(text)) => Some(text.as_str()),
+                Some(Content::Parts(_)) | None => None,
+            };
+            swe_agent_editor::details(editor_arguments(id)?, text)
+        }
+        _ => ids
+            .iter()
+            .filter_map(editor_arguments)
+            .find_map(|arguments| swe_agent_editor::details(arguments, None)),
+    }
 }
 
 fn not_a_session(path: &Path) -> Error {
@@ -75,6 +128,8 @@ struct Entry {
     message_type: Option<String>,
     /// `is_demo: true`.
     is_demo: bool,
+    /// Every id of `tool_call_ids`, or the `tool_call_id`; the first is the message's.
+    call_ids: Vec<String>,
 }
 
 /// One history entry at `field` (such as `history[3]`).
@@ -98,7 +153,7 @@ fn entry(value: Value, field: &str, warn: &mut dyn FnMut(Warning)) -> Result<Ent
         text @ Content::Text(_) => text,
     });
     let tool_calls = openai::take_tool_calls(&mut obj, field, warn)?;
-    let tool_call_id = tool_call_id(&mut obj, field, warn)?;
+    let call_ids = tool_call_ids(&mut obj, field, warn)?;
     let is_demo = obj.get("is_demo").and_then(Value::as_bool) == Some(true);
     let message_type = obj
         .get("message_type")
@@ -118,7 +173,7 @@ fn entry(value: Value, field: &str, warn: &mut dyn FnMut(Warning)) -> Result<Ent
             role,
             content,
             tool_calls,
-            tool_call_id,
+            tool_call_id: call_ids.first().cloned(),
             name: None,
             observation: false,
             metadata,
@@ -126,6 +181,7 @@ fn entry(value: Value, field: &str, warn: &mut dyn FnMut(Warning)) -> Result<Ent
         },
         message_type,
         is_demo,
+        call_ids,
     })
 }
 
@@ -147,39 +203,36 @@ fn parts_content(parts: Vec<Value>) -> Content {
     Content::Text(text)
 }
 
-/// The `tool_call_id` of an entry: the first of `tool_call_ids` (a warning when there are more),
-/// or a `tool_call_id` string.
-fn tool_call_id(
+/// The tool call ids of an entry: every string of `tool_call_ids` (a warning when there are
+/// more than one, since only the first becomes the message's `tool_call_id`), or a
+/// `tool_call_id` string.
+fn tool_call_ids(
     obj: &mut serde_json::Map<String, Value>,
     field: &str,
     warn: &mut dyn FnMut(Warning),
-) -> Result<Option<String>, FieldError> {
+) -> Result<Vec<String>, FieldError> {
     let ids_field = json::child(field, "tool_call_ids");
-    let ids = json::take_opt_array(obj, "tool_call_ids", field)?;
-    let mut first = None;
-    for (j, id) in ids.iter().enumerate() {
-        match id {
-            Value::String(id) => {
-                if first.is_none() {
-                    first = Some(id.clone());
-                }
-            }
-            other => {
-                return Err(FieldError::new(
-                    json::item(&ids_field, j),
-                    format!("expected a string, got {}", json::kind(other)),
-                ));
-            }
-        }
-    }
+    let ids = json::take_opt_array(obj, "tool_call_ids", field)?
+        .into_iter()
+        .enumerate()
+        .map(|(j, id)| match id {
+            Value::String(id) => Ok(id),
+            other => Err(FieldError::new(
+                json::item(&ids_field, j),
+                format!("expected a string, got {}", json::kind(&other)),
+            )),
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     if ids.len() > 1 {
         warn(Warning::new(format!(
             "field `{ids_field}`: {} ids, only the first is used as tool_call_id",
             ids.len()
         )));
     }
-    match first {
-        Some(id) => Ok(Some(id)),
-        None => json::take_opt_string(obj, "tool_call_id", field),
+    if !ids.is_empty() {
+        return Ok(ids);
     }
+    Ok(json::take_opt_string(obj, "tool_call_id", field)?
+        .into_iter()
+        .collect())
 }

@@ -1,6 +1,9 @@
-//! Unit tests of the formats crate: detection rules, error texts and the JSON helpers.
+//! Unit tests of the formats crate: detection rules, error texts, the JSON helpers and the
+//! SWE-agent editor details (docs/FORMATS.md, "SWE-agent", "Editor details").
 
 use std::path::Path;
+
+use rehydrate_model::{EditBase, EditChange, FileEdit, Replacement, ShownLines, ToolDetails};
 
 use crate::*;
 
@@ -316,4 +319,520 @@ fn bare_arrays_import_as_if_parsed_whole() {
             );
         }
     }
+}
+
+/// SWE-agent editor details: [`swe_agent_editor::details`] of arguments given as JSON text.
+fn editor(arguments: serde_json::Value, observation: Option<&str>) -> Option<ToolDetails> {
+    swe_agent_editor::details(&arguments.to_string(), observation)
+}
+
+fn unproven(path: &str, reason: &str) -> Option<ToolDetails> {
+    Some(ToolDetails::UnprovenChange {
+        path: path.to_string(),
+        reason: reason.to_string(),
+    })
+}
+
+fn edit(path: &str, old: &str, new: &str, shown: Option<ShownLines>) -> Option<ToolDetails> {
+    Some(ToolDetails::Edit(FileEdit {
+        path: path.to_string(),
+        base: EditBase::LastProven,
+        change: EditChange::Replacements {
+            edits: vec![Replacement {
+                old: old.to_string(),
+                new: new.to_string(),
+                replace_all: false,
+            }],
+            expand_tabs: Some(8),
+        },
+        shown,
+    }))
+}
+
+fn shown(first_line: u64, lines: &[&str]) -> Option<ShownLines> {
+    Some(ShownLines {
+        first_line,
+        lines: lines.iter().map(|l| l.to_string()).collect(),
+    })
+}
+
+const CAT_HEADER: &str = "Here's the result of running `cat -n` on /r/a.py:\n";
+
+#[test]
+fn editor_create() {
+    let args = serde_json::json!({"command": "create", "path": "/r/a.py", "file_text": "x = 1\n"});
+    let write = Some(ToolDetails::Write {
+        path: "/r/a.py".to_string(),
+        content: "x = 1\n".to_string(),
+    });
+    // SWE-agent's templates, the tool output alone, stripped, or followed by template text.
+    for observation in [
+        "OBSERVATION:\nFile created successfully at: /r/a.py\n",
+        "Observation: File created successfully at: /r/a.py\n",
+        "File created successfully at: /r/a.py",
+        "File created successfully at: /r/a.py\n(Open file: n/a)\nbash-$",
+    ] {
+        assert_eq!(
+            editor(args.clone(), Some(observation)),
+            write,
+            "{observation}"
+        );
+    }
+    // Refusals write nothing.
+    for observation in [
+        "OBSERVATION:\nFile already exists at: /r/a.py. Cannot overwrite files using command `create`.\n",
+        "The parent directory /r does not exist. Please create it first.\n",
+        "Parameter `file_text` is required for command: create\n",
+        "usage: str_replace_editor [-h] [--file_text FILE_TEXT]\nstr_replace_editor: error: argument --file_text: expected one argument\n",
+    ] {
+        assert_eq!(
+            editor(args.clone(), Some(observation)),
+            None,
+            "{observation}"
+        );
+    }
+    // Anything else may have written the file.
+    let unknown = unproven(
+        "/r/a.py",
+        "the observation does not show whether str_replace_editor create changed the file",
+    );
+    for observation in [
+        Some("Traceback (most recent call last):\n  File \"str_replace_editor\", line 9\n"),
+        Some("Ran into PermissionError while trying to write to /r/a.py\n"),
+        Some("File created successfully at: /r/a.py.bak\n"),
+        Some("Your command ran successfully and did not produce any output."),
+        None,
+    ] {
+        assert_eq!(
+            editor(args.clone(), observation),
+            unknown,
+            "{observation:?}"
+        );
+    }
+    // A success whose file_text is not text proves nothing about the content.
+    assert_eq!(
+        editor(
+            serde_json::json!({"command": "create", "path": "/r/a.py", "file_text": 5}),
+            Some("File created successfully at: /r/a.py\n"),
+        ),
+        unproven("/r/a.py", "the create arguments have no text file_text")
+    );
+    // Relative paths: the editor refuses them, and a path is kept as given either way.
+    let relative = serde_json::json!({"command": "create", "path": "b.py", "file_text": ""});
+    assert_eq!(
+        editor(
+            relative.clone(),
+            Some(
+                "The path b.py is not an absolute path, it should start with `/`. Maybe you meant /r/b.py?\n"
+            ),
+        ),
+        None
+    );
+    assert_eq!(
+        editor(relative, Some("File created successfully at: b.py\n")),
+        Some(ToolDetails::Write {
+            path: "b.py".to_string(),
+            content: String::new(),
+        })
+    );
+}
+
+#[test]
+fn editor_view_of_a_whole_file() {
+    let args = serde_json::json!({"command": "view", "path": "/r/a.py"});
+    let whole = |content: &str| {
+        Some(ToolDetails::WholeRead {
+            path: "/r/a.py".to_string(),
+            content: content.to_string(),
+        })
+    };
+    let block = "     1\tdef f():\n     2\t    return 1\n     3\t";
+    // `_make_output`'s line break and `print`'s, or the first alone.
+    for observation in [
+        format!("OBSERVATION:\n{CAT_HEADER}{block}\n\n"),
+        format!("{CAT_HEADER}{block}\n"),
+        format!("Observation: {CAT_HEADER}{block}\n\n"),
+        // A terminal's line breaks (the template's own stay `\n`).
+        format!(
+            "OBSERVATION:\n{}",
+            format!("{CAT_HEADER}{block}\n\n").replace('\n', "\r\n")
+        ),
+    ] {
+        assert_eq!(
+            editor(args.clone(), Some(&observation)),
+            whole("def f():\n    return 1\n"),
+            "{observation:?}"
+        );
+    }
+    // An empty file is one empty line; a file without a final line break has no empty line.
+    assert_eq!(
+        editor(args.clone(), Some(&format!("{CAT_HEADER}     1\t\n\n"))),
+        whole("")
+    );
+    assert_eq!(
+        editor(args.clone(), Some(&format!("{CAT_HEADER}     1\tx  \n\n"))),
+        whole("x  ")
+    );
+    // The editor shows tabs expanded: the view proves the expanded text.
+    assert_eq!(
+        editor(
+            args.clone(),
+            Some(&format!(
+                "{CAT_HEADER}     1\tif x:\n     2\t        y\n     3\ta       b\n\n"
+            ))
+        ),
+        whole("if x:\n        y\na       b")
+    );
+    for observation in [
+        // Clipped by the editor or by SWE-agent.
+        format!("{CAT_HEADER}     1\tdef f():\n     2\t    re<response clipped><NOTE>To save on context only part of this file has been shown to you.</NOTE>\n\n"),
+        format!("Observation: {CAT_HEADER}{block}<response clipped><NOTE>Observations should not exceeded 10 characters.</NOTE>"),
+        // Trailing whitespace stripped: the last line may have lost some.
+        format!("{CAT_HEADER}     1\tdef f():\n     2\t    return 1\n     3"),
+        format!("{CAT_HEADER}     1\tx"),
+        // Another path in the header.
+        format!("Here's the result of running `cat -n` on /r/b.py:\n{block}\n\n"),
+        format!("Here's the result of running `cat -n` on /r//a.py:\n{block}\n\n"),
+        // Numbers not consecutive, not from 1, not right-aligned in six columns, no tab.
+        format!("{CAT_HEADER}     1\tdef f():\n     3\t    return 1\n\n"),
+        format!("{CAT_HEADER}     2\tdef f():\n     3\t    return 1\n\n"),
+        format!("{CAT_HEADER}1\tdef f():\n\n"),
+        format!("{CAT_HEADER}    +1\tdef f():\n\n"),
+        format!("{CAT_HEADER}     0\tdef f():\n\n"),
+        format!("{CAT_HEADER}     1 def f():\n\n"),
+        // Text around the output.
+        format!("OBSERVATION:\n{CAT_HEADER}{block}\n\n(Open file: /r/a.py)\nbash-$"),
+        format!("Note\n{CAT_HEADER}{block}\n\n"),
+        format!("{CAT_HEADER}{block}\n\n\n"),
+        // A `\r` that is not a terminal's line break.
+        format!("{CAT_HEADER}     1\tx\r\n     2\ty\r\r\n\r\n"),
+        // A directory, a file map, an error.
+        "Here's the files and directories up to 2 levels deep in /r/a.py, excluding hidden items:\n/r/a.py\n\n".to_string(),
+        "<NOTE>This file is too large to display entirely. Showing abbreviated version.</NOTE>\n".to_string(),
+        "The path /r/a.py does not exist. Please provide a valid path.\n".to_string(),
+        String::new(),
+    ] {
+        assert_eq!(editor(args.clone(), Some(&observation)), None, "{observation:?}");
+    }
+    assert_eq!(editor(args, None), None);
+}
+
+#[test]
+fn editor_view_with_a_range() {
+    let view = |range: serde_json::Value, observation: &str| {
+        editor(
+            serde_json::json!({"command": "view", "path": "/r/a.py", "view_range": range}),
+            Some(observation),
+        )
+    };
+    let tail = format!("{CAT_HEADER}     3\tc\n     4\t\n\n");
+    assert_eq!(
+        view(serde_json::json!([3, -1]), &tail),
+        Some(ToolDetails::PartialRead {
+            path: "/r/a.py".to_string(),
+            start_line: 3,
+            num_lines: 2,
+            total_lines: 4,
+        })
+    );
+    // From line 1 to the end is the whole file.
+    assert_eq!(
+        view(
+            serde_json::json!([1, -1]),
+            &format!("{CAT_HEADER}     1\ta\n     2\tb\n\n")
+        ),
+        Some(ToolDetails::WholeRead {
+            path: "/r/a.py".to_string(),
+            content: "a\nb".to_string(),
+        })
+    );
+    // A range with an end does not say how long the file is; a malformed range is refused.
+    let lines = format!("{CAT_HEADER}     1\ta\n     2\tb\n\n");
+    for range in [
+        serde_json::json!([1, 2]),
+        serde_json::json!([1]),
+        serde_json::json!([1, 2, 3]),
+        serde_json::json!(["1", "-1"]),
+        serde_json::json!(null),
+        serde_json::json!("1 -1"),
+    ] {
+        assert_eq!(view(range.clone(), &lines), None, "{range}");
+    }
+    // Shown lines that start after the range's start.
+    assert_eq!(view(serde_json::json!([2, -1]), &tail), None);
+    assert_eq!(view(serde_json::json!([0, -1]), &tail), None);
+}
+
+#[test]
+fn editor_str_replace() {
+    let args = serde_json::json!({
+        "command": "str_replace", "path": "/r/a.py", "old_str": "\treturn 1", "new_str": "\treturn 2"
+    });
+    let success = "OBSERVATION:\nThe file /r/a.py has been edited. Here's the result of running `cat -n` on a snippet of /r/a.py:\n     1\tdef f():\n     2\t        return 2\n     3\t\nReview the changes and make sure they are as expected. Edit the file again if necessary.\n";
+    assert_eq!(
+        editor(args.clone(), Some(success)),
+        edit(
+            "/r/a.py",
+            "\treturn 1",
+            "\treturn 2",
+            shown(1, &["def f():", "        return 2", ""])
+        )
+    );
+    // Terminal line breaks; a snippet further down; a linter note after the snippet.
+    let crlf = "The file /r/a.py has been edited. Here's the result of running `cat -n` on a snippet of /r/a.py:\r\n    96\tx\r\n    97\t        return 2\r\nReview the changes and make sure they are as expected. Edit the file again if necessary.\r\n\r\n<NOTE>Your edits have been applied, but the linter has found syntax errors.</NOTE>";
+    assert_eq!(
+        editor(args.clone(), Some(crlf)),
+        edit(
+            "/r/a.py",
+            "\treturn 1",
+            "\treturn 2",
+            shown(96, &["x", "        return 2"])
+        )
+    );
+    // A success whose snippet does not parse is still an edit, with nothing shown.
+    for observation in [
+        "The file /r/a.py has been edited. Here's the result of running `cat -n` on a snippet of /r/a.py:\n     1\tx<response clipped><NOTE>To save on context only part of this file has been shown to you.</NOTE>\nReview the changes and make sure they are as expected. Edit the file again if necessary.\n",
+        "The file /r/a.py has been edited. Here's the result of running `cat -n` on a snippet of /r/a.py:\n     1\tx\n     3\ty\nReview the changes and make sure they are as expected. Edit the file again if necessary.\n",
+        "The file /r/a.py has been edited. Here's the result of running `cat -n` on a snippet of /r/a.py:\n     1\tx\n     2\ty",
+        "The file /r/a.py has been edited. Here's the result of running `cat -n` on a snippet of /r/b.py:\n     1\tx\nReview the changes and make sure they are as expected. Edit the file again if necessary.\n",
+        "The file /r/a.py has been edited. Screenshot of the diff:\n",
+    ] {
+        assert_eq!(
+            editor(args.clone(), Some(observation)),
+            edit("/r/a.py", "\treturn 1", "\treturn 2", None),
+            "{observation}"
+        );
+    }
+    // Line numbers wider than six columns.
+    assert_eq!(
+        editor(
+            args.clone(),
+            Some(
+                "The file /r/a.py has been edited. Here's the result of running `cat -n` on a snippet of /r/a.py:\n999999\tx\n1000000\ty\nReview the changes and make sure they are as expected. Edit the file again if necessary.\n"
+            )
+        ),
+        edit(
+            "/r/a.py",
+            "\treturn 1",
+            "\treturn 2",
+            shown(999_999, &["x", "y"])
+        )
+    );
+    // No `new_str` replaces with nothing.
+    assert_eq!(
+        editor(
+            serde_json::json!({"command": "str_replace", "path": "/r/a.py", "old_str": "x"}),
+            Some("The file /r/a.py has been edited. ")
+        ),
+        edit("/r/a.py", "x", "", None)
+    );
+    // Refusals: zero or several occurrences, the same text, a missing parameter, a bad path,
+    // an unreadable file.
+    for observation in [
+        "OBSERVATION:\nNo replacement was performed, old_str `\treturn 1` did not appear verbatim in /r/a.py.\n",
+        "No replacement was performed. Multiple occurrences of old_str `return 1` in lines [2, 5]. Please ensure it is unique\n",
+        "No replacement was performed, old_str `x` is the same as new_str `x`.\n",
+        "Parameter `old_str` is required for command: str_replace\n",
+        "The path /r/a.py does not exist. Please provide a valid path.\n",
+        "The path /r/a.py is a directory and only the `view` command can be used on directories\n",
+        "Ran into UnicodeDecodeError 'utf-8' codec can't decode byte 0xff while trying to read /r/a.py\n",
+    ] {
+        assert_eq!(
+            editor(args.clone(), Some(observation)),
+            None,
+            "{observation}"
+        );
+    }
+    // Anything else may have written the file.
+    let unknown = unproven(
+        "/r/a.py",
+        "the observation does not show whether str_replace_editor str_replace changed the file",
+    );
+    for observation in [
+        Some(
+            "Warning: Failed to run pre-edit linter on /r/a.py: boom\nThe file /r/a.py has been edited. ",
+        ),
+        Some(
+            "Traceback (most recent call last):\n  File \"str_replace_editor\", line 9\nAssertionError",
+        ),
+        Some("Ran into OSError while trying to write to /r/a.py\n"),
+        Some("The file /r/b.py has been edited. "),
+        None,
+    ] {
+        assert_eq!(
+            editor(args.clone(), observation),
+            unknown,
+            "{observation:?}"
+        );
+    }
+    // Arguments that are not text.
+    assert_eq!(
+        editor(
+            serde_json::json!({"command": "str_replace", "path": "/r/a.py", "old_str": "x", "new_str": null}),
+            Some("The file /r/a.py has been edited. ")
+        ),
+        unproven("/r/a.py", "the str_replace arguments are not text")
+    );
+}
+
+#[test]
+fn editor_insert_and_undo_edit() {
+    let insert = serde_json::json!({"command": "insert", "path": "/r/a.py", "insert_line": 1, "new_str": "y"});
+    assert_eq!(
+        editor(
+            insert.clone(),
+            Some(
+                "OBSERVATION:\nThe file /r/a.py has been edited. Here's the result of running `cat -n` on a snippet of the edited file:\n     1\tx\n     2\ty\nReview the changes and make sure they are as expected (correct indentation, no duplicate lines, etc). Edit the file again if necessary.\n"
+            )
+        ),
+        unproven("/r/a.py", "replay does not recompute the editor's insert")
+    );
+    assert_eq!(
+        editor(
+            insert.clone(),
+            Some(
+                "Invalid `insert_line` parameter: 9. It should be within the range of lines of the file: [0, 2]\n"
+            )
+        ),
+        None
+    );
+    assert_eq!(
+        editor(insert, Some("Killed")),
+        unproven(
+            "/r/a.py",
+            "the observation does not show whether str_replace_editor insert changed the file"
+        )
+    );
+    let undo = serde_json::json!({"command": "undo_edit", "path": "/r/a.py"});
+    assert_eq!(
+        editor(
+            undo.clone(),
+            Some(&format!(
+                "Last edit to /r/a.py undone successfully. {CAT_HEADER}     1\tx\n\n"
+            ))
+        ),
+        unproven(
+            "/r/a.py",
+            "replay does not recompute the editor's undo_edit"
+        )
+    );
+    assert_eq!(
+        editor(undo.clone(), Some("No edit history found for /r/a.py.\n")),
+        None
+    );
+    assert_eq!(
+        editor(undo, None),
+        unproven(
+            "/r/a.py",
+            "the observation does not show whether str_replace_editor undo_edit changed the file"
+        )
+    );
+}
+
+#[test]
+fn editor_malformed_arguments() {
+    let success = Some("File created successfully at: /r/a.py\n");
+    for arguments in [
+        "{\"command\":\"create\",\"path\":\"/r/a.py\",\"file_text\":\"x\"",
+        "[\"create\", \"/r/a.py\"]",
+        "{\"command\":\"create\",\"file_text\":\"x\"}",
+        "{\"command\":\"create\",\"path\":7,\"file_text\":\"x\"}",
+        "{\"path\":\"/r/a.py\",\"file_text\":\"x\"}",
+        "{\"command\":\"write\",\"path\":\"/r/a.py\",\"file_text\":\"x\"}",
+        "",
+    ] {
+        assert_eq!(
+            swe_agent_editor::details(arguments, success),
+            None,
+            "{arguments}"
+        );
+    }
+}
+
+/// Which SWE-agent tool results get editor details: only those answering an editor call of a
+/// function-calling run, outside demonstrations.
+#[test]
+fn swe_agent_editor_details_follow_the_calls() {
+    let create = |id: &str, path: &str| {
+        serde_json::json!({"role": "assistant", "content": "", "tool_calls": [{"id": id, "type": "function",
+            "function": {"name": "str_replace_editor", "arguments":
+                serde_json::json!({"command": "create", "path": path, "file_text": "x"}).to_string()}}]})
+    };
+    let created = |id: &str, path: &str| {
+        serde_json::json!({"role": "tool", "tool_call_ids": [id],
+            "content": format!("OBSERVATION:\nFile created successfully at: {path}\n")})
+    };
+    let mut demo_call = create("d1", "/demo/a.py");
+    demo_call["is_demo"] = serde_json::json!(true);
+    let mut demo_result = created("d1", "/demo/a.py");
+    demo_result["is_demo"] = serde_json::json!(true);
+    let history = serde_json::json!({"history": [
+        // A demonstration's editor calls describe another machine.
+        demo_call,
+        demo_result,
+        // Without function calling the action is only text.
+        {"role": "assistant", "content": "str_replace_editor create /r/t.py --file_text x",
+         "action": "str_replace_editor create /r/t.py --file_text x"},
+        {"role": "user", "content": "File created successfully at: /r/t.py\n"},
+        // An editor call, answered.
+        create("c1", "/r/a.py"),
+        created("c1", "/r/a.py"),
+        // An id reused by a later call of another tool.
+        create("c2", "/r/b.py"),
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "c2", "type": "function",
+            "function": {"name": "bash", "arguments": "{\"command\":\"ls\"}"}}]},
+        created("c2", "/r/b.py"),
+        // One entry answering two calls, the editor's second.
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c3", "type": "function", "function": {"name": "bash", "arguments": "{\"command\":\"ls\"}"}},
+            {"id": "c4", "type": "function", "function": {"name": "str_replace_editor",
+                "arguments": "{\"command\":\"create\",\"path\":\"/r/c.py\",\"file_text\":\"x\"}"}}]},
+        {"role": "tool", "tool_call_ids": ["c3", "c4"], "content": "a.py\nFile created successfully at: /r/c.py\n"},
+        // A result with content parts.
+        create("c5", "/r/d.py"),
+        {"role": "tool", "tool_call_id": "c5", "content": [{"type": "text", "text": "File created successfully at: /r/d.py\n"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA=="}}]},
+        // A result answering no call.
+        created("c9", "/r/e.py"),
+    ]});
+    let imported = import(
+        Path::new("run.traj"),
+        history.to_string().as_bytes(),
+        Some(Format::SweAgent),
+    )
+    .unwrap();
+    let details: Vec<Option<ToolDetails>> = imported
+        .messages
+        .iter()
+        .map(|m| m.details.as_deref().cloned())
+        .collect();
+    let write = Some(ToolDetails::Write {
+        path: "/r/a.py".to_string(),
+        content: "x".to_string(),
+    });
+    let unknown = |path: &str| {
+        unproven(
+            path,
+            "the observation does not show whether str_replace_editor create changed the file",
+        )
+    };
+    assert_eq!(
+        details,
+        vec![
+            None,
+            None,
+            None,
+            None,
+            None,
+            write,
+            None,
+            None,
+            None,
+            None,
+            unknown("/r/c.py"),
+            None,
+            unknown("/r/d.py"),
+            None,
+        ]
+    );
 }
