@@ -1,7 +1,7 @@
-//! Integration tests of rehydrate-replay: the fixture cases with snapshots, Claude Code sessions
-//! written for this project, the corpus check and properties.
+//! Integration tests of rehydrate-replay: the fixture cases with snapshots, sessions written
+//! for this project, the corpus check and properties.
 
-mod claude_code;
 mod corpus;
 mod fixtures;
+mod imported;
 mod properties;
