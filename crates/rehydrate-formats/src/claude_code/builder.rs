@@ -323,7 +323,7 @@ impl Builder {
             .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
             .count()
             == 1;
-        let card = card.filter(|_| single_result);
+        let mut card = card.filter(|_| single_result);
         for block in blocks {
             let kind = block
                 .get("type")
@@ -332,7 +332,7 @@ impl Builder {
             match (block, kind.as_deref()) {
                 (Value::Object(map), Some("tool_result")) => {
                     tool_results += 1;
-                    let mut msg = self.tool_result(line, map, card.as_ref());
+                    let mut msg = self.tool_result(line, map, card.take());
                     let mut metadata = self.base_metadata(record);
                     metadata.extend(extra.clone());
                     metadata.append(&mut msg.metadata);
@@ -377,7 +377,7 @@ impl Builder {
         &mut self,
         line: usize,
         mut block: Map<String, Value>,
-        card: Option<&Value>,
+        card: Option<Value>,
     ) -> Message {
         let tool_call_id = match block.remove("tool_use_id") {
             Some(Value::String(id)) => Some(id),

@@ -40,7 +40,7 @@ pub(super) fn argument_path(arguments: &str) -> Option<String> {
 /// has none or it is shared by several results) and the path its arguments name.
 pub(super) fn details(
     tool: &str,
-    card: Option<&Value>,
+    card: Option<Value>,
     argument_path: Option<&str>,
 ) -> Option<ToolDetails> {
     let unproven = |reason: &str| {
@@ -51,7 +51,7 @@ pub(super) fn details(
     };
     match tool {
         "Read" => read(card?, argument_path),
-        "Write" => match card.map(WriteCard::deserialize) {
+        "Write" => match card.map(serde_json::from_value::<WriteCard>) {
             Some(Ok(c)) => Some(ToolDetails::Write {
                 path: c.file_path,
                 content: c.content,
@@ -59,7 +59,7 @@ pub(super) fn details(
             Some(Err(_)) => unproven("the Write card is malformed"),
             None => unproven("the Write result has no card"),
         },
-        "Edit" => match card.map(EditCard::deserialize) {
+        "Edit" => match card.map(serde_json::from_value::<EditCard>) {
             Some(Ok(c)) => {
                 let change = if c.user_modified {
                     c.structured_patch.map(patch)
@@ -78,7 +78,7 @@ pub(super) fn details(
             Some(Err(_)) => unproven("the Edit card is malformed"),
             None => unproven("the Edit result has no card"),
         },
-        "MultiEdit" => match card.map(MultiEditCard::deserialize) {
+        "MultiEdit" => match card.map(serde_json::from_value::<MultiEditCard>) {
             Some(Ok(c)) => {
                 let change = if c.user_modified {
                     c.structured_patch.map(patch)
@@ -108,6 +108,7 @@ pub(super) fn details(
         },
         "NotebookEdit" => {
             let path = card
+                .as_ref()
                 .and_then(|c| c.get("notebook_path"))
                 .and_then(Value::as_str)
                 .or(argument_path)?;
@@ -161,11 +162,11 @@ fn patch(hunks: Vec<HunkCard>) -> EditChange {
 
 /// A `Read` card: `{"type":"text","file":{…}}` for text, `image`, `pdf` or `notebook` for
 /// media (the path from `file.filePath`, else the call's arguments); anything else (an unchanged-file notice, an unknown type) has no details.
-fn read(card: &Value, argument_path: Option<&str>) -> Option<ToolDetails> {
+fn read(mut card: Value, argument_path: Option<&str>) -> Option<ToolDetails> {
     let kind = card.get("type")?.as_str()?;
     let media = match kind {
         "text" => {
-            let file = TextFile::deserialize(card.get("file")?).ok()?;
+            let file: TextFile = serde_json::from_value(card.get_mut("file")?.take()).ok()?;
             return Some(
                 if file.start_line == 1 && file.num_lines >= file.total_lines {
                     ToolDetails::WholeRead {
