@@ -7,8 +7,9 @@
 //! | 0     | rehydrate-model                         |
 //! | 1     | rehydrate-sidecar, rehydrate-formats    |
 //! | 2     | rehydrate-reduce, rehydrate-search, rehydrate-replay |
-//! | 3     | rehydrate-cli                           |
-//! | 4     | rehydrate-bench                         |
+//! | 3     | rehydrate-evidence                      |
+//! | 4     | rehydrate-cli                           |
+//! | 5     | rehydrate-bench                         |
 //!
 //! Rules, checked against `cargo metadata --format-version 1 --no-deps`:
 //!
@@ -37,8 +38,10 @@ const LAYERS: &[&[&str]] = &[
     // layer 2
     &["rehydrate-reduce", "rehydrate-search", "rehydrate-replay"],
     // layer 3
+    &["rehydrate-evidence"],
+    // layer 4
     &["rehydrate-cli"],
-    // layer 4: benchmarks, which may depend on everything (and alone on the peer)
+    // layer 5: benchmarks, which may depend on everything (and alone on the peer)
     &["rehydrate-bench"],
 ];
 

@@ -17,6 +17,10 @@
 //! - [`import`] reads one session file's bytes, detecting the format unless one is given, and
 //!   returns an [`Import`]: the format, the messages and the [`Warning`]s. [`import_each`] hands
 //!   the messages over one at a time instead (a bare OpenAI array while it is being read).
+//! - [`import_events`] reads a session's backend-neutral event log instead
+//!   ([`rehydrate_model::SessionEvent`]s: messages, tool calls and results, compaction summaries,
+//!   titles, lifecycle), with turns from human user messages; [`events_from_messages`] makes
+//!   one from canonical messages.
 //! - [`detect`] only guesses the format.
 //! - Oddities that still allow a faithful import (a tool result without a tool call, a record of
 //!   an unknown type, a repeated line) are [`Warning`]s naming the line or field.
@@ -58,6 +62,7 @@
 mod claude_code;
 mod detect;
 mod error;
+mod events;
 mod json;
 mod links;
 mod openai;
@@ -69,6 +74,7 @@ use std::path::Path;
 use std::str::FromStr;
 
 pub use error::Error;
+pub use events::{EventImport, events_from_messages, import_events};
 use rehydrate_model::Message;
 
 /// A session file format this crate imports.
@@ -306,7 +312,7 @@ pub fn import_each(
         },
     };
     let imported = match format {
-        Format::ClaudeCode => claude_code::import(path, text),
+        Format::ClaudeCode => claude_code::import(path, text, None),
         Format::SweAgent => swe_agent::import(path, document(path, text, parsed)?),
         Format::OpenAi => openai::import(path, document(path, text, parsed)?),
     }?;

@@ -18,6 +18,9 @@
 //!   ([`Stub::render`], [`Stub::parse`]).
 //! - [`ToolDetails`] types what a tool result recorded about a file (a whole or partial read, a
 //!   write, an edit with its base and changes, ...), for transcript replay (SPEC seed 001).
+//! - [`SessionEvent`] is one event of a session's backend-neutral log (seq, time, turn, kind);
+//!   [`fold_surface`] folds a log into the surface the model sees after compaction summaries
+//!   replaced what they summarize (SPEC seed 003).
 //! - [`filter_reasoning_artifacts`] strips a model's private reasoning before history is sent to
 //!   another model (SPEC seed 000 rules 22-23).
 //!
@@ -43,6 +46,7 @@
 mod details;
 mod digest;
 mod error;
+mod events;
 mod message;
 mod reasoning;
 mod reduction;
@@ -54,6 +58,10 @@ pub use details::{
 };
 pub use digest::Digest;
 pub use error::Error;
+pub use events::{
+    EventKind, FoldError, SessionEvent, Surface, SurfaceOp, SurfaceReplacement, UserBlock,
+    fold_surface,
+};
 pub use message::{
     Content, IS_ERROR_METADATA_KEY, Message, Role, TIMESTAMP_METADATA_KEY, ToolCall, json_str_len,
     write_json_value,

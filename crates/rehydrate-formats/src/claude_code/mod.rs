@@ -16,6 +16,7 @@ mod chain;
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
+use rehydrate_model::EventKind;
 use serde_json::{Map, Value};
 
 use crate::json;
@@ -45,8 +46,13 @@ const RECORD_KEYS: [&str; 5] = [
     "isCompactSummary",
 ];
 
-/// Imports a Claude Code session JSONL text.
-pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
+/// Imports a Claude Code session JSONL text; with `side`, also collects the events of the
+/// records that make no message (titles, snapshots, queue operations, system records).
+pub(crate) fn import(
+    path: &Path,
+    text: &str,
+    side: Option<&mut Vec<SideEvent>>,
+) -> Result<Import, Error> {
     let mut warnings = Vec::new();
     let repaired = json::repair_lone_surrogates(text);
     let text = match &repaired {
@@ -61,7 +67,7 @@ pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
         }
         None => text,
     };
-    let mut records = parse(path, text, &mut warnings)?;
+    let mut records = parse(path, text, &mut warnings, side)?;
     // A non-empty file in which no record has a Claude Code record type is not a Claude Code
     // session (it may be another agent's JSONL forced with `--format claude-code`); importing
     // it as an empty session would pass a wrong guess off as a result.
@@ -93,6 +99,35 @@ pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
         messages,
         warnings,
     })
+}
+
+/// The event of a record that makes no message, in file order (see [`crate::import_events`]).
+pub(crate) struct SideEvent {
+    /// 1-based line number.
+    pub(crate) line: usize,
+    /// The record's `timestamp`.
+    pub(crate) time: Option<String>,
+    /// What it is.
+    pub(crate) kind: EventKind,
+}
+
+/// The event of a record of type `kind` that makes no message: a `summary` is a title;
+/// `system` records (by `subtype`), `file-history-snapshot`, `queue-operation` and `progress`
+/// are lifecycle events.
+fn side_event(kind: &str, obj: &Map<String, Value>) -> Option<EventKind> {
+    let text = |key: &str| obj.get(key).and_then(Value::as_str);
+    match kind {
+        "summary" => Some(EventKind::Title {
+            text: text("summary").unwrap_or_default().to_string(),
+        }),
+        "system" => Some(EventKind::Lifecycle {
+            what: text("subtype").unwrap_or("system").to_string(),
+        }),
+        "file-history-snapshot" | "queue-operation" | "progress" => Some(EventKind::Lifecycle {
+            what: kind.to_string(),
+        }),
+        _ => None,
+    }
 }
 
 /// One parsed line.
@@ -157,11 +192,13 @@ impl Record<'_> {
     }
 }
 
-/// Parses every non-empty line; drops records whose `uuid` was seen before.
+/// Parses every non-empty line; drops records whose `uuid` was seen before. With `side`,
+/// collects the event of each record that makes no message.
 fn parse<'a>(
     path: &Path,
     text: &'a str,
     warnings: &mut Vec<Warning>,
+    mut side: Option<&mut Vec<SideEvent>>,
 ) -> Result<Vec<Record<'a>>, Error> {
     let mut records = Vec::new();
     let mut seen_uuids: HashSet<String> = HashSet::new();
@@ -209,6 +246,18 @@ fn parse<'a>(
         let kind = kind.to_string();
         let uuid = uuid.map(str::to_string);
         let sidechain = obj.get("isSidechain").and_then(Value::as_bool) == Some(true);
+        if let Some(side) = side.as_deref_mut()
+            && let Some(kind) = side_event(&kind, &obj)
+        {
+            side.push(SideEvent {
+                line,
+                time: obj
+                    .get("timestamp")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+                kind,
+            });
+        }
         // Records live until the chain is known; what no later pass reads (such as
         // `toolUseResult`, often as large as the message itself) is dropped now.
         obj.retain(|key, value| {

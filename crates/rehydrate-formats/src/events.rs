@@ -1,0 +1,303 @@
+//! Session event logs (SPEC seed 003) from imported sessions: [`import_events`] and
+//! [`events_from_messages`] (docs/FORMATS.md, "Session events", "From imported messages").
+
+use std::path::Path;
+
+use rehydrate_model::{Content, EventKind, Message, Role, SessionEvent, SurfaceOp, UserBlock};
+
+use crate::claude_code::{self, SideEvent};
+use crate::{Error, Format, Warning, import};
+
+/// A session's event log, as [`import_events`] reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct EventImport {
+    /// The format the file was read as.
+    pub format: Format,
+    /// The events, seqs contiguous from 0.
+    pub events: Vec<SessionEvent>,
+    /// The import's warnings (those of [`import`]).
+    pub warnings: Vec<Warning>,
+}
+
+/// Reads a session file's event log: the events of its imported messages
+/// ([`events_from_messages`]), and for Claude Code also the records that make no message, at
+/// their place in the file: `summary` lines as titles; `system` records (by `subtype`, such as
+/// `compact_boundary`), `file-history-snapshot`, `queue-operation` and `progress` lines as
+/// lifecycle events.
+///
+/// # Errors
+///
+/// Those of [`import`].
+///
+/// # Example
+///
+/// ```
+/// use std::path::Path;
+/// use rehydrate_formats::import_events;
+/// use rehydrate_model::EventKind;
+///
+/// let bytes = br#"[{"role":"user","content":"fix it"},{"role":"assistant","content":"done"}]"#;
+/// let log = import_events(Path::new("chat.json"), bytes, None)?;
+/// assert_eq!(log.events.len(), 2);
+/// assert_eq!(log.events[1].turn, Some(1));
+/// assert_eq!(log.events[1].kind, EventKind::AssistantMessage { text: "done".into() });
+/// # Ok::<(), rehydrate_formats::Error>(())
+/// ```
+pub fn import_events(
+    path: &Path,
+    bytes: &[u8],
+    format: Option<Format>,
+) -> Result<EventImport, Error> {
+    let claude = match format {
+        Some(Format::ClaudeCode) => true,
+        Some(_) => false,
+        None => crate::detect(bytes) == Some(Format::ClaudeCode),
+    };
+    if !claude {
+        let imported = import(path, bytes, format)?;
+        return Ok(EventImport {
+            format: imported.format,
+            events: events_from_messages(&imported.messages),
+            warnings: imported.warnings,
+        });
+    }
+    let text = std::str::from_utf8(bytes).map_err(|e| Error::InvalidUtf8 {
+        path: path.to_path_buf(),
+        byte: e.valid_up_to(),
+    })?;
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut side = Vec::new();
+    let imported = claude_code::import(path, text, Some(&mut side))?;
+    Ok(EventImport {
+        format: imported.format,
+        events: build(&imported.messages, side),
+        warnings: imported.warnings,
+    })
+}
+
+/// The event log of canonical messages, in order (docs/FORMATS.md, "Session events").
+///
+/// - A user message written by a person (not an observation, not marked `claude_code.meta`,
+///   `claude_code.compact_summary` or `swe_agent.is_demo`, and not a system reminder or command
+///   echo: text starting with `<system-reminder>`, `<command-name>`, `<command-message>`,
+///   `<local-command-stdout>` or `<local-command-stderr>`) is a user message and starts the next
+///   turn (turns count from 1; earlier events have no turn). Its text parts are text blocks,
+///   other parts non-text blocks by their `type`.
+/// - Those other user messages are injected messages, with the source `meta`, `demonstration`,
+///   `system-reminder` or `command`; a compaction summary (`claude_code.compact_summary`) is a
+///   compaction summary that replaces the whole surface before it and cites it.
+/// - An assistant message is an assistant message (its text, empty when it has none), followed by
+///   one tool call per tool call; a demonstration's is an injected message.
+/// - A tool result (role `tool`, or an observation) is a tool result: its call id, `ok` unless
+///   metadata `is_error` is `"true"`, its text (the text parts joined with `\n`), and, for an
+///   observation, the tool named by the first word of the preceding assistant message's
+///   `swe_agent.action`.
+/// - A system message is an `other` event (`system prompt`).
+///
+/// Surface events are appended, except compaction summaries.
+pub fn events_from_messages(messages: &[Message]) -> Vec<SessionEvent> {
+    build(messages, Vec::new())
+}
+
+/// The log of `messages`, with the side events of a Claude Code file placed before the first
+/// message from a later line.
+fn build(messages: &[Message], side: Vec<SideEvent>) -> Vec<SessionEvent> {
+    let mut log = Log::default();
+    let mut side = side.into_iter().peekable();
+    let mut action: Option<&str> = None;
+    for m in messages {
+        if let Some(line) = line_of(m) {
+            while let Some(event) = side.next_if(|e| e.line < line) {
+                log.push(event.time, event.kind, None);
+            }
+        }
+        let time = m.timestamp().map(str::to_string);
+        let meta = |key: &str| m.metadata.get(key).map(String::as_str) == Some("true");
+        if meta("swe_agent.is_demo") {
+            log.push(
+                time,
+                EventKind::InjectedMessage {
+                    source: "demonstration".to_string(),
+                    text: text_of(m),
+                },
+                Some(SurfaceOp::Append),
+            );
+            continue;
+        }
+        match m.role {
+            Role::System => log.push(
+                time,
+                EventKind::Other {
+                    what: "system prompt".to_string(),
+                },
+                None,
+            ),
+            _ if m.is_tool_result() => {
+                let name = if m.observation {
+                    action.and_then(|a| a.split_whitespace().next())
+                } else {
+                    m.name.as_deref()
+                };
+                log.push(
+                    time,
+                    EventKind::ToolResult {
+                        call_id: m.tool_call_id.clone(),
+                        name: name.map(str::to_string),
+                        ok: !m.is_error(),
+                        content: text_of(m),
+                    },
+                    Some(SurfaceOp::Append),
+                );
+            }
+            Role::User if meta("claude_code.compact_summary") => {
+                log.compaction(time, text_of(m));
+            }
+            Role::User => {
+                let text = text_of(m);
+                let source = if meta("claude_code.meta") {
+                    Some("meta")
+                } else {
+                    injected_source(&text)
+                };
+                let kind = match source {
+                    Some(source) => EventKind::InjectedMessage {
+                        source: source.to_string(),
+                        text,
+                    },
+                    None => {
+                        log.turn = Some(log.turn.map_or(1, |t| t + 1));
+                        EventKind::UserMessage {
+                            blocks: user_blocks(m),
+                        }
+                    }
+                };
+                log.push(time, kind, Some(SurfaceOp::Append));
+            }
+            Role::Assistant | Role::Tool => {
+                action = m.metadata.get("swe_agent.action").map(String::as_str);
+                log.push(
+                    time.clone(),
+                    EventKind::AssistantMessage { text: text_of(m) },
+                    Some(SurfaceOp::Append),
+                );
+                for call in &m.tool_calls {
+                    log.push(
+                        time.clone(),
+                        EventKind::ToolCall {
+                            call_id: call.id.clone(),
+                            name: call.name.clone(),
+                            arguments: call.arguments.clone(),
+                        },
+                        None,
+                    );
+                }
+            }
+        }
+    }
+    for event in side {
+        log.push(event.time, event.kind, None);
+    }
+    log.events
+}
+
+/// The log being built, with the current turn and surface.
+#[derive(Default)]
+struct Log {
+    events: Vec<SessionEvent>,
+    turn: Option<u64>,
+    /// The seqs on the surface now.
+    surface: Vec<u64>,
+}
+
+impl Log {
+    fn push(&mut self, time: Option<String>, kind: EventKind, surface: Option<SurfaceOp>) {
+        let seq = self.events.len() as u64;
+        if surface.is_some() {
+            self.surface.push(seq);
+        }
+        self.events.push(SessionEvent {
+            seq,
+            time,
+            turn: self.turn,
+            kind,
+            surface,
+            sources: Vec::new(),
+        });
+    }
+
+    /// A compaction summary: replaces the whole surface, citing it.
+    fn compaction(&mut self, time: Option<String>, text: String) {
+        let seq = self.events.len() as u64;
+        let shadowed = std::mem::take(&mut self.surface);
+        let surface = match (shadowed.first(), shadowed.last()) {
+            (Some(&start), Some(&end)) => SurfaceOp::Replace { start, end },
+            _ => SurfaceOp::Append,
+        };
+        self.surface.push(seq);
+        self.events.push(SessionEvent {
+            seq,
+            time,
+            turn: self.turn,
+            kind: EventKind::CompactionSummary { text },
+            surface: Some(surface),
+            sources: shadowed,
+        });
+    }
+}
+
+/// The Claude Code line a message came from.
+fn line_of(m: &Message) -> Option<usize> {
+    m.metadata.get("claude_code.line")?.parse().ok()
+}
+
+/// The source of a user text that a framework injected, by how it starts.
+fn injected_source(text: &str) -> Option<&'static str> {
+    let text = text.trim_start();
+    if text.starts_with("<system-reminder>") {
+        return Some("system-reminder");
+    }
+    [
+        "<command-name>",
+        "<command-message>",
+        "<local-command-stdout>",
+        "<local-command-stderr>",
+    ]
+    .iter()
+    .any(|tag| text.starts_with(tag))
+    .then_some("command")
+}
+
+/// A message's text: its text, or its text parts joined with `\n`; empty when it has none.
+fn text_of(m: &Message) -> String {
+    match &m.content {
+        None => String::new(),
+        Some(Content::Text(text)) => text.clone(),
+        Some(Content::Parts(parts)) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(serde_json::Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n"),
+    }
+}
+
+/// A person's message as blocks: text, and non-text parts by their `type`.
+fn user_blocks(m: &Message) -> Vec<UserBlock> {
+    match &m.content {
+        None => Vec::new(),
+        Some(Content::Text(text)) => vec![UserBlock::Text { text: text.clone() }],
+        Some(Content::Parts(parts)) => parts
+            .iter()
+            .map(|p| {
+                let kind = p.get("type").and_then(serde_json::Value::as_str);
+                match (kind, p.get("text").and_then(serde_json::Value::as_str)) {
+                    (Some("text"), Some(text)) => UserBlock::Text {
+                        text: text.to_string(),
+                    },
+                    _ => UserBlock::NonText {
+                        block_type: kind.unwrap_or("unknown").to_string(),
+                    },
+                }
+            })
+            .collect(),
+    }
+}
