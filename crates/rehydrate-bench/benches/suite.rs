@@ -15,7 +15,10 @@
 //! - `search`: `rehydrate_search` over at least 64 MiB of hidden bytes (corpus turns reduced
 //!   with the aggressive policy): a literal against a bare `memchr::memmem` count of the same
 //!   bytes, three regexes against `rg -c` on the same bytes in a file, and the whole
-//!   `sidecar_search` (verification included) against blake3 of the hidden bytes.
+//!   `sidecar_search` (verification included) against blake3 of the hidden bytes;
+//! - `replay`: a Claude Code session file of at least 50 MiB (the corpus sessions with the most
+//!   file-tool cards, repeated with fresh ids) imported and replayed to its file records, from
+//!   bytes, against `serde_json` parsing the same bytes line by line into a typed struct.
 //!
 //! Workloads are built on first use and described on stderr; without the corpus a synthetic
 //! session stands in (with a notice).
@@ -32,11 +35,12 @@ use criterion::{
     criterion_main, measurement::WallTime,
 };
 use rehydrate_bench::peer::{peer_policy, to_peer_all};
-use rehydrate_bench::wire::parse_messages;
-use rehydrate_bench::workload::{self, Corpus, Workload};
+use rehydrate_bench::wire::{parse_claude_code_lines, parse_messages};
+use rehydrate_bench::workload::{self, Corpus, JsonlWorkload, SessionFiles, Workload};
 use rehydrate_bench::{locate, peer};
 use rehydrate_model::{Message, ReductionLog, Role, ToolCall};
 use rehydrate_reduce::{Reducer, ReductionPolicy};
+use rehydrate_replay::Replay;
 use rehydrate_search::{
     HiddenTexts, Query, SearchMode, SearchOptions, hidden_texts, search_hidden, sidecar_search,
 };
@@ -914,5 +918,107 @@ fn search(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, per_turn, session, expand, cli, tokens, search);
+// ---------------------------------------------------------------------------------------------
+// replay
+
+/// `claude_mib_50`: the corpus sessions with the most file-tool cards (the synthetic session
+/// without the corpus) repeated to at least 50 MiB, built once and checked once: the bytes
+/// import to every copy's messages, and replay proves every copy's paths.
+fn claude_mib_50() -> &'static JsonlWorkload {
+    static WORKLOAD: OnceLock<JsonlWorkload> = OnceLock::new();
+    WORKLOAD.get_or_init(|| {
+        let started = Instant::now();
+        let dir = locate::corpus_dir();
+        let loaded = SessionFiles::load(&dir).unwrap_or_else(|err| {
+            eprintln!("bench: cannot read the corpus at {}: {err}", dir.display());
+            None
+        });
+        let files = loaded.unwrap_or_else(|| {
+            eprintln!(
+                "bench: NOTICE: replay: no Claude Code sessions under {}/claude-code \
+                 (set REHYDRATE_CORPUS); using a small synthetic session instead",
+                dir.display()
+            );
+            SessionFiles::synthetic()
+        });
+        for notice in &files.notices {
+            eprintln!("bench: replay: corpus: {notice}");
+        }
+        // The parsed files are dropped here; only the bytes stay.
+        let workload = workload::claude_mib_50(&files);
+        drop(files);
+        eprintln!("bench: {}", workload.describe());
+        let built = started.elapsed();
+        let import =
+            rehydrate_formats::import(Path::new("claude_mib_50.jsonl"), workload.bytes(), None)
+                .expect("the replay workload imports");
+        assert_eq!(
+            import.messages.len(),
+            workload.message_count(),
+            "the importer keeps every copy"
+        );
+        let records = rehydrate_replay::file_records(&import.messages);
+        assert_eq!(
+            records.len(),
+            workload.record_count(),
+            "replay proves every copy's paths"
+        );
+        assert!(!records.is_empty(), "replay proves some path");
+        let record_bytes: usize = records.iter().map(|r| r.bytes()).sum();
+        eprintln!(
+            "bench: replay: built in {built:.2?}, checked in {:.2?}: {} messages, {} warnings, \
+             {} records holding {record_bytes} bytes",
+            started.elapsed() - built,
+            import.messages.len(),
+            import.warnings.len(),
+            records.len(),
+        );
+        workload
+    })
+}
+
+/// `replay/ours/claude_mib_50` (bytes to file records: `rehydrate_formats::import`, then
+/// `Replay::run` and `records`) and `replay/serde_json/claude_mib_50` (the same bytes parsed
+/// line by line into `ClaudeCodeLine`); the outputs of both are dropped outside the timing.
+fn replay(c: &mut Criterion) {
+    let workload = claude_mib_50();
+    let bytes = workload.bytes();
+    let mut group = c.benchmark_group("replay");
+    few_samples(&mut group);
+    group.throughput(Throughput::Bytes(bytes.len() as u64));
+    group.bench_function(BenchmarkId::new("ours", workload.name()), |b| {
+        let path = Path::new("claude_mib_50.jsonl");
+        b.iter_batched(
+            || (),
+            |()| {
+                let import = rehydrate_formats::import(path, black_box(bytes), None)
+                    .expect("the replay workload imports");
+                let mut replay = Replay::new();
+                replay.run(&import.messages);
+                let records = replay.records();
+                assert_eq!(import.messages.len(), workload.message_count());
+                assert_eq!(records.len(), workload.record_count());
+                (import, records)
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.bench_function(BenchmarkId::new("serde_json", workload.name()), |b| {
+        b.iter_batched(
+            || (),
+            |()| {
+                let lines = parse_claude_code_lines(black_box(bytes))
+                    .expect("every line parses into a ClaudeCodeLine");
+                assert_eq!(lines.len(), workload.line_count());
+                lines
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches, per_turn, session, expand, cli, tokens, search, replay
+);
 criterion_main!(benches);

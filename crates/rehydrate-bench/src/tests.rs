@@ -1,13 +1,15 @@
 //! Unit tests of the workloads, the writer and the peer conversion.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rehydrate_model::{Content, Message, Role, ToolCall};
 
 use crate::peer::{peer_policy, to_peer};
-use crate::wire::parse_messages;
-use crate::workload::{Corpus, Until, check_reimport, write_openai};
+use crate::wire::{ToolUseResult, parse_claude_code_lines, parse_messages};
+use crate::workload::{
+    Corpus, JsonlWorkload, SessionFile, SessionFiles, Until, check_reimport, write_openai,
+};
 
 /// A scratch file path unique to this process and `name`, in the system temp directory.
 fn scratch(name: &str) -> PathBuf {
@@ -199,4 +201,131 @@ fn peer_policy_matches_ours() {
     );
     assert!(!peer.redact_images && !peer.diff_rereads && !peer.elide_tool_inputs);
     assert!(peer.deduplicate_outputs && peer.clear_turns_older_than.is_none());
+}
+
+/// A small Claude Code session that writes one file, then is compacted: two places where the
+/// chain starts (the first line, and a compact boundary linked by `logicalParentUuid`).
+const COMPACTED_SESSION: &str = r#"{"type":"user","uuid":"x1","parentUuid":null,"timestamp":"2025-02-01T00:00:00Z","message":{"role":"user","content":"write x"}}
+{"type":"assistant","uuid":"x2","parentUuid":"x1","timestamp":"2025-02-01T00:00:01Z","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"tw","name":"Write","input":{"file_path":"/tmp/x.txt","content":"hello"}}]}}
+{"type":"user","uuid":"x3","parentUuid":"x2","timestamp":"2025-02-01T00:00:02Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"tw","content":"File created successfully at: /tmp/x.txt"}]},"toolUseResult":{"type":"create","filePath":"/tmp/x.txt","content":"hello","structuredPatch":[]}}
+{"type":"system","uuid":"x4","parentUuid":null,"logicalParentUuid":"x3","subtype":"compact_boundary","content":"Conversation compacted","timestamp":"2025-02-01T00:00:03Z"}
+{"type":"user","uuid":"x5","parentUuid":"x4","timestamp":"2025-02-01T00:00:04Z","message":{"role":"user","content":"go on"}}
+{"type":"assistant","uuid":"x6","parentUuid":"x5","timestamp":"2025-02-01T00:00:05Z","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"done"}]}}
+"#;
+
+/// Imports `workload` and replays it: the messages and the paths of the records.
+fn import_and_replay(workload: &JsonlWorkload) -> (usize, Vec<String>) {
+    let import = rehydrate_formats::import(Path::new("w.jsonl"), workload.bytes(), None)
+        .expect("the workload imports");
+    let mut replay = rehydrate_replay::Replay::new();
+    replay.run(&import.messages);
+    let paths = replay.records().into_iter().map(|r| r.path).collect();
+    (import.messages.len(), paths)
+}
+
+#[test]
+fn synthetic_session_file_proves_every_file() {
+    let files = SessionFiles::synthetic();
+    assert_eq!(files.files.len(), 1);
+    let file = &files.files[0];
+    assert_eq!((file.messages, file.file_cards, file.records), (96, 24, 4));
+}
+
+#[test]
+fn session_copies_import_and_replay_whole() -> Result<(), Box<dyn std::error::Error>> {
+    let synthetic = SessionFiles::synthetic().files.remove(0);
+    let compacted = SessionFile::parse("compacted".to_owned(), COMPACTED_SESSION)?;
+    assert_eq!((compacted.file_cards, compacted.records), (1, 1));
+    let files = SessionFiles {
+        origin: "test".to_owned(),
+        notices: Vec::new(),
+        files: vec![compacted.clone(), synthetic.clone()],
+    };
+    // The ranking puts the synthetic session first.
+    let ranked = files.most_file_cards(1);
+    assert_eq!(ranked.files, std::slice::from_ref(&synthetic));
+
+    // Copies alternate: compacted, synthetic, compacted, synthetic, … (copies after the first
+    // are written back with `serde_json`, so they differ a little in size).
+    let bound = 2 * (compacted.bytes + synthetic.bytes);
+    let workload = files.scale("t", bound);
+    let copies = workload.copies();
+    assert!((4..=5).contains(&copies), "{copies} copies");
+    assert!(workload.bytes().len() >= bound);
+    let (odd, even) = (copies / 2, copies - copies / 2);
+    assert_eq!(
+        workload.message_count(),
+        even * compacted.messages + odd * synthetic.messages
+    );
+    assert_eq!(workload.record_count(), even + odd * 4);
+    assert!(workload.describe().starts_with("workload t: "));
+
+    // The importer keeps every copy, and replay proves each copy's own paths.
+    let (messages, paths) = import_and_replay(&workload);
+    assert_eq!(messages, workload.message_count());
+    assert_eq!(paths.len(), workload.record_count());
+    for expected in [
+        "/tmp/x.txt",
+        "/repeat-2/tmp/x.txt",
+        "/repeat-1/work/synthetic/src/file3.rs",
+        "/repeat-3/work/synthetic/src/file0.rs",
+    ] {
+        assert!(
+            paths.iter().any(|p| p == expected),
+            "{expected} in {paths:?}"
+        );
+    }
+    // The first copy is verbatim.
+    assert!(workload.bytes().starts_with(COMPACTED_SESSION.as_bytes()));
+    let text = std::str::from_utf8(workload.bytes())?;
+    assert!(text.contains(r#""uuid":"x1~2""#) && text.contains(r#""logicalParentUuid":"x3~2""#));
+    // Its root hangs off the end of the synthetic copy before it.
+    assert!(text.contains(r#""parentUuid":"t23~1","timestamp":"2025-02-01T00:00:00Z""#));
+    assert!(text.contains(r#""tool_use_id":"tw~2""#) && text.contains(r#""id":"m2~2""#));
+
+    // The typed baseline reads every line and every file card.
+    let lines = parse_claude_code_lines(workload.bytes())?;
+    assert_eq!(lines.len(), workload.line_count());
+    let cards = lines
+        .iter()
+        .filter(|l| {
+            matches!(
+                l.tool_use_result,
+                Some(
+                    ToolUseResult::Read(_)
+                        | ToolUseResult::Write(_)
+                        | ToolUseResult::Edit(_)
+                        | ToolUseResult::MultiEdit(_)
+                )
+            )
+        })
+        .count();
+    assert_eq!(cards, workload.file_card_count());
+    Ok(())
+}
+
+#[test]
+fn a_single_session_scales_by_whole_copies() {
+    let files = SessionFiles::synthetic();
+    let one = files.files[0].bytes;
+    let workload = files.scale("s", 3 * one);
+    assert_eq!(workload.copies(), 3);
+    let (messages, paths) = import_and_replay(&workload);
+    assert_eq!((messages, paths.len()), (3 * 96, 12));
+    assert!(
+        SessionFiles {
+            files: Vec::new(),
+            ..files
+        }
+        .scale("e", 10)
+        .bytes()
+        .is_empty()
+    );
+}
+
+#[test]
+fn typed_lines_skip_blank_lines_and_report_bad_ones() {
+    let ok = parse_claude_code_lines(b"\n{\"type\":\"summary\"}\r\n\n{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"},{\"type\":\"new_kind\"}]}}");
+    assert_eq!(ok.map(|l| l.len()).ok(), Some(2));
+    assert!(parse_claude_code_lines(b"{\"type\":\"user\"}\n{").is_err());
 }

@@ -6,13 +6,20 @@
 //! [`Until`] bound is reached. Content bytes are copied verbatim; only tool-call ids change
 //! (`<id>~<k>` on the `k`-th pass, `k >= 1`), on the call and on its result alike, so every
 //! tool result still answers its own call.
+//!
+//! The replay bench reads Claude Code session files as bytes, so its workload is built from the
+//! files themselves: [`SessionFiles`] holds the sessions with the most file-tool cards, line by
+//! line, and [`SessionFiles::scale`] repeats them whole, each copy after the first with fresh ids
+//! (the same `~k` suffix) and its own file paths, linked into one chain.
 
+use std::collections::HashSet;
 use std::fs;
 use std::io::{BufWriter, Write as _};
 use std::path::{Path, PathBuf};
 
 use rehydrate_formats::Format;
-use rehydrate_model::{Message, Role, ToolCall};
+use rehydrate_model::{Message, Role, ToolCall, ToolDetails};
+use serde_json::{Map, Value, json};
 
 use crate::error::Error;
 
@@ -56,21 +63,12 @@ impl Corpus {
     ///
     /// [`Error::Read`] when a directory under `<dir>/claude-code` cannot be listed.
     pub fn load(dir: &Path) -> Result<Option<Corpus>, Error> {
-        let sessions_dir = dir.join(CLAUDE_CODE_DIR);
-        if !sessions_dir.is_dir() {
+        let Some((sessions_dir, files)) = session_paths(dir)? else {
             return Ok(None);
-        }
-        let mut files = Vec::new();
-        collect_jsonl(&sessions_dir, &mut files)?;
-        files.sort();
+        };
         let mut notices = Vec::new();
         let mut sessions = Vec::new();
-        for path in files {
-            let shown = path
-                .strip_prefix(dir)
-                .unwrap_or(&path)
-                .display()
-                .to_string();
+        for (path, shown) in files {
             let bytes = match fs::read(&path) {
                 Ok(bytes) => bytes,
                 Err(err) => {
@@ -356,14 +354,47 @@ impl Workload {
 fn with_pass_ids(message: &Message, pass: usize) -> Message {
     let mut message = message.clone();
     if pass > 0 {
+        let suffix = pass_suffix(pass);
         for call in &mut message.tool_calls {
-            call.id = format!("{}~{pass}", call.id);
+            call.id.push_str(&suffix);
         }
         if let Some(id) = &mut message.tool_call_id {
-            *id = format!("{id}~{pass}");
+            id.push_str(&suffix);
         }
     }
     message
+}
+
+/// The suffix that makes an id of copy `pass >= 1` fresh: `~pass`.
+fn pass_suffix(pass: usize) -> String {
+    format!("~{pass}")
+}
+
+/// The sessions directory and its session files, each with the path shown in notices.
+type SessionPaths = (PathBuf, Vec<(PathBuf, String)>);
+
+/// `<dir>/claude-code` and every `*.jsonl` file under it (recursively, sorted by path), each with
+/// its path relative to `dir` for notices; `None` when `<dir>/claude-code` does not exist.
+fn session_paths(dir: &Path) -> Result<Option<SessionPaths>, Error> {
+    let sessions_dir = dir.join(CLAUDE_CODE_DIR);
+    if !sessions_dir.is_dir() {
+        return Ok(None);
+    }
+    let mut files = Vec::new();
+    collect_jsonl(&sessions_dir, &mut files)?;
+    files.sort();
+    let named = files
+        .into_iter()
+        .map(|path| {
+            let shown = path
+                .strip_prefix(dir)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            (path, shown)
+        })
+        .collect();
+    Ok(Some((sessions_dir, named)))
 }
 
 /// Appends every `*.jsonl` file under `dir`, recursively, to `out`.
@@ -467,4 +498,590 @@ pub fn check_reimport(path: &Path, expected: &[Message]) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claude Code session files, for the replay bench
+
+/// The minimum size of the [`claude_mib_50`] workload, in bytes (50 MiB).
+pub const CLAUDE_MIB_50_BYTES: usize = 50 << 20;
+
+/// How many sessions [`claude_mib_50`] repeats: the corpus sessions with the most file-tool
+/// cards.
+pub const REPLAY_SESSIONS: usize = 3;
+
+/// The keys whose absolute-path string values get a copy's `/repeat-<k>` prefix, wherever they
+/// appear in a line (a file tool's input, its `toolUseResult` card).
+const PATH_KEYS: [&str; 3] = ["filePath", "file_path", "notebook_path"];
+
+/// One Claude Code session file: its lines, parsed, and what it imports and replays to alone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionFile {
+    /// The file's path relative to the corpus directory, or `synthetic`.
+    pub name: String,
+    /// Every non-empty line, verbatim (without its line break), with its parsed value.
+    lines: Vec<(String, Value)>,
+    /// Every `uuid` of the file.
+    uuids: HashSet<String>,
+    /// The `uuid` at which the importer's main chain ends: that of the last user or assistant
+    /// line with one.
+    leaf: Option<String>,
+    /// Every user and assistant line is a sidechain line (a sub-agent transcript).
+    sidechain: bool,
+    /// The messages the file imports to, alone.
+    pub messages: usize,
+    /// The successful tool results with a file tool's card (whole, partial or media read,
+    /// write, edit, multi-edit, notebook edit: [`Message::details`] other than an unproven
+    /// change).
+    pub file_cards: usize,
+    /// The paths replay proves a whole content for, the file replayed alone.
+    pub records: usize,
+    /// The file's size in bytes.
+    pub bytes: usize,
+}
+
+impl SessionFile {
+    /// Parses a session file's text line by line and imports it alone.
+    ///
+    /// # Errors
+    ///
+    /// Why the file is no use (for a notice): it does not import, a line is not JSON (such as
+    /// one with a lone surrogate escape, which the importer repairs and a copy could not keep),
+    /// or it imports to no message.
+    pub fn parse(name: String, text: &str) -> Result<SessionFile, String> {
+        let import =
+            rehydrate_formats::import(Path::new(&name), text.as_bytes(), Some(Format::ClaudeCode))
+                .map_err(|err| err.to_string())?;
+        if import.messages.is_empty() {
+            return Err("it imports to no message".to_owned());
+        }
+        let mut lines = Vec::new();
+        for (i, raw) in text.split('\n').enumerate() {
+            let raw = raw.strip_suffix('\r').unwrap_or(raw);
+            if raw.trim().is_empty() {
+                continue;
+            }
+            let value: Value = serde_json::from_str(raw)
+                .map_err(|err| format!("line {} does not parse as it is: {err}", i + 1))?;
+            lines.push((raw.to_owned(), value));
+        }
+        let uuid = |v: &Value| v.get("uuid").and_then(Value::as_str).map(str::to_owned);
+        let uuids = lines.iter().filter_map(|(_, v)| uuid(v)).collect();
+        let is_message = |v: &Value| {
+            matches!(
+                v.get("type").and_then(Value::as_str),
+                Some("user" | "assistant")
+            )
+        };
+        let is_sidechain = |v: &Value| v.get("isSidechain").and_then(Value::as_bool) == Some(true);
+        let sidechain = lines.iter().any(|(_, v)| is_message(v))
+            && lines
+                .iter()
+                .filter(|(_, v)| is_message(v))
+                .all(|(_, v)| is_sidechain(v));
+        let leaf = lines
+            .iter()
+            .rev()
+            .find(|(_, v)| is_message(v) && (sidechain || !is_sidechain(v)) && uuid(v).is_some())
+            .and_then(|(_, v)| uuid(v));
+        let file_cards = import
+            .messages
+            .iter()
+            .filter(|m| m.is_tool_result() && !m.is_error())
+            .filter(|m| {
+                m.details
+                    .as_deref()
+                    .is_some_and(|d| !matches!(d, ToolDetails::UnprovenChange { .. }))
+            })
+            .count();
+        Ok(SessionFile {
+            name,
+            lines,
+            uuids,
+            leaf,
+            sidechain,
+            messages: import.messages.len(),
+            file_cards,
+            records: rehydrate_replay::file_records(&import.messages).len(),
+            bytes: text.len(),
+        })
+    }
+
+    /// Whether the line has a uuid and its parent (`parentUuid`, else `logicalParentUuid`, as the
+    /// importer reads them) is absent or not in the file: a place where the chain starts.
+    fn is_root(&self, line: &Value) -> bool {
+        if line.get("uuid").and_then(Value::as_str).is_none() {
+            return false;
+        }
+        let parent = line
+            .get("parentUuid")
+            .and_then(Value::as_str)
+            .or_else(|| line.get("logicalParentUuid").and_then(Value::as_str));
+        parent.is_none_or(|p| !self.uuids.contains(p))
+    }
+
+    /// Appends copy `copy` of the file to `out`, one line each, and returns the uuid its chain
+    /// ends at; see [`SessionFiles::scale`] for what a copy changes. Where `root_parent` is
+    /// given, every line where the chain starts ([`SessionFile::is_root`]) gets it as
+    /// `parentUuid`.
+    fn write_copy(
+        &self,
+        copy: usize,
+        root_parent: Option<&str>,
+        out: &mut Vec<u8>,
+    ) -> Option<String> {
+        let suffix = pass_suffix(copy);
+        let prefix = format!("/repeat-{copy}");
+        for (raw, value) in &self.lines {
+            let relink = root_parent.filter(|_| self.is_root(value));
+            if copy == 0 && relink.is_none() {
+                out.extend_from_slice(raw.as_bytes());
+                out.push(b'\n');
+                continue;
+            }
+            let mut value = value.clone();
+            if let Value::Object(line) = &mut value {
+                if copy > 0 {
+                    self.fresh_ids(line, &suffix);
+                }
+                if let Some(parent) = relink {
+                    line.insert("parentUuid".to_owned(), Value::String(parent.to_owned()));
+                }
+            }
+            if copy > 0 {
+                prefix_paths(&mut value, &prefix);
+            }
+            out.extend_from_slice(value.to_string().as_bytes());
+            out.push(b'\n');
+        }
+        let leaf = self.leaf.clone();
+        if copy > 0 {
+            leaf.map(|uuid| uuid + &suffix)
+        } else {
+            leaf
+        }
+    }
+
+    /// Suffixes the ids of one line (see [`SessionFile::write_copy`]).
+    fn fresh_ids(&self, line: &mut Map<String, Value>, suffix: &str) {
+        if let Some(Value::String(uuid)) = line.get_mut("uuid") {
+            uuid.push_str(suffix);
+        }
+        for key in ["parentUuid", "logicalParentUuid", "leafUuid"] {
+            if let Some(Value::String(uuid)) = line.get_mut(key)
+                && self.uuids.contains(uuid.as_str())
+            {
+                uuid.push_str(suffix);
+            }
+        }
+        let Some(Value::Object(message)) = line.get_mut("message") else {
+            return;
+        };
+        if let Some(Value::String(id)) = message.get_mut("id") {
+            id.push_str(suffix);
+        }
+        let Some(Value::Array(blocks)) = message.get_mut("content") else {
+            return;
+        };
+        for block in blocks {
+            let key = match block.get("type").and_then(Value::as_str) {
+                Some("tool_use") => "id",
+                Some("tool_result") => "tool_use_id",
+                _ => continue,
+            };
+            if let Some(Value::String(id)) = block.get_mut(key) {
+                id.push_str(suffix);
+            }
+        }
+    }
+}
+
+/// Prefixes every absolute path under one of [`PATH_KEYS`] in `value`, at any depth, with
+/// `prefix`.
+fn prefix_paths(value: &mut Value, prefix: &str) {
+    match value {
+        Value::Object(object) => {
+            for (key, item) in object.iter_mut() {
+                match item {
+                    Value::String(path)
+                        if PATH_KEYS.contains(&key.as_str()) && path.starts_with('/') =>
+                    {
+                        path.insert_str(0, prefix);
+                    }
+                    other => prefix_paths(other, prefix),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                prefix_paths(item, prefix);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
+    }
+}
+
+/// Claude Code session files, parsed, ready to be repeated into a JSONL workload.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionFiles {
+    /// Where the files came from: `corpus <dir> (N Claude Code sessions)`, or `synthetic`.
+    pub origin: String,
+    /// One line per file skipped, in path order, for the bench to print.
+    pub notices: Vec<String>,
+    /// The files, in path order (or as [`SessionFiles::most_file_cards`] ranks them).
+    pub files: Vec<SessionFile>,
+}
+
+impl SessionFiles {
+    /// Reads and parses every Claude Code session (`*.jsonl`, recursively, sorted by path)
+    /// under `<dir>/claude-code`, as [`Corpus::load`] finds them.
+    ///
+    /// A file that cannot be read, is not UTF-8 or fails [`SessionFile::parse`] is skipped and
+    /// named in [`SessionFiles::notices`]. Returns `Ok(None)` when `<dir>/claude-code` does not
+    /// exist or no file is left.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Read`] when a directory under `<dir>/claude-code` cannot be listed.
+    pub fn load(dir: &Path) -> Result<Option<SessionFiles>, Error> {
+        let Some((sessions_dir, paths)) = session_paths(dir)? else {
+            return Ok(None);
+        };
+        let mut notices = Vec::new();
+        let mut files = Vec::new();
+        for (path, shown) in paths {
+            let text = match fs::read(&path).map(String::from_utf8) {
+                Ok(Ok(text)) => text,
+                Ok(Err(err)) => {
+                    notices.push(format!("skipped {shown}: not UTF-8: {err}"));
+                    continue;
+                }
+                Err(err) => {
+                    notices.push(format!("skipped {shown}: cannot read it: {err}"));
+                    continue;
+                }
+            };
+            match SessionFile::parse(shown.clone(), &text) {
+                Ok(file) => files.push(file),
+                Err(err) => notices.push(format!("skipped {shown}: {err}")),
+            }
+        }
+        let shown = fs::canonicalize(&sessions_dir).unwrap_or(sessions_dir);
+        let files = SessionFiles {
+            origin: format!(
+                "corpus {} ({} Claude Code sessions)",
+                shown.display(),
+                files.len()
+            ),
+            notices,
+            files,
+        };
+        Ok((!files.files.is_empty()).then_some(files))
+    }
+
+    /// A deterministic session for machines without the shared corpus: 24 turns, each one file
+    /// tool call and its result with its card (a whole read, an edit or a write of one of four
+    /// files whose texts range from 1 KiB to 24 KiB), so replay proves every file.
+    pub fn synthetic() -> SessionFiles {
+        let text = synthetic_session();
+        let file = SessionFile::parse("synthetic".to_owned(), &text)
+            .expect("the synthetic session imports and parses");
+        SessionFiles {
+            origin: "synthetic (24 generated turns)".to_owned(),
+            notices: Vec::new(),
+            files: vec![file],
+        }
+    }
+
+    /// The `n` files with the most file-tool cards ([`SessionFile::file_cards`]), most first
+    /// (ties in path order), leaving out sub-agent transcripts (whose lines, in a file with a
+    /// main conversation, are links and not messages) and files without any card.
+    pub fn most_file_cards(&self, n: usize) -> SessionFiles {
+        let mut files: Vec<&SessionFile> = self
+            .files
+            .iter()
+            .filter(|f| !f.sidechain && f.file_cards > 0)
+            .collect();
+        files.sort_by_key(|f| std::cmp::Reverse(f.file_cards));
+        files.truncate(n);
+        SessionFiles {
+            origin: self.origin.clone(),
+            notices: self.notices.clone(),
+            files: files.into_iter().cloned().collect(),
+        }
+    }
+
+    /// A JSONL workload named `name`: the files, cycled in order as whole copies, the fewest
+    /// copies whose bytes reach `min_bytes`.
+    ///
+    /// Copy 0 is the first file verbatim. Copy `k >= 1` has every `uuid`, `parentUuid`,
+    /// `logicalParentUuid` and `leafUuid` of its file, every `message.id`, every `tool_use` id
+    /// and every `tool_result`'s `tool_use_id` suffixed `~k` (as [`Corpus::scale`] suffixes
+    /// tool-call ids), and every absolute path under a `filePath`, `file_path` or
+    /// `notebook_path` key prefixed `/repeat-k`; its lines are written back with `serde_json`
+    /// (keys sorted). Every line of a copy where the importer's chain would start (no parent, or
+    /// one not in the file) gets, as `parentUuid`, the uuid at which the chain of the copy
+    /// before ends, so the importer keeps every copy.
+    ///
+    /// No files, or only empty ones, give an empty workload.
+    pub fn scale(&self, name: &str, min_bytes: usize) -> JsonlWorkload {
+        let mut workload = JsonlWorkload {
+            name: name.to_owned(),
+            origin: self.origin.clone(),
+            sessions: self
+                .files
+                .iter()
+                .map(|f| (f.name.clone(), f.file_cards))
+                .collect(),
+            bytes: Vec::with_capacity(
+                min_bytes + self.files.iter().map(|f| f.bytes).max().unwrap_or(0) * 2,
+            ),
+            copies: 0,
+            lines: 0,
+            messages: 0,
+            file_cards: 0,
+            records: 0,
+        };
+        if self.files.iter().all(|f| f.lines.is_empty()) {
+            return workload;
+        }
+        let mut leaf: Option<String> = None;
+        // Every pass adds at least one line, so the loop ends.
+        while workload.bytes.len() < min_bytes {
+            for file in &self.files {
+                if workload.bytes.len() >= min_bytes {
+                    break;
+                }
+                let end = file.write_copy(workload.copies, leaf.as_deref(), &mut workload.bytes);
+                leaf = end.or(leaf);
+                workload.copies += 1;
+                workload.lines += file.lines.len();
+                workload.messages += file.messages;
+                workload.file_cards += file.file_cards;
+                workload.records += file.records;
+            }
+        }
+        workload
+    }
+}
+
+/// `claude_mib_50`: the [`REPLAY_SESSIONS`] files with the most file-tool cards, repeated to at
+/// least [`CLAUDE_MIB_50_BYTES`], for the replay bench.
+pub fn claude_mib_50(files: &SessionFiles) -> JsonlWorkload {
+    files
+        .most_file_cards(REPLAY_SESSIONS)
+        .scale("claude_mib_50", CLAUDE_MIB_50_BYTES)
+}
+
+/// Claude Code session files repeated into one JSONL session, with what it should import and
+/// replay to.
+///
+/// Fields are private so the counts always describe the bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JsonlWorkload {
+    name: String,
+    origin: String,
+    sessions: Vec<(String, usize)>,
+    bytes: Vec<u8>,
+    copies: usize,
+    lines: usize,
+    messages: usize,
+    file_cards: usize,
+    records: usize,
+}
+
+impl JsonlWorkload {
+    /// The workload's name, such as `claude_mib_50`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The JSONL bytes: one record per line, each line ending with a line break.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Whole file copies written.
+    pub fn copies(&self) -> usize {
+        self.copies
+    }
+
+    /// Non-empty lines.
+    pub fn line_count(&self) -> usize {
+        self.lines
+    }
+
+    /// The messages the bytes import to: the sum over the copies of what each file imports to
+    /// alone.
+    pub fn message_count(&self) -> usize {
+        self.messages
+    }
+
+    /// File-tool cards ([`SessionFile::file_cards`]) over the copies.
+    pub fn file_card_count(&self) -> usize {
+        self.file_cards
+    }
+
+    /// The paths replay proves a content for: the sum over the copies of each file's records
+    /// alone, every copy having its own paths.
+    pub fn record_count(&self) -> usize {
+        self.records
+    }
+
+    /// One line saying what the workload is: name, sizes and the files it repeats.
+    pub fn describe(&self) -> String {
+        let sessions: Vec<String> = self
+            .sessions
+            .iter()
+            .map(|(name, cards)| format!("{name} ({cards} file cards)"))
+            .collect();
+        let passes = if self.sessions.is_empty() {
+            0.0
+        } else {
+            self.copies as f64 / self.sessions.len() as f64
+        };
+        format!(
+            "workload {}: {} bytes ({:.1} MiB), {} lines, {} copies of {} session(s) \
+             ({passes:.2} passes), to import to {} messages with {} file cards and replay to \
+             {} records; sessions {}, from {}",
+            self.name,
+            self.bytes.len(),
+            self.bytes.len() as f64 / f64::from(1 << 20),
+            self.lines,
+            self.copies,
+            self.sessions.len(),
+            self.messages,
+            self.file_cards,
+            self.records,
+            sessions.join(", "),
+            self.origin,
+        )
+    }
+}
+
+/// The text of the synthetic Claude Code session of [`SessionFiles::synthetic`].
+fn synthetic_session() -> String {
+    let mut contents: Vec<String> = (0..4_usize)
+        .map(|f| {
+            let lines = [24, 120, 360, 720][f];
+            let mut text = format!("// file {f} version 0\n");
+            for line in 0..lines {
+                text.push_str(&format!("fn item_{line}() -> u32 {{ {} }}\n", line * 7 + f));
+            }
+            text
+        })
+        .collect();
+    let mut versions = [0_usize; 4];
+    let mut out = String::new();
+    let mut parent: Option<String> = None;
+    let push = |out: &mut String, line: Value| {
+        out.push_str(&line.to_string());
+        out.push('\n');
+    };
+    for i in 0..24_usize {
+        let f = i % 4;
+        let path = format!("/work/synthetic/src/file{f}.rs");
+        let at = format!("2025-01-01T00:{:02}:00.000Z", i);
+        let (user, call, result, reply) = (
+            format!("u{i}"),
+            format!("a{i}"),
+            format!("r{i}"),
+            format!("t{i}"),
+        );
+        let line = |uuid: &str, parent: Option<&str>, kind: &str, message: Value| {
+            json!({"type": kind, "uuid": uuid, "parentUuid": parent, "timestamp": at,
+                   "sessionId": "synthetic", "isSidechain": false, "message": message})
+        };
+        push(
+            &mut out,
+            line(
+                &user,
+                parent.as_deref(),
+                "user",
+                json!({"role": "user", "content": format!("Step {i}: work on file {f}.")}),
+            ),
+        );
+        let before = contents[f].clone();
+        let (tool, input, text, card) = match i % 3 {
+            0 => {
+                let numbered: String = before
+                    .lines()
+                    .enumerate()
+                    .map(|(n, l)| format!("{:>6}\t{l}\n", n + 1))
+                    .collect();
+                let n = before.lines().count();
+                (
+                    "Read",
+                    json!({"file_path": path}),
+                    numbered,
+                    json!({"type": "text", "file": {"filePath": path, "content": before,
+                           "numLines": n, "startLine": 1, "totalLines": n}}),
+                )
+            }
+            1 => {
+                let old = format!("// file {f} version {}", versions[f]);
+                versions[f] += 1;
+                let new = format!("// file {f} version {}", versions[f]);
+                contents[f] = before.replacen(&old, &new, 1);
+                (
+                    "Edit",
+                    json!({"file_path": path, "old_string": old, "new_string": new}),
+                    format!("The file {path} has been updated."),
+                    json!({"filePath": path, "oldString": old, "newString": new,
+                           "originalFile": before, "structuredPatch": [],
+                           "userModified": false, "replaceAll": false}),
+                )
+            }
+            _ => {
+                versions[f] += 1;
+                let written = format!(
+                    "// file {f} version {}\n{}",
+                    versions[f],
+                    &before[before.find('\n').map_or(0, |n| n + 1)..]
+                );
+                contents[f] = written.clone();
+                (
+                    "Write",
+                    json!({"file_path": path, "content": written}),
+                    format!("The file {path} has been updated."),
+                    json!({"type": "update", "filePath": path, "content": written,
+                           "structuredPatch": []}),
+                )
+            }
+        };
+        let id = format!("toolu_{i}");
+        push(
+            &mut out,
+            line(
+                &call,
+                Some(&user),
+                "assistant",
+                json!({"id": format!("msg_{i}"), "role": "assistant",
+                       "content": [{"type": "tool_use", "id": id, "name": tool, "input": input}]}),
+            ),
+        );
+        let mut tool_result = line(
+            &result,
+            Some(&call),
+            "user",
+            json!({"role": "user",
+                   "content": [{"type": "tool_result", "tool_use_id": id, "content": text}]}),
+        );
+        if let Value::Object(fields) = &mut tool_result {
+            fields.insert("toolUseResult".to_owned(), card);
+        }
+        push(&mut out, tool_result);
+        push(
+            &mut out,
+            line(
+                &reply,
+                Some(&result),
+                "assistant",
+                json!({"id": format!("msg_{i}_done"), "role": "assistant",
+                       "content": [{"type": "text", "text": format!("{tool} of file {f} done.")}]}),
+            ),
+        );
+        parent = Some(reply);
+    }
+    out
 }
