@@ -446,18 +446,19 @@ fn render_search(result: &SearchResult) -> String {
         out.push_str(&format!("{} {}\n", m.reduction_id, m.kind.as_str()));
         for line in m.snippet.lines() {
             out.push_str("  ");
-            push_printable(&mut out, line);
+            push_printable(&mut out, line, true);
             out.push('\n');
         }
     }
     out
 }
 
-/// Appends `text` with control characters other than tab written as `\u{..}` escapes, so
-/// session content cannot drive the terminal (escape sequences, carriage returns).
-fn push_printable(out: &mut String, text: &str) {
+/// Appends `text` with control characters (other than tab when `keep_tab`) written as
+/// `\u{..}` escapes, so session content cannot drive the terminal (escape sequences, carriage
+/// returns, line breaks that would fake table rows).
+pub(crate) fn push_printable(out: &mut String, text: &str, keep_tab: bool) {
     for c in text.chars() {
-        if c.is_control() && c != '\t' {
+        if c.is_control() && !(keep_tab && c == '\t') {
             out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
         } else {
             out.push(c);

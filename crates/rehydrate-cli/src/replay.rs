@@ -7,7 +7,7 @@ use std::path::Path;
 use rehydrate_formats::Format;
 use rehydrate_replay::{Replay, ReplayCounts};
 
-use crate::commands::{print_json, print_stdout};
+use crate::commands::{print_json, print_stdout, push_printable};
 use crate::failure::Failure;
 use crate::load;
 
@@ -29,7 +29,7 @@ struct RecordReport<'a> {
     bytes: usize,
     digest: String,
     at: Option<&'a str>,
-    message: usize,
+    index: usize,
     content: &'a str,
 }
 
@@ -51,32 +51,38 @@ pub(crate) fn run(path: &Path, format: Option<Format>, json: bool) -> Result<(),
                     bytes: r.bytes(),
                     digest: r.digest.to_string(),
                     at: r.at.as_deref(),
-                    message: r.index,
+                    index: r.index,
                     content: &r.content,
                 })
                 .collect(),
             paths: counts,
         });
     }
-    let width = records
+    // Paths and times come from the session: control characters are escaped.
+    let printable = |text: &str| {
+        let mut out = String::new();
+        push_printable(&mut out, text, false);
+        out
+    };
+    let paths: Vec<String> = records.iter().map(|r| printable(&r.path)).collect();
+    let width = paths
         .iter()
-        .map(|r| r.path.chars().count())
+        .map(|p| p.chars().count())
         .max()
         .unwrap_or(4)
         .max(4);
     let mut out = format!(
         "{:<width$}  {:>9}  {:<16}  {:>7}  at\n",
-        "path", "bytes", "digest", "message"
+        "path", "bytes", "digest", "index"
     );
-    for r in &records {
+    for (r, path) in records.iter().zip(&paths) {
         let _ = writeln!(
             out,
-            "{:<width$}  {:>9}  {:<16}  {:>7}  {}",
-            r.path,
+            "{path:<width$}  {:>9}  {:<16}  {:>7}  {}",
             r.bytes(),
             r.digest.short_hex(16),
             r.index,
-            r.at.as_deref().unwrap_or("-")
+            printable(r.at.as_deref().unwrap_or("-"))
         );
     }
     let _ = writeln!(

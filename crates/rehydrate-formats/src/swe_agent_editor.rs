@@ -247,8 +247,10 @@ fn str_replace(path: &str, args: &Map<String, Value>, out: Option<&str>) -> Opti
                 replace_all: false,
             }],
             expand_tabs: Some(TAB_WIDTH),
+            universal_newlines: true,
         },
         shown: snippet(rest, path),
+        diff: None,
     }))
 }
 

@@ -344,8 +344,10 @@ fn edit(path: &str, old: &str, new: &str, shown: Option<ShownLines>) -> Option<T
                 replace_all: false,
             }],
             expand_tabs: Some(8),
+            universal_newlines: true,
         },
         shown,
+        diff: None,
     }))
 }
 
@@ -834,5 +836,85 @@ fn swe_agent_editor_details_follow_the_calls() {
             unknown("/r/d.py"),
             None,
         ]
+    );
+}
+
+/// A Claude Code session of one tool call answered by one result line with `card`.
+fn claude_card_session(tool: &str, input: &str, result_extra: &str, card: &str) -> crate::Import {
+    let text = format!(
+        "{}\n{}\n{}\n",
+        r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"go"}}"#,
+        format_args!(
+            r#"{{"type":"assistant","uuid":"u2","parentUuid":"u1","message":{{"id":"m1","role":"assistant","content":[{{"type":"tool_use","id":"t1","name":"{tool}","input":{input}}}]}}}}"#
+        ),
+        format_args!(
+            r#"{{"type":"user","uuid":"u3","parentUuid":"u2","message":{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"t1","content":"ok"{result_extra}}}]}},"toolUseResult":{card}}}"#
+        ),
+    );
+    crate::import(Path::new("s.jsonl"), text.as_bytes(), None).expect("session imports")
+}
+
+#[test]
+fn claude_code_cards_are_cross_checked() {
+    use rehydrate_model::ToolDetails;
+    let details = |i: &crate::Import| i.messages[2].details.as_deref().cloned();
+    // A Write card without a `type` of create or update proves nothing and retracts.
+    let i = claude_card_session(
+        "Write",
+        r#"{"file_path":"/a/x","content":"v"}"#,
+        "",
+        r#"{"filePath":"/a/x","content":"v"}"#,
+    );
+    assert_eq!(
+        details(&i),
+        Some(ToolDetails::UnprovenChange {
+            path: "/a/x".into(),
+            reason: "the Write card is malformed".into()
+        })
+    );
+    // A Read card whose text does not have the line count it claims is not a whole read.
+    let i = claude_card_session(
+        "Read",
+        r#"{"file_path":"/a/x"}"#,
+        "",
+        r#"{"type":"text","file":{"filePath":"/a/x","content":"abc","numLines":0,"startLine":1,"totalLines":0}}"#,
+    );
+    assert_eq!(
+        details(&i),
+        Some(ToolDetails::PartialRead {
+            path: "/a/x".into(),
+            start_line: 1,
+            num_lines: 0,
+            total_lines: 0
+        })
+    );
+    let i = claude_card_session(
+        "Read",
+        r#"{"file_path":"/a/x"}"#,
+        "",
+        r#"{"type":"text","file":{"filePath":"/a/x","content":"a\nb\n","numLines":3,"startLine":1,"totalLines":3}}"#,
+    );
+    assert_eq!(
+        details(&i),
+        Some(ToolDetails::WholeRead {
+            path: "/a/x".into(),
+            content: "a\nb\n".into()
+        })
+    );
+    // An `is_error` that is not a boolean is a failure: no details, and a warning.
+    let i = claude_card_session(
+        "Write",
+        r#"{"file_path":"/a/x","content":"v"}"#,
+        r#","is_error":"true""#,
+        r#"{"type":"create","filePath":"/a/x","content":"v"}"#,
+    );
+    assert_eq!(details(&i), None);
+    assert!(i.messages[2].is_error());
+    assert_eq!(
+        i.warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        ["line 3: tool_result `is_error` is a string, taken as a failure"]
     );
 }

@@ -106,6 +106,11 @@ pub struct FileEdit {
     /// must agree with; `None` when the tool showed none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shown: Option<ShownLines>,
+    /// The tool's own line diff from the base to the result (Claude Code's `structuredPatch`
+    /// beside the strings it applied), which a recomputed result must agree with; `None` when
+    /// the record has none (or it is the change itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<Vec<PatchHunk>>,
 }
 
 /// The text an edit started from.
@@ -138,6 +143,11 @@ pub enum EditChange {
         /// editor does, with 8).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         expand_tabs: Option<u32>,
+        /// When set, the tool read the base with universal newlines (Python's default text
+        /// mode: `\r\n` and lone `\r` become `\n`) before replacing, and wrote that text back
+        /// (SWE-agent's editor does).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        universal_newlines: bool,
     },
     /// A line patch from the base to the result (Claude Code's `structuredPatch`), used when
     /// the person changed the proposed edit before it was applied (`userModified`).

@@ -7,6 +7,9 @@ use rehydrate_model::{EditChange, Replacement};
 
 use crate::patch::apply_patch;
 
+/// The largest tab size [`apply_recorded_edit`] expands tabs to, in columns.
+pub const MAX_TAB_SIZE: u32 = 64;
+
 /// Why a recorded edit could not be recomputed from its base.
 ///
 /// Replay never guesses: each of these retracts the file's record (SPEC seed 001 rule 5).
@@ -35,6 +38,13 @@ pub enum EditFailure {
         /// The number of non-overlapping occurrences.
         count: usize,
     },
+    /// Tabs are to be expanded to more than [`MAX_TAB_SIZE`] columns: no editor does, and the
+    /// text could grow without bound.
+    #[error("tabs expand to {size} columns, more than {MAX_TAB_SIZE}")]
+    TabSize {
+        /// The tab size recorded.
+        size: u32,
+    },
     /// An edit with no replacements and no hunks records no change at all.
     #[error("the edit records no change")]
     Empty,
@@ -53,8 +63,10 @@ pub enum EditFailure {
 /// (SPEC seed 001 rules 5 and 11; the issue's "ambiguous match" refinement).
 ///
 /// - [`EditChange::Replacements`]: each replacement applies in order to the running text,
-///   starting from `base`. With `expand_tabs: Some(n)`, tabs in the running text and in both
-///   strings are first expanded to `n` columns as Python's `str.expandtabs(n)` does. An old string
+///   starting from `base`. With `universal_newlines`, the base's `\r\n` and lone `\r` first
+///   become `\n` (Python's text mode). With `expand_tabs: Some(n)` (`n` at most
+///   [`MAX_TAB_SIZE`]), tabs in the running text and in both strings are then expanded to `n`
+///   columns as Python's `str.expandtabs(n)` does. An old string
 ///   that does not occur fails; one that occurs more than once fails unless `replace_all` (then
 ///   every non-overlapping occurrence, left to right, is replaced). An empty old string applies
 ///   only to an empty text, which it replaces with the new string (a file created by an edit).
@@ -77,19 +89,34 @@ pub enum EditFailure {
 /// let change = EditChange::Replacements {
 ///     edits: vec![Replacement { old: "a".into(), new: "b".into(), replace_all: true }],
 ///     expand_tabs: None,
+///     universal_newlines: false,
 /// };
 /// assert_eq!(apply_recorded_edit("a-a-a", &change)?, "b-b-b");
 /// # Ok::<(), rehydrate_replay::EditFailure>(())
 /// ```
 pub fn apply_recorded_edit(base: &str, change: &EditChange) -> Result<String, EditFailure> {
     match change {
-        EditChange::Replacements { edits, expand_tabs } => {
+        EditChange::Replacements {
+            edits,
+            expand_tabs,
+            universal_newlines,
+        } => {
             if edits.is_empty() {
                 return Err(EditFailure::Empty);
             }
+            if let Some(size) = *expand_tabs
+                && size > MAX_TAB_SIZE
+            {
+                return Err(EditFailure::TabSize { size });
+            }
+            let base = if *universal_newlines {
+                universal(base)
+            } else {
+                Cow::Borrowed(base)
+            };
             let mut text = match expand_tabs {
-                Some(n) => expand(base, *n).into_owned(),
-                None => base.to_string(),
+                Some(n) => expand(&base, *n).into_owned(),
+                None => base.into_owned(),
             };
             for (i, edit) in edits.iter().enumerate() {
                 text = replace(text, edit, i, *expand_tabs)?;
@@ -187,4 +214,12 @@ pub(crate) fn expand(text: &str, tab_size: u32) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// `text` read as Python's universal newlines mode reads it: `\r\n` and lone `\r` become `\n`.
+fn universal(text: &str) -> Cow<'_, str> {
+    if !text.contains('\r') {
+        return Cow::Borrowed(text);
+    }
+    Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
 }

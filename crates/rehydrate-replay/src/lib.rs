@@ -35,8 +35,10 @@
 //!     change: EditChange::Replacements {
 //!         edits: vec![Replacement { old: "world".into(), new: "there".into(), replace_all: false }],
 //!         expand_tabs: None,
+//!         universal_newlines: false,
 //!     },
 //!     shown: None,
+//!     diff: None,
 //! })));
 //! let records = file_records(&[edit]);
 //! assert_eq!(records[0].content, "hello there");
@@ -47,7 +49,10 @@
 //!
 //! Any messages, with any details, replay without panicking; a malformed or inconsistent
 //! record retracts its path. Work is linear in the size of the transcript plus, per edit, the
-//! size of its base and result.
+//! size of its base and result: an edit rewrites the whole file text, so a transcript of `n`
+//! edits of one file of `m` bytes costs `n * m` (a hostile SWE-agent trajectory of 20,000
+//! one-line edits of a 10 MB file takes about a minute). Tab expansion is bounded by
+//! [`MAX_TAB_SIZE`].
 
 #![forbid(unsafe_code)]
 
@@ -56,7 +61,7 @@ mod patch;
 mod record;
 mod replay;
 
-pub use edit::{EditFailure, apply_recorded_edit};
+pub use edit::{EditFailure, MAX_TAB_SIZE, apply_recorded_edit};
 pub use record::{FileRecord, Staleness, staleness};
 pub use replay::{PathState, Replay, ReplayCounts, Retraction, Step, file_records, is_absolute};
 

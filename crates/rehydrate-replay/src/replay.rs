@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use rehydrate_model::{EditBase, FileEdit, Message, ToolDetails};
+use rehydrate_model::{EditBase, EditChange, FileEdit, Message, ToolDetails};
 
 use crate::edit::{EditFailure, apply_recorded_edit};
 use crate::record::FileRecord;
@@ -28,6 +28,9 @@ pub enum Retraction {
         /// The 1-based line number that differs.
         line: u64,
     },
+    /// The recomputed text disagrees with the tool's own diff of its result.
+    #[error("the recomputed text disagrees with the tool's own diff")]
+    DiffMismatch,
     /// A notebook edit: always retracts (SPEC seed 001 rule 6).
     #[error("a notebook edit is not recomputed")]
     NotebookEdit,
@@ -189,6 +192,14 @@ impl<'a> Replay<'a> {
             EditBase::LastProven => self.content(&edit.path).ok_or(Retraction::NoProvenBase)?,
         };
         let text = apply_recorded_edit(base, &edit.change).map_err(Retraction::Edit)?;
+        if let Some(hunks) = &edit.diff {
+            let patch = EditChange::Patch {
+                hunks: hunks.clone(),
+            };
+            if apply_recorded_edit(base, &patch).ok().as_deref() != Some(text.as_str()) {
+                return Err(Retraction::DiffMismatch);
+            }
+        }
         if let Some(shown) = &edit.shown {
             if shown.first_line == 0 {
                 return Err(Retraction::ShownMismatch { line: 0 });

@@ -148,11 +148,13 @@ fn editor_edit(old: &str, new: &str, shown: Option<(u64, &[&str])>) -> Message {
                 replace_all: false,
             }],
             expand_tabs: Some(8),
+            universal_newlines: true,
         },
         shown: shown.map(|(first_line, lines)| ShownLines {
             first_line,
             lines: lines.iter().map(|l| l.to_string()).collect(),
         }),
+        diff: None,
     })));
     m
 }
@@ -190,6 +192,14 @@ fn edits_on_the_last_proven_content() {
         replay.content("/r/a.py"),
         Some("def f():\n        return 2\n")
     );
+
+    // The editor reads with universal newlines and writes the text back with `\n` only.
+    let created = write("crlf\r\nold\rx\n");
+    let edit = editor_edit("old", "new", None);
+    let messages = [created, edit];
+    let mut replay = Replay::new();
+    replay.run(&messages);
+    assert_eq!(replay.content("/r/a.py"), Some("crlf\nnew\nx\n"));
 
     // A snippet that disagrees with the recomputed text retracts.
     let created = write("a\nb\n");
@@ -233,4 +243,58 @@ fn staleness_compares_digests_of_recorded_and_disk_bytes() {
         }
     );
     assert_eq!(staleness(None, Some(b"v1\n")), Staleness::NotRead);
+}
+
+#[test]
+fn tab_sizes_are_bounded() {
+    let change = |size| EditChange::Replacements {
+        edits: vec![Replacement {
+            old: "a".into(),
+            new: "b".into(),
+            replace_all: false,
+        }],
+        expand_tabs: Some(size),
+        universal_newlines: false,
+    };
+    assert_eq!(
+        apply_recorded_edit("a\t", &change(64)),
+        Ok(format!("b{}", " ".repeat(63)))
+    );
+    assert_eq!(
+        apply_recorded_edit("a\t", &change(u32::MAX)),
+        Err(EditFailure::TabSize { size: u32::MAX })
+    );
+}
+
+#[test]
+fn an_edit_whose_own_diff_disagrees_retracts() {
+    let edit = |lines: &[&str]| {
+        let mut m = Message::tool_result("t", "updated");
+        m.details = Some(Box::new(ToolDetails::Edit(FileEdit {
+            path: "/a/x".into(),
+            base: EditBase::Recorded {
+                text: "one\ntwo\n".into(),
+            },
+            change: EditChange::Replacements {
+                edits: vec![Replacement {
+                    old: "two".into(),
+                    new: "2".into(),
+                    replace_all: false,
+                }],
+                expand_tabs: None,
+                universal_newlines: false,
+            },
+            shown: None,
+            diff: Some(vec![hunk(1, 2, 1, 2, lines)]),
+        })));
+        m
+    };
+    let agrees = edit(&[" one", "-two", "+2"]);
+    let disagrees = edit(&[" one", "-two", "+3"]);
+    let mut replay = Replay::new();
+    assert_eq!(replay.step(0, &agrees), Step::Proved);
+    assert_eq!(
+        replay.step(1, &disagrees),
+        Step::Retracted(Retraction::DiffMismatch)
+    );
 }

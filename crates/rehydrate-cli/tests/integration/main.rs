@@ -735,7 +735,7 @@ fn replay_json_reports_records_sorted_by_path_with_content() {
             "bytes": content.len(),
             "digest": blake3::hash(content.as_bytes()).to_hex().to_string(),
             "at": "2026-11-30T10:00:10Z",
-            "message": 8,
+            "index": 8,
             "content": content,
         }])
     );
@@ -762,10 +762,33 @@ fn replay_table_lists_each_proven_path_once() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert_eq!(
         String::from_utf8(out.stdout).unwrap(),
-        "path      bytes  digest            message  at\n0 proven, 0 retracted, 0 inert\n"
+        "path      bytes  digest              index  at\n0 proven, 0 retracted, 0 inert\n"
     );
     let out = rehydrate(&["replay", dir.join("missing.jsonl").to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("missing.jsonl"), "{}", stderr(&out));
     assert_eq!(stderr(&out).lines().count(), 1);
+}
+
+#[test]
+fn replay_table_escapes_control_characters_of_session_paths() {
+    let dir = scratch("replay_escapes");
+    let session = dir.join("s.jsonl");
+    let lines = [
+        r#"{"type":"user","uuid":"u1","parentUuid":null,"message":{"role":"user","content":"go"}}"#,
+        r#"{"type":"assistant","uuid":"u2","parentUuid":"u1","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"/a\u001b[31m\nx","content":"v"}}]}}"#,
+        r#"{"type":"user","uuid":"u3","parentUuid":"u2","timestamp":"t\r","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]},"toolUseResult":{"type":"create","filePath":"/a\u001b[31m\nx","content":"v"}}"#,
+    ];
+    std::fs::write(&session, lines.join("\n")).unwrap();
+    let out = rehydrate(&["replay", session.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text.lines().nth(1).unwrap(),
+        format!(
+            "/a\\u{{1b}}[31m\\u{{a}}x          1  {}        2  t\\u{{d}}",
+            &blake3::hash(b"v").to_hex()[..16]
+        )
+    );
+    assert_eq!(text.lines().count(), 3);
 }

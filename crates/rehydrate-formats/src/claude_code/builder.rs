@@ -383,7 +383,20 @@ impl Builder {
             Some(Value::String(id)) => Some(id),
             _ => None,
         };
-        let is_error = block.get("is_error").and_then(Value::as_bool) == Some(true);
+        // Anything but `false`, null or absent is taken as a failure (a failed result proves
+        // nothing, which is the safe reading of a value that is not a boolean).
+        let is_error = match block.get("is_error") {
+            None | Some(Value::Null | Value::Bool(false)) => false,
+            Some(Value::Bool(true)) => true,
+            Some(other) => {
+                let kind = json::kind(other);
+                self.warn(
+                    line,
+                    format!("tool_result `is_error` is {kind}, taken as a failure"),
+                );
+                true
+            }
+        };
         let mut details = None;
         match &tool_call_id {
             Some(id) => match self.call_index.get(id).and_then(|&k| self.calls.get_mut(k)) {

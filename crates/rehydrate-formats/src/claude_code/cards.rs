@@ -52,54 +52,49 @@ pub(super) fn details(
     match tool {
         "Read" => read(card?, argument_path),
         "Write" => match card.map(serde_json::from_value::<WriteCard>) {
-            Some(Ok(c)) => Some(ToolDetails::Write {
+            Some(Ok(c)) if c.kind == "create" || c.kind == "update" => Some(ToolDetails::Write {
                 path: c.file_path,
                 content: c.content,
             }),
-            Some(Err(_)) => unproven("the Write card is malformed"),
+            Some(_) => unproven("the Write card is malformed"),
             None => unproven("the Write result has no card"),
         },
         "Edit" => match card.map(serde_json::from_value::<EditCard>) {
             Some(Ok(c)) => {
-                let change = if c.user_modified {
-                    c.structured_patch.map(patch)
-                } else {
-                    Some(EditChange::Replacements {
-                        edits: vec![Replacement {
-                            old: c.old_string,
-                            new: c.new_string,
-                            replace_all: c.replace_all,
-                        }],
-                        expand_tabs: None,
-                    })
-                };
-                edit(c.file_path, c.original_file, change, ToolDetails::Edit)
+                let edits = vec![Replacement {
+                    old: c.old_string,
+                    new: c.new_string,
+                    replace_all: c.replace_all,
+                }];
+                let (change, diff) = changes(edits, c.user_modified, c.structured_patch);
+                edit(
+                    c.file_path,
+                    c.original_file,
+                    change,
+                    diff,
+                    ToolDetails::Edit,
+                )
             }
             Some(Err(_)) => unproven("the Edit card is malformed"),
             None => unproven("the Edit result has no card"),
         },
         "MultiEdit" => match card.map(serde_json::from_value::<MultiEditCard>) {
             Some(Ok(c)) => {
-                let change = if c.user_modified {
-                    c.structured_patch.map(patch)
-                } else {
-                    Some(EditChange::Replacements {
-                        edits: c
-                            .edits
-                            .into_iter()
-                            .map(|e| Replacement {
-                                old: e.old_string,
-                                new: e.new_string,
-                                replace_all: e.replace_all,
-                            })
-                            .collect(),
-                        expand_tabs: None,
+                let edits = c
+                    .edits
+                    .into_iter()
+                    .map(|e| Replacement {
+                        old: e.old_string,
+                        new: e.new_string,
+                        replace_all: e.replace_all,
                     })
-                };
+                    .collect();
+                let (change, diff) = changes(edits, c.user_modified, c.structured_patch);
                 edit(
                     c.file_path,
                     c.original_file_contents,
                     change,
+                    diff,
                     ToolDetails::MultiEdit,
                 )
             }
@@ -120,11 +115,33 @@ pub(super) fn details(
     }
 }
 
+/// An edit card's change and the diff that cross-checks it: for an edit the person modified,
+/// the card's patch is the change (none without one); otherwise the strings are, and a
+/// non-empty patch must agree with them.
+fn changes(
+    edits: Vec<Replacement>,
+    user_modified: bool,
+    structured_patch: Option<Vec<HunkCard>>,
+) -> (Option<EditChange>, Option<Vec<PatchHunk>>) {
+    if user_modified {
+        let change = structured_patch.map(|h| EditChange::Patch { hunks: hunks(h) });
+        return (change, None);
+    }
+    let change = EditChange::Replacements {
+        edits,
+        expand_tabs: None,
+        universal_newlines: false,
+    };
+    let diff = structured_patch.filter(|h| !h.is_empty()).map(hunks);
+    (Some(change), diff)
+}
+
 /// An edit's details; a modified edit without a patch proves nothing.
 fn edit(
     path: String,
     base: Option<String>,
     change: Option<EditChange>,
+    diff: Option<Vec<PatchHunk>>,
     kind: fn(FileEdit) -> ToolDetails,
 ) -> Option<ToolDetails> {
     let Some(change) = change else {
@@ -142,33 +159,39 @@ fn edit(
         base,
         change,
         shown: None,
+        diff,
     }))
 }
 
-fn patch(hunks: Vec<HunkCard>) -> EditChange {
-    EditChange::Patch {
-        hunks: hunks
-            .into_iter()
-            .map(|h| PatchHunk {
-                old_start: h.old_start,
-                old_lines: h.old_lines,
-                new_start: h.new_start,
-                new_lines: h.new_lines,
-                lines: h.lines,
-            })
-            .collect(),
-    }
+fn hunks(cards: Vec<HunkCard>) -> Vec<PatchHunk> {
+    cards
+        .into_iter()
+        .map(|h| PatchHunk {
+            old_start: h.old_start,
+            old_lines: h.old_lines,
+            new_start: h.new_start,
+            new_lines: h.new_lines,
+            lines: h.lines,
+        })
+        .collect()
 }
 
 /// A `Read` card: `{"type":"text","file":{…}}` for text, `image`, `pdf` or `notebook` for
-/// media (the path from `file.filePath`, else the call's arguments); anything else (an unchanged-file notice, an unknown type) has no details.
+/// media (the path from `file.filePath`, else the call's arguments); anything else (an
+/// unchanged-file notice, an unknown type) has no details.
 fn read(mut card: Value, argument_path: Option<&str>) -> Option<ToolDetails> {
     let kind = card.get("type")?.as_str()?;
     let media = match kind {
         "text" => {
             let file: TextFile = serde_json::from_value(card.get_mut("file")?.take()).ok()?;
+            // Whole when it starts at line 1 and covers every line, and its text has the line
+            // count it claims (Claude Code counts the pieces between `\n`s); otherwise partial.
+            let lines = file.content.split('\n').count() as u64;
             return Some(
-                if file.start_line == 1 && file.num_lines >= file.total_lines {
+                if file.start_line == 1
+                    && file.num_lines >= file.total_lines
+                    && file.num_lines == lines
+                {
                     ToolDetails::WholeRead {
                         path: file.file_path,
                         content: file.content,
@@ -213,6 +236,8 @@ struct TextFile {
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct WriteCard {
+    #[serde(rename = "type")]
+    kind: String,
     file_path: String,
     content: String,
 }

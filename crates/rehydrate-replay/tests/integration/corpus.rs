@@ -139,6 +139,7 @@ fn expected_result(card: &Value, base: &str) -> Option<String> {
         let change = EditChange::Replacements {
             edits,
             expand_tabs: None,
+            universal_newlines: false,
         };
         return apply_recorded_edit(base, &change).ok();
     }
@@ -150,6 +151,7 @@ fn expected_result(card: &Value, base: &str) -> Option<String> {
                 replace_all: card.get("replaceAll").and_then(Value::as_bool) == Some(true),
             }],
             expand_tabs: None,
+            universal_newlines: false,
         };
         return apply_recorded_edit(base, &change).ok();
     }

@@ -28,6 +28,7 @@ proptest! {
         let change = EditChange::Replacements {
             edits: vec![Replacement { old: old.clone(), new: new.clone(), replace_all }],
             expand_tabs: None,
+            universal_newlines: false,
         };
         let count = base.matches(old.as_str()).count();
         let expected = match (count, replace_all) {
@@ -159,8 +160,10 @@ fn op() -> impl Strategy<Value = (Effect, Message)> {
                                 replace_all: false,
                             }],
                             expand_tabs: None,
+                            universal_newlines: false,
                         },
                         shown: None,
+                        diff: None,
                     }),
                 ),
                 3 => (
@@ -184,8 +187,10 @@ fn op() -> impl Strategy<Value = (Effect, Message)> {
                         change: EditChange::Replacements {
                             edits: Vec::new(),
                             expand_tabs: None,
+                            universal_newlines: false,
                         },
                         shown: None,
+                        diff: None,
                     }),
                 ),
             };
