@@ -310,7 +310,7 @@ mod tests {
         assert_eq!(
             found,
             [
-                "rehydrate-model (layer 0) depends on rehydrate-cli (layer 3): \
+                "rehydrate-model (layer 0) depends on rehydrate-cli (layer 4): \
               dependencies must point to a lower layer"
             ]
         );
@@ -340,7 +340,7 @@ mod tests {
         assert_eq!(
             found,
             [
-                "rehydrate-reduce (layer 2) has a dev-dependency on rehydrate-cli (layer 3): \
+                "rehydrate-reduce (layer 2) has a dev-dependency on rehydrate-cli (layer 4): \
               dev-dependencies must not point to a higher layer"
             ]
         );
