@@ -76,6 +76,22 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Project the session into compact per-turn evidence (person's text, summaries, last
+    /// assistant text, tool names and outcomes), redacted and size-checked: exit 3 with
+    /// `evidence-too-large` over the limit, never truncated.
+    Evidence {
+        /// The session file.
+        transcript: PathBuf,
+        /// Session format (default: detected).
+        #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+        format: FormatArg,
+        /// The largest projected input accepted, in bytes.
+        #[arg(long, value_name = "N", default_value_t = rehydrate_evidence::DEFAULT_MAX_INPUT_BYTES)]
+        max_input_bytes: usize,
+        /// Print one JSON object instead of a summary.
+        #[arg(long)]
+        json: bool,
+    },
     /// Reduce in memory and check everything: every reduction verifies and expands to the
     /// imported bytes, the view inverts to the imported messages, the written formats read back
     /// equal, and projecting again changes nothing. Used by `cargo xtask corpus`.

@@ -13,7 +13,7 @@ use rehydrate_sidecar::{check_inverts, expand_reduction, render_turns, verify_lo
 use crate::cli::{Cli, Command, Preset, ReduceArgs};
 use crate::failure::{Failure, input};
 use crate::tokens::TokenCounter;
-use crate::{load, replay, session_dir};
+use crate::{evidence, load, replay, session_dir};
 
 pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
@@ -50,6 +50,12 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
             format,
             json,
         } => replay::run(&transcript, format.format(), json),
+        Command::Evidence {
+            transcript,
+            format,
+            max_input_bytes,
+            json,
+        } => evidence::run(&transcript, format.format(), max_input_bytes, json),
         Command::Roundtrip {
             transcript,
             format,

@@ -1,13 +1,16 @@
 //! Why a command failed, and the exit code that says so.
 
-/// A failed command: bad input or usage (exit 2), or a verification failure (exit 1) listing
-/// every failed check.
+/// A failed command: bad input or usage (exit 2), a verification failure (exit 1) listing
+/// every failed check, or evidence over its size limit (exit 3).
 #[derive(Debug)]
 pub(crate) enum Failure {
     /// Bad input or usage: exit 2, one line.
     Input(String),
     /// Verification failed: exit 1, one line per failed check.
     Verify(Vec<String>),
+    /// The projected evidence is over its size limit: exit 3, one line naming
+    /// `evidence-too-large`.
+    TooLarge(String),
 }
 
 impl Failure {
@@ -15,12 +18,13 @@ impl Failure {
         match self {
             Failure::Input(_) => 2,
             Failure::Verify(_) => 1,
+            Failure::TooLarge(_) => 3,
         }
     }
 
     pub(crate) fn lines(&self) -> Vec<String> {
         match self {
-            Failure::Input(line) => vec![line.clone()],
+            Failure::Input(line) | Failure::TooLarge(line) => vec![line.clone()],
             Failure::Verify(lines) => lines.clone(),
         }
     }

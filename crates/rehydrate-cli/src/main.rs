@@ -7,6 +7,7 @@
 
 mod cli;
 mod commands;
+mod evidence;
 mod failure;
 mod load;
 mod replay;

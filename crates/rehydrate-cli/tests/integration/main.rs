@@ -792,3 +792,54 @@ fn replay_table_escapes_control_characters_of_session_paths() {
     );
     assert_eq!(text.lines().count(), 3);
 }
+
+#[test]
+fn evidence_json_reports_turns_with_ranges_and_fails_loudly_over_the_limit() {
+    let dir = scratch("evidence");
+    let session = dir.join("s.json");
+    std::fs::write(
+        &session,
+        r#"[{"role":"system","content":"be brief"},
+            {"role":"user","content":"fix the build, key sk-ant-api03-abcdefghijklmnopqrstuv"},
+            {"role":"assistant","content":"","tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{\"cmd\":\"make\"}"}}]},
+            {"role":"tool","tool_call_id":"c1","content":"error: missing ;"},
+            {"role":"assistant","content":"Fixed the missing semicolon."},
+            {"role":"user","content":"thanks"},
+            {"role":"assistant","content":""}]"#,
+    )
+    .unwrap();
+    let out = rehydrate(&["evidence", session.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["projection_version"], 1);
+    assert_eq!(
+        report["turns"],
+        serde_json::json!([
+            {"turn": 1, "seq_range": [1, 5], "user": ["fix the build, key [redacted:anthropic-api-key]"],
+             "summaries": [], "assistant": "Fixed the missing semicolon.",
+             "tools": [{"name": "bash", "ok": true}]},
+            {"turn": 2, "seq_range": [6, 7], "user": ["thanks"], "summaries": [],
+             "assistant": null, "tools": []}
+        ])
+    );
+    assert_eq!(report["stats"]["events"], 8);
+    assert_eq!(report["stats"]["secrets_redacted"], 1);
+    let measured = report["stats"]["bytes_after"].as_u64().unwrap();
+
+    // At the measured size it passes; one byte less is evidence-too-large, exit 3.
+    let limit = measured.to_string();
+    let out = rehydrate(&["evidence", session.to_str().unwrap(), "--max-input-bytes", &limit]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let limit = (measured - 1).to_string();
+    let out = rehydrate(&["evidence", session.to_str().unwrap(), "--max-input-bytes", &limit]);
+    assert_eq!(out.status.code(), Some(3));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {}: evidence-too-large: the projected input is {measured} bytes, over the limit of {}\n",
+            session.display(),
+            measured - 1
+        )
+    );
+    assert!(out.stdout.is_empty());
+}
