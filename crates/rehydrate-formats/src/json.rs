@@ -155,25 +155,39 @@ pub(crate) fn invalid_json(path: &Path, line: Option<usize>, e: &serde_json::Err
 /// `raw` must be valid JSON (it comes from a `RawValue`); on other text the result is
 /// unspecified but the function still does not panic.
 pub(crate) fn minify(raw: &str) -> String {
+    let bytes = raw.as_bytes();
     let mut out = String::with_capacity(raw.len());
-    let mut in_string = false;
-    let mut escaped = false;
-    for c in raw.chars() {
-        if in_string {
-            out.push(c);
-            if escaped {
-                escaped = false;
-            } else if c == '\\' {
-                escaped = true;
-            } else if c == '"' {
-                in_string = false;
+    let mut i = 0;
+    while let Some(&c) = bytes.get(i) {
+        if c != b'"' {
+            if !matches!(c, b' ' | b'\t' | b'\n' | b'\r') {
+                // ASCII outside strings: a structural byte, digit or letter of a literal.
+                out.push(char::from(c));
             }
-        } else if c == '"' {
-            in_string = true;
-            out.push(c);
-        } else if !matches!(c, ' ' | '\t' | '\n' | '\r') {
-            out.push(c);
+            i += 1;
+            continue;
         }
+        // A string, copied whole: jump from quote or backslash to the next one.
+        let start = i;
+        i += 1;
+        loop {
+            match bytes
+                .get(i..)
+                .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+            {
+                Some(k) if bytes.get(i + k) == Some(&b'\\') => i += k + 2,
+                Some(k) => {
+                    i += k + 1;
+                    break;
+                }
+                None => {
+                    i = bytes.len();
+                    break;
+                }
+            }
+        }
+        let end = i.min(bytes.len());
+        out.push_str(raw.get(start..end).unwrap_or_default());
     }
     out
 }
@@ -202,11 +216,22 @@ pub(crate) fn repair_lone_surrogates(text: &str) -> Option<(String, Vec<usize>)>
         u16::from_str_radix(digits, 16).ok()
     };
     let mut lone: Vec<usize> = Vec::new(); // byte offsets of lone `\uXXXX` escapes
+    // Only `\u` followed by `d` or `D` can start a surrogate escape; each candidate counts as
+    // an escape when an even number of backslashes comes before it.
+    let escape_starts = |at: usize| {
+        let before = bytes[..at]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        before % 2 == 0
+    };
+    let finder = memchr::memmem::Finder::new(b"\\u");
     let mut i = 0;
-    while let Some(offset) = bytes.get(i..).and_then(|rest| memchr::memchr(b'\\', rest)) {
+    while let Some(offset) = bytes.get(i..).and_then(|rest| finder.find(rest)) {
         let at = i + offset;
-        if bytes.get(at + 1) != Some(&b'u') {
-            i = at + 2; // an escaped character, such as `\\` or `\"`
+        i = at + 2;
+        if !matches!(bytes.get(at + 2), Some(b'd' | b'D')) || !escape_starts(at) {
             continue;
         }
         match hex4(at + 2) {
@@ -225,7 +250,7 @@ pub(crate) fn repair_lone_surrogates(text: &str) -> Option<(String, Vec<usize>)>
                 lone.push(at);
                 i = at + 6;
             }
-            _ => i = at + 2,
+            _ => {}
         }
     }
     if lone.is_empty() {

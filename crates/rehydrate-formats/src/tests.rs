@@ -224,6 +224,11 @@ fn lone_surrogate_escapes_are_replaced_with_a_warning() {
         json::repair_lone_surrogates(r#"{"a":"\ud83d\ude00 \\ud800"}"#),
         None
     );
+    // An escaped backslash, then a real escape; upper-case hex; a high half at the very end.
+    assert_eq!(
+        json::repair_lone_surrogates(r#"{"a":"\\\uD800 \\\\uD800 \uDBFF"#),
+        Some((r#"{"a":"\\\ufffd \\\\uD800 \ufffd"#.to_string(), vec![1]))
+    );
 }
 
 /// The route bare arrays took before [`openai::import_array`]: parse the whole document, then
