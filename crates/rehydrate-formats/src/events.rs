@@ -3,7 +3,9 @@
 
 use std::path::Path;
 
-use rehydrate_model::{Content, EventKind, Message, Role, SessionEvent, SurfaceOp, UserBlock};
+use rehydrate_model::{
+    Content, EventKind, Message, Role, SessionEvent, SurfaceOp, TIMESTAMP_METADATA_KEY, UserBlock,
+};
 
 use crate::claude_code::{self, SideEvent};
 use crate::{Error, Format, Warning, import};
@@ -57,7 +59,7 @@ pub fn import_events(
         let imported = import(path, bytes, format)?;
         return Ok(EventImport {
             format: imported.format,
-            events: events_from_messages(&imported.messages),
+            events: events_from_messages(imported.messages),
             warnings: imported.warnings,
         });
     }
@@ -70,7 +72,7 @@ pub fn import_events(
     let imported = claude_code::import(path, text, Some(&mut side))?;
     Ok(EventImport {
         format: imported.format,
-        events: build(&imported.messages, side),
+        events: build(imported.messages, side),
         warnings: imported.warnings,
     })
 }
@@ -94,31 +96,34 @@ pub fn import_events(
 ///   `swe_agent.action`.
 /// - A system message is an `other` event (`system prompt`).
 ///
-/// Surface events are appended, except compaction summaries.
-pub fn events_from_messages(messages: &[Message]) -> Vec<SessionEvent> {
+/// Surface events are appended, except compaction summaries. The messages are consumed: their
+/// texts move into the events.
+pub fn events_from_messages(messages: Vec<Message>) -> Vec<SessionEvent> {
     build(messages, Vec::new())
 }
 
 /// The log of `messages`, with the side events of a Claude Code file placed before the first
 /// message from a later line.
-fn build(messages: &[Message], side: Vec<SideEvent>) -> Vec<SessionEvent> {
+fn build(messages: Vec<Message>, side: Vec<SideEvent>) -> Vec<SessionEvent> {
     let mut log = Log::default();
+    log.events.reserve(messages.len() + side.len());
     let mut side = side.into_iter().peekable();
-    let mut action: Option<&str> = None;
-    for m in messages {
-        if let Some(line) = line_of(m) {
+    // The tool named by the latest assistant message's SWE-agent action.
+    let mut action: Option<String> = None;
+    for mut m in messages {
+        if let Some(line) = line_of(&m) {
             while let Some(event) = side.next_if(|e| e.line < line) {
                 log.push(event.time, event.kind, None);
             }
         }
-        let time = m.timestamp().map(str::to_string);
-        let meta = |key: &str| m.metadata.get(key).map(String::as_str) == Some("true");
-        if meta("swe_agent.is_demo") {
+        let time = m.metadata.remove(TIMESTAMP_METADATA_KEY);
+        let meta = |m: &Message, key: &str| m.metadata.get(key).map(String::as_str) == Some("true");
+        if meta(&m, "swe_agent.is_demo") {
             log.push(
                 time,
                 EventKind::InjectedMessage {
                     source: "demonstration".to_string(),
-                    text: text_of(m),
+                    text: take_text(&mut m),
                 },
                 Some(SurfaceOp::Append),
             );
@@ -134,35 +139,35 @@ fn build(messages: &[Message], side: Vec<SideEvent>) -> Vec<SessionEvent> {
             ),
             _ if m.is_tool_result() => {
                 let name = if m.observation {
-                    action.and_then(|a| a.split_whitespace().next())
+                    action.clone()
                 } else {
-                    m.name.as_deref()
+                    m.name.take()
                 };
+                let ok = !m.is_error();
                 log.push(
                     time,
                     EventKind::ToolResult {
-                        call_id: m.tool_call_id.clone(),
-                        name: name.map(str::to_string),
-                        ok: !m.is_error(),
-                        content: text_of(m),
+                        call_id: m.tool_call_id.take(),
+                        name,
+                        ok,
+                        content: take_text(&mut m),
                     },
                     Some(SurfaceOp::Append),
                 );
             }
-            Role::User if meta("claude_code.compact_summary") => {
-                log.compaction(time, text_of(m));
+            Role::User if meta(&m, "claude_code.compact_summary") => {
+                log.compaction(time, take_text(&mut m));
             }
             Role::User => {
-                let text = text_of(m);
-                let source = if meta("claude_code.meta") {
+                let source = if meta(&m, "claude_code.meta") {
                     Some("meta")
                 } else {
-                    injected_source(&text)
+                    injected_source(&m)
                 };
                 let kind = match source {
                     Some(source) => EventKind::InjectedMessage {
                         source: source.to_string(),
-                        text,
+                        text: take_text(&mut m),
                     },
                     None => {
                         log.turn = Some(log.turn.map_or(1, |t| t + 1));
@@ -174,19 +179,26 @@ fn build(messages: &[Message], side: Vec<SideEvent>) -> Vec<SessionEvent> {
                 log.push(time, kind, Some(SurfaceOp::Append));
             }
             Role::Assistant | Role::Tool => {
-                action = m.metadata.get("swe_agent.action").map(String::as_str);
+                action = m
+                    .metadata
+                    .get("swe_agent.action")
+                    .and_then(|a| a.split_whitespace().next())
+                    .map(str::to_string);
+                let calls = std::mem::take(&mut m.tool_calls);
                 log.push(
                     time.clone(),
-                    EventKind::AssistantMessage { text: text_of(m) },
+                    EventKind::AssistantMessage {
+                        text: take_text(&mut m),
+                    },
                     Some(SurfaceOp::Append),
                 );
-                for call in &m.tool_calls {
+                for call in calls {
                     log.push(
                         time.clone(),
                         EventKind::ToolCall {
-                            call_id: call.id.clone(),
-                            name: call.name.clone(),
-                            arguments: call.arguments.clone(),
+                            call_id: call.id,
+                            name: call.name,
+                            arguments: call.arguments,
                         },
                         None,
                     );
@@ -250,8 +262,17 @@ fn line_of(m: &Message) -> Option<usize> {
     m.metadata.get("claude_code.line")?.parse().ok()
 }
 
-/// The source of a user text that a framework injected, by how it starts.
-fn injected_source(text: &str) -> Option<&'static str> {
+/// The source of a user message that a framework injected, by how its text starts.
+fn injected_source(m: &Message) -> Option<&'static str> {
+    let text = match &m.content {
+        Some(Content::Text(text)) => text.as_str(),
+        Some(Content::Parts(parts)) => parts
+            .first()
+            .and_then(|p| p.get("text"))
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default(),
+        None => "",
+    };
     let text = text.trim_start();
     if text.starts_with("<system-reminder>") {
         return Some("system-reminder");
@@ -267,11 +288,12 @@ fn injected_source(text: &str) -> Option<&'static str> {
     .then_some("command")
 }
 
-/// A message's text: its text, or its text parts joined with `\n`; empty when it has none.
-fn text_of(m: &Message) -> String {
-    match &m.content {
+/// A message's text, taken out of it: its text, or its text parts joined with `\n`; empty when
+/// it has none.
+fn take_text(m: &mut Message) -> String {
+    match m.content.take() {
         None => String::new(),
-        Some(Content::Text(text)) => text.clone(),
+        Some(Content::Text(text)) => text,
         Some(Content::Parts(parts)) => parts
             .iter()
             .filter_map(|p| p.get("text").and_then(serde_json::Value::as_str))
@@ -281,10 +303,10 @@ fn text_of(m: &Message) -> String {
 }
 
 /// A person's message as blocks: text, and non-text parts by their `type`.
-fn user_blocks(m: &Message) -> Vec<UserBlock> {
-    match &m.content {
+fn user_blocks(m: Message) -> Vec<UserBlock> {
+    match m.content {
         None => Vec::new(),
-        Some(Content::Text(text)) => vec![UserBlock::Text { text: text.clone() }],
+        Some(Content::Text(text)) => vec![UserBlock::Text { text }],
         Some(Content::Parts(parts)) => parts
             .iter()
             .map(|p| {

@@ -828,10 +828,20 @@ fn evidence_json_reports_turns_with_ranges_and_fails_loudly_over_the_limit() {
 
     // At the measured size it passes; one byte less is evidence-too-large, exit 3.
     let limit = measured.to_string();
-    let out = rehydrate(&["evidence", session.to_str().unwrap(), "--max-input-bytes", &limit]);
+    let out = rehydrate(&[
+        "evidence",
+        session.to_str().unwrap(),
+        "--max-input-bytes",
+        &limit,
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let limit = (measured - 1).to_string();
-    let out = rehydrate(&["evidence", session.to_str().unwrap(), "--max-input-bytes", &limit]);
+    let out = rehydrate(&[
+        "evidence",
+        session.to_str().unwrap(),
+        "--max-input-bytes",
+        &limit,
+    ]);
     assert_eq!(out.status.code(), Some(3));
     assert_eq!(
         stderr(&out),
