@@ -1,7 +1,8 @@
 //! `rehydrate`: reduce agent session files reversibly, expand what was reduced, verify, inspect.
 //!
-//! Exit codes: 0 success, 1 verification failure, 2 usage or bad input. Errors are one line on
-//! stderr. The command-line contract is documented in docs/FORMATS.md ("CLI JSON").
+//! Exit codes: 0 success, 1 verification failure, 2 usage or bad input, 3 evidence over its
+//! size limit. Errors are one line on stderr. The command-line contract is documented in
+//! docs/FORMATS.md ("CLI JSON").
 
 #![forbid(unsafe_code)]
 
