@@ -8,36 +8,36 @@ use crate::edit::EditFailure;
 /// The marker line that says the line before it has no line break.
 const NO_NEWLINE: &str = "\\ No newline at end of file";
 
-/// One line of a text: its bytes without the `\n`, and whether a `\n` ends it.
-#[derive(Clone, Copy)]
-struct Line<'a> {
+/// A position in the base text: a byte offset at the start of a line, and that line's 0-based
+/// number.
+struct Cursor<'a> {
     text: &'a str,
-    newline: bool,
+    at: usize,
+    line: usize,
 }
 
-/// The lines of `text` split at `\n` (a `\r` stays part of its line); an empty text has none.
-fn lines(text: &str) -> Vec<Line<'_>> {
-    let mut out = Vec::new();
-    let mut rest = text;
-    while !rest.is_empty() {
+impl<'a> Cursor<'a> {
+    /// The line at the cursor, without its `\n`, and whether a `\n` ends it; `None` at the end.
+    fn next_line(&mut self) -> Option<(&'a str, bool)> {
+        let rest = self.text.get(self.at..).filter(|r| !r.is_empty())?;
+        self.line += 1;
         match memchr::memchr(b'\n', rest.as_bytes()) {
             Some(i) => {
-                out.push(Line {
-                    text: &rest[..i],
-                    newline: true,
-                });
-                rest = &rest[i + 1..];
+                self.at += i + 1;
+                Some((&rest[..i], true))
             }
             None => {
-                out.push(Line {
-                    text: rest,
-                    newline: false,
-                });
-                rest = "";
+                self.at = self.text.len();
+                Some((rest, false))
             }
         }
     }
-    out
+}
+
+/// The number of lines of `text` (a last line without a break counts; an empty text has none).
+fn line_count(text: &str) -> usize {
+    let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    breaks + usize::from(!text.is_empty() && !text.ends_with('\n'))
 }
 
 /// Applies `hunks` in order to `base` (see [`crate::apply_recorded_edit`]).
@@ -45,13 +45,23 @@ fn lines(text: &str) -> Vec<Line<'_>> {
 /// A hunk's position in the base is `old_start - 1` when it covers base lines. A pure insertion
 /// (`old_lines == 0`) is placed by its `new_start` and the line-count changes of the hunks before
 /// it, and its `old_start` must then be that position (unified diff) or one more (jsdiff, which
-/// Claude Code uses), so neither convention is guessed.
+/// Claude Code uses), so neither convention is guessed. The base is walked once: the lines
+/// between hunks are copied as whole slices.
 pub(crate) fn apply_patch(base: &str, hunks: &[PatchHunk]) -> Result<String, EditFailure> {
-    let old = lines(base);
-    let mut out: Vec<Line<'_>> = Vec::with_capacity(old.len());
-    let mut cursor = 0usize;
+    let mut out = String::with_capacity(base.len() + base.len() / 8);
+    let mut cursor = Cursor {
+        text: base,
+        at: 0,
+        line: 0,
+    };
     // new lines minus old lines of the hunks applied so far
     let mut shift: i128 = 0;
+    // The result ends with a line that has no line break: nothing may follow it.
+    let mut unterminated = false;
+    let not_last = |hunk: usize| EditFailure::Hunk {
+        hunk,
+        what: "a line without a line break is not the last line of the result".to_string(),
+    };
     for (h, hunk) in hunks.iter().enumerate() {
         let fail = |what: String| EditFailure::Hunk { hunk: h, what };
         let pos = position(hunk, shift).ok_or_else(|| {
@@ -60,27 +70,43 @@ pub(crate) fn apply_patch(base: &str, hunks: &[PatchHunk]) -> Result<String, Edi
                 hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines
             ))
         })?;
-        if pos < cursor || pos > old.len() {
+        if pos < cursor.line {
             return Err(fail(format!(
-                "it starts at base line {} but the text before it ends at line {cursor} of {}",
+                "it starts at base line {} but the text before it ends at line {} of {}",
                 pos + 1,
-                old.len()
+                cursor.line,
+                line_count(base)
             )));
         }
-        out.extend_from_slice(&old[cursor..pos]);
-        cursor = pos;
+        let copy_from = cursor.at;
+        while cursor.line < pos {
+            if cursor.next_line().is_none() {
+                return Err(fail(format!(
+                    "it starts at base line {} but the base has {} lines",
+                    pos + 1,
+                    line_count(base)
+                )));
+            }
+        }
+        if cursor.at > copy_from {
+            if unterminated {
+                return Err(not_last(h));
+            }
+            out.push_str(&base[copy_from..cursor.at]);
+            unterminated = !base[..cursor.at].ends_with('\n');
+        }
         let (mut old_count, mut new_count) = (0u64, 0u64);
-        // What the previous patch line was: ' ', '-' or '+', for a following marker.
-        let mut previous: Option<u8> = None;
+        // Whether a patch line came before, for a following marker.
+        let mut previous = false;
         for (k, raw) in hunk.lines.iter().enumerate() {
             let next_is_marker = hunk.lines.get(k + 1).is_some_and(|l| l == NO_NEWLINE);
             if raw == NO_NEWLINE {
-                if previous.is_none() {
+                if !previous {
                     return Err(fail(format!(
                         "line {k} is a no-newline marker after nothing"
                     )));
                 }
-                previous = None;
+                previous = false;
                 continue;
             }
             let (kind, text) = match raw.as_bytes().first() {
@@ -92,45 +118,38 @@ pub(crate) fn apply_patch(base: &str, hunks: &[PatchHunk]) -> Result<String, Edi
                 }
             };
             if kind != b'+' {
-                let Some(line) = old.get(cursor) else {
+                let line_no = cursor.line + 1;
+                let Some((line, newline)) = cursor.next_line() else {
                     return Err(fail(format!("line {k} runs past the end of the base")));
                 };
-                if line.text != text {
+                if line != text {
                     return Err(fail(format!(
-                        "line {k} expects base line {} to be different",
-                        cursor + 1
+                        "line {k} expects base line {line_no} to be different"
                     )));
                 }
                 // A marker after a context or removed line says the base line has no line
                 // break; without one, the base line must have it.
-                if line.newline == next_is_marker {
+                if newline == next_is_marker {
                     return Err(fail(format!(
-                        "line {k}: the base line {} {} a line break",
-                        cursor + 1,
-                        if line.newline { "has" } else { "lacks" }
+                        "line {k}: the base line {line_no} {} a line break",
+                        if newline { "has" } else { "lacks" }
                     )));
                 }
-                cursor += 1;
                 old_count += 1;
             }
-            match kind {
-                b' ' => {
-                    out.push(Line {
-                        text,
-                        newline: !next_is_marker,
-                    });
-                    new_count += 1;
+            if kind != b'-' {
+                if unterminated {
+                    return Err(not_last(h));
                 }
-                b'+' => {
-                    out.push(Line {
-                        text,
-                        newline: !next_is_marker,
-                    });
-                    new_count += 1;
+                out.push_str(text);
+                if next_is_marker {
+                    unterminated = true;
+                } else {
+                    out.push('\n');
                 }
-                _ => {}
+                new_count += 1;
             }
-            previous = Some(kind);
+            previous = true;
         }
         if old_count != hunk.old_lines || new_count != hunk.new_lines {
             return Err(fail(format!(
@@ -140,24 +159,14 @@ pub(crate) fn apply_patch(base: &str, hunks: &[PatchHunk]) -> Result<String, Edi
         }
         shift += i128::from(hunk.new_lines) - i128::from(hunk.old_lines);
     }
-    out.extend_from_slice(&old[cursor..]);
-    let mut text = String::with_capacity(base.len());
-    for (i, line) in out.iter().enumerate() {
-        text.push_str(line.text);
-        if line.newline {
-            text.push('\n');
-        } else if i + 1 < out.len() {
-            // A line without a break can only be the last one.
-            return Err(EditFailure::Hunk {
-                hunk: hunks.len().saturating_sub(1),
-                what: format!(
-                    "result line {} lacks a line break but is not the last",
-                    i + 1
-                ),
-            });
+    let rest = &base[cursor.at..];
+    if !rest.is_empty() {
+        if unterminated {
+            return Err(not_last(hunks.len().saturating_sub(1)));
         }
+        out.push_str(rest);
     }
-    Ok(text)
+    Ok(out)
 }
 
 /// The 0-based base line where `hunk` starts, given the line-count change `shift` of the hunks
