@@ -11,15 +11,28 @@
 //! - [`project_evidence`] folds the log ([`rehydrate_model::fold_surface`]), groups the
 //!   effective surface by turn (each [`EvidenceTurn`] keeps its original inclusive seq range),
 //!   keeps the person's text, compaction summaries, the last non-empty assistant text and each
-//!   tool's name and outcome, rewrites kept text (fenced code blocks over 4 KiB become a
-//!   byte-count placeholder, secrets become `rehydrate_search::redact` placeholders), and
+//!   tool's name and outcome, rewrites kept text (secrets become `rehydrate_search::redact`
+//!   placeholders, then fenced code blocks over 4 KiB a byte-count placeholder), and
 //!   measures the whole input, workspace records included, against
 //!   [`EvidenceOptions::max_input_bytes`].
 //! - [`Evidence::input_json`] is the exact input measured and handed on; [`EvidenceStats`] has
 //!   counts and byte sizes for a debug log, never content.
 //! - [`PROJECTION_VERSION`] changes whenever the rules do.
 //!
-//! Session logs come from `rehydrate_formats::import_events`.
+//! Session logs come from `rehydrate_formats::import_events`:
+//!
+//! ```
+//! use std::path::Path;
+//! use rehydrate_evidence::{EvidenceOptions, project_evidence};
+//!
+//! let session = br#"[{"role":"user","content":"fix the build"},
+//!                    {"role":"assistant","content":"Fixed: a missing semicolon."}]"#;
+//! let log = rehydrate_formats::import_events(Path::new("chat.json"), session, None)?;
+//! let evidence = project_evidence(&log.events, &[], &EvidenceOptions::default())?;
+//! assert_eq!(evidence.turns[0].user, ["fix the build"]);
+//! assert_eq!(evidence.turns[0].assistant.as_deref(), Some("Fixed: a missing semicolon."));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 //!
 //! # Example
 //!
@@ -42,7 +55,7 @@
 //! # Untrusted input
 //!
 //! Any log projects or fails with an [`Error`]; nothing panics. Work is linear in the log's
-//! size plus, per compaction summary, the size of the surface it replaces.
+//! size (folding walks only the events each replacement replaces).
 
 #![forbid(unsafe_code)]
 

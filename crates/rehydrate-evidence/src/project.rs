@@ -35,20 +35,22 @@ impl Default for EvidenceOptions {
 }
 
 /// A session's evidence: what a memory or review model is handed.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Evidence {
     /// [`PROJECTION_VERSION`].
     pub projection_version: u32,
     /// One per turn with something kept, in log order.
     pub turns: Vec<EvidenceTurn>,
-    /// The caller's workspace records, handed on as they are.
+    /// The caller's workspace records, handed on as serde_json holds them (object keys in
+    /// serde_json's map order).
+    #[serde(default)]
     pub workspace: Vec<Value>,
     /// Counts and byte sizes for a debug log (never content).
     pub stats: EvidenceStats,
 }
 
 /// The evidence of one turn.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EvidenceTurn {
     /// The turn number (`None` for events before the first turn or between turns).
     pub turn: Option<u64>,
@@ -65,7 +67,7 @@ pub struct EvidenceTurn {
 }
 
 /// A tool result reduced to its tool and outcome.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct ToolOutcome {
     /// The tool's name (from its call, else the result; `unknown` when neither names it).
     pub name: String,
@@ -74,13 +76,14 @@ pub struct ToolOutcome {
 }
 
 /// Counts and byte sizes of a projection, for a debug log: never content.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
 pub struct EvidenceStats {
     /// Events in the log.
     pub events: usize,
     /// Events on the effective surface.
     pub surface_events: usize,
-    /// Turns (runs of events of one turn) in the log.
+    /// Runs of consecutive events of one turn in the log (a run of events without a turn
+    /// counts too).
     pub log_turns: usize,
     /// Evidence turns kept.
     pub turns: usize,
@@ -122,9 +125,10 @@ struct Input<'a> {
 /// text (non-text blocks as `[<type>]`), compaction summaries, the last non-empty assistant
 /// text, and each tool result's tool name (from its call) and outcome. Dropped: injected
 /// messages, request metadata, stream chunks, lifecycle and title events, tool arguments and
-/// tool-result bodies, and whatever a summary replaced. Kept texts have fenced code blocks over
-/// 4 KiB replaced by `[code block: N bytes omitted]` and secret-shaped strings by
-/// `rehydrate_search::redact`'s `[redacted:<kind>]`. A turn with nothing kept is left out.
+/// tool-result bodies, and whatever a summary replaced. Kept texts (tool names too) have
+/// secret-shaped strings replaced by `rehydrate_search::redact`'s `[redacted:<kind>]`, then
+/// fenced code blocks over 4 KiB by `[code block: N bytes omitted]`. A turn with nothing kept is
+/// left out.
 ///
 /// Nothing is dropped to fit: the whole projected input, workspace records included, is
 /// measured ([`Evidence::input_json`]) and refused above `options.max_input_bytes`.
@@ -191,15 +195,25 @@ pub fn project_evidence(
             *flag = true;
         }
     }
-    let mut clean = |text: &str| {
-        let (text, omitted) = omit_large_code_blocks(text);
-        stats.code_blocks_omitted += omitted;
-        let secrets = find_secrets(&text);
-        stats.secrets_redacted += secrets.len();
-        if secrets.is_empty() {
-            text.into_owned()
+    // Secrets first, on the text as written (a secret that straddles a fence is still found
+    // whole), then code blocks over the limit.
+    let mut redact = |text: &str| {
+        let secrets = find_secrets(text).len();
+        stats.secrets_redacted += secrets;
+        if secrets == 0 {
+            text.to_string()
         } else {
-            rehydrate_search::redact(&text).into_owned()
+            rehydrate_search::redact(text).into_owned()
+        }
+    };
+    let mut omitted = 0;
+    let mut clean = |text: &str| {
+        let text = redact(text);
+        let (out, n) = omit_large_code_blocks(&text);
+        omitted += n;
+        match out {
+            std::borrow::Cow::Borrowed(_) => text,
+            std::borrow::Cow::Owned(out) => out,
         }
     };
     let mut turns = Vec::new();
@@ -233,13 +247,14 @@ pub fn project_evidence(
                 EventKind::AssistantMessage { text } if !text.trim().is_empty() => {
                     assistant = Some(text);
                 }
-                EventKind::ToolResult { name, ok, .. } => turn.tools.push(ToolOutcome {
-                    name: call_at[i]
-                        .or(name.as_deref())
-                        .unwrap_or("unknown")
-                        .to_string(),
-                    ok: *ok,
-                }),
+                EventKind::ToolResult { name, ok, .. } => {
+                    // A tool name can hold a secret too (a SWE-agent action's first word).
+                    let name = call_at[i].or(name.as_deref()).unwrap_or("unknown");
+                    turn.tools.push(ToolOutcome {
+                        name: clean(name),
+                        ok: *ok,
+                    });
+                }
                 EventKind::AssistantMessage { .. }
                 | EventKind::InjectedMessage { .. }
                 | EventKind::ToolCall { .. }
@@ -260,6 +275,7 @@ pub fn project_evidence(
         }
     }
     stats.turns = turns.len();
+    stats.code_blocks_omitted = omitted;
     let mut evidence = Evidence {
         projection_version: PROJECTION_VERSION,
         turns,

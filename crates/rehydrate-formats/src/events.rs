@@ -85,15 +85,19 @@ pub fn import_events(
 ///   `<local-command-stdout>` or `<local-command-stderr>`) is a user message and starts the next
 ///   turn (turns count from 1; earlier events have no turn). Its text parts are text blocks,
 ///   other parts non-text blocks by their `type`.
+/// - A Claude Code slash command (`<command-name>` tags) is the person's user message `/name args`
+///   and starts the next turn.
 /// - Those other user messages are injected messages, with the source `meta`, `demonstration`,
-///   `system-reminder` or `command`; a compaction summary (`claude_code.compact_summary`) is a
+///   `system-reminder`, `interruption` (`[Request interrupted by user…`) or `command` (command
+///   output); a compaction summary (`claude_code.compact_summary`) is a
 ///   compaction summary that replaces the whole surface before it and cites it.
 /// - An assistant message is an assistant message (its text, empty when it has none), followed by
 ///   one tool call per tool call; a demonstration's is an injected message.
 /// - A tool result (role `tool`, or an observation) is a tool result: its call id, `ok` unless
 ///   metadata `is_error` is `"true"`, its text (the text parts joined with `\n`), and, for an
 ///   observation, the tool named by the first word of the preceding assistant message's
-///   `swe_agent.action`.
+///   `swe_agent.action` after any `NAME=value` assignments (an observation is always `ok`: such
+///   runs record no outcome).
 /// - A system message is an `other` event (`system prompt`).
 ///
 /// Surface events are appended, except compaction summaries. The messages are consumed: their
@@ -159,6 +163,17 @@ fn build(messages: Vec<Message>, side: Vec<SideEvent>) -> Vec<SessionEvent> {
                 log.compaction(time, take_text(&mut m));
             }
             Role::User => {
+                if let Some(command) = slash_command(&m) {
+                    log.turn = Some(log.turn.map_or(1, |t| t + 1));
+                    log.push(
+                        time,
+                        EventKind::UserMessage {
+                            blocks: vec![UserBlock::Text { text: command }],
+                        },
+                        Some(SurfaceOp::Append),
+                    );
+                    continue;
+                }
                 let source = if meta(&m, "claude_code.meta") {
                     Some("meta")
                 } else {
@@ -182,7 +197,7 @@ fn build(messages: Vec<Message>, side: Vec<SideEvent>) -> Vec<SessionEvent> {
                 action = m
                     .metadata
                     .get("swe_agent.action")
-                    .and_then(|a| a.split_whitespace().next())
+                    .and_then(|a| action_tool(a))
                     .map(str::to_string);
                 let calls = std::mem::take(&mut m.tool_calls);
                 log.push(
@@ -277,6 +292,9 @@ fn injected_source(m: &Message) -> Option<&'static str> {
     if text.starts_with("<system-reminder>") {
         return Some("system-reminder");
     }
+    if text.starts_with("[Request interrupted by user") {
+        return Some("interruption");
+    }
     [
         "<command-name>",
         "<command-message>",
@@ -286,6 +304,43 @@ fn injected_source(m: &Message) -> Option<&'static str> {
     .iter()
     .any(|tag| text.starts_with(tag))
     .then_some("command")
+}
+
+/// A slash command the person typed (Claude Code writes it as `<command-message>`,
+/// `<command-name>` and `<command-args>` tags), as `/name args`; `None` for any other message.
+fn slash_command(m: &Message) -> Option<String> {
+    let Some(Content::Text(text)) = &m.content else {
+        return None;
+    };
+    let trimmed = text.trim_start();
+    if !trimmed.starts_with("<command-name>") && !trimmed.starts_with("<command-message>") {
+        return None;
+    }
+    let tag = |name: &str| {
+        let open = format!("<{name}>");
+        let close = format!("</{name}>");
+        let start = text.find(&open)? + open.len();
+        let end = start + text[start..].find(&close)?;
+        Some(text[start..end].trim())
+    };
+    let name = tag("command-name")?;
+    let args = tag("command-args").unwrap_or_default();
+    Some(if args.is_empty() {
+        name.to_string()
+    } else {
+        format!("{name} {args}")
+    })
+}
+
+/// The tool an action runs: its first word after any leading `NAME=value` environment
+/// assignments (`PYTHONPATH=. pytest` runs `pytest`).
+fn action_tool(action: &str) -> Option<&str> {
+    action.split_whitespace().find(|word| {
+        let assignment = word.split_once('=').is_some_and(|(name, _)| {
+            !name.is_empty() && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        });
+        !assignment
+    })
 }
 
 /// A message's text, taken out of it: its text, or its text parts joined with `\n`; empty when

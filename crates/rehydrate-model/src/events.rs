@@ -268,8 +268,9 @@ pub enum FoldError {
 /// surface (start not after end), takes the nodes between them inclusive off the surface, puts
 /// the event in their place, and requires every one of them among its sources; a tool result
 /// that replaces must replace exactly one tool result with the same call id, tool name and
-/// outcome (only its content may change). Work is linear in the log plus, per replacement, the
-/// size of the surface.
+/// outcome (only its content may change). Work is linear in the log: a replacement walks only
+/// the nodes it replaces, and each node is replaced at most once (a reversed range, an error,
+/// may walk the rest of the surface once).
 ///
 /// # Errors
 ///
@@ -295,7 +296,10 @@ pub enum FoldError {
 /// # Ok::<(), rehydrate_model::FoldError>(())
 /// ```
 pub fn fold_surface(events: &[SessionEvent]) -> Result<Surface, FoldError> {
-    let mut surface = Surface::default();
+    // The surface as a doubly linked list over seqs (which are dense: seq i is event i), so a
+    // replacement costs the number of nodes it replaces, not the size of the surface.
+    let mut list = Links::new(events.len());
+    let mut replacements = Vec::new();
     for (i, event) in events.iter().enumerate() {
         let seq = event.seq;
         let expected = i as u64;
@@ -328,32 +332,32 @@ pub fn fold_surface(events: &[SessionEvent]) -> Result<Surface, FoldError> {
             });
         }
         match op {
-            SurfaceOp::Append => surface.nodes.push(seq),
+            SurfaceOp::Append => list.push(i),
             SurfaceOp::Replace { start, end } => {
-                let find = |target: u64| {
-                    surface
-                        .nodes
-                        .iter()
-                        .position(|&n| n == target)
+                let on = |target: u64| {
+                    usize::try_from(target)
+                        .ok()
+                        .filter(|&t| list.contains(t))
                         .ok_or(FoldError::ReplaceTargetMissing { seq, target })
                 };
-                let (from, to) = (find(start)?, find(end)?);
-                if from > to {
-                    return Err(FoldError::ReplaceReversed { seq, start, end });
-                }
-                let missing: Vec<u64> = surface.nodes[from..=to]
+                let (from, to) = (on(start)?, on(end)?);
+                let shadowed =
+                    list.run(from, to)
+                        .ok_or(FoldError::ReplaceReversed { seq, start, end })?;
+                let missing: Vec<u64> = shadowed
                     .iter()
-                    .copied()
+                    .map(|&n| n as u64)
                     .filter(|n| sources.binary_search(n).is_err())
                     .collect();
                 if !missing.is_empty() {
                     return Err(FoldError::UncitedShadowed { seq, missing });
                 }
+                let shadowed: Vec<u64> = shadowed.iter().map(|&n| n as u64).collect();
                 if let EventKind::ToolResult { .. } = &event.kind {
-                    check_tool_result_replace(events, event, &surface.nodes[from..=to])?;
+                    check_tool_result_replace(events, event, &shadowed)?;
                 }
-                let shadowed: Vec<u64> = surface.nodes.splice(from..=to, [seq]).collect();
-                surface.replacements.push(SurfaceReplacement {
+                list.replace(from, to, i);
+                replacements.push(SurfaceReplacement {
                     seq,
                     start,
                     end,
@@ -362,7 +366,89 @@ pub fn fold_surface(events: &[SessionEvent]) -> Result<Surface, FoldError> {
             }
         }
     }
-    Ok(surface)
+    Ok(Surface {
+        nodes: list.nodes(),
+        replacements,
+    })
+}
+
+/// The surface as a doubly linked list over event indices.
+struct Links {
+    prev: Vec<Option<usize>>,
+    next: Vec<Option<usize>>,
+    on: Vec<bool>,
+    head: Option<usize>,
+    tail: Option<usize>,
+}
+
+impl Links {
+    fn new(n: usize) -> Links {
+        Links {
+            prev: vec![None; n],
+            next: vec![None; n],
+            on: vec![false; n],
+            head: None,
+            tail: None,
+        }
+    }
+
+    fn contains(&self, node: usize) -> bool {
+        self.on.get(node).copied().unwrap_or(false)
+    }
+
+    fn push(&mut self, node: usize) {
+        self.prev[node] = self.tail;
+        match self.tail {
+            Some(t) => self.next[t] = Some(node),
+            None => self.head = Some(node),
+        }
+        self.tail = Some(node);
+        self.on[node] = true;
+    }
+
+    /// The nodes from `from` through `to` in surface order; `None` when `to` does not come at
+    /// or after `from`.
+    fn run(&self, from: usize, to: usize) -> Option<Vec<usize>> {
+        let mut out = vec![from];
+        let mut at = from;
+        while at != to {
+            at = self.next[at]?;
+            out.push(at);
+        }
+        Some(out)
+    }
+
+    /// Takes the nodes from `from` through `to` off and puts `node` in their place.
+    fn replace(&mut self, from: usize, to: usize, node: usize) {
+        let (before, after) = (self.prev[from], self.next[to]);
+        let mut at = Some(from);
+        while let Some(n) = at {
+            self.on[n] = false;
+            at = if n == to { None } else { self.next[n] };
+        }
+        self.prev[node] = before;
+        self.next[node] = after;
+        match before {
+            Some(b) => self.next[b] = Some(node),
+            None => self.head = Some(node),
+        }
+        match after {
+            Some(a) => self.prev[a] = Some(node),
+            None => self.tail = Some(node),
+        }
+        self.on[node] = true;
+    }
+
+    /// The nodes in surface order, as seqs.
+    fn nodes(&self) -> Vec<u64> {
+        let mut out = Vec::new();
+        let mut at = self.head;
+        while let Some(n) = at {
+            out.push(n as u64);
+            at = self.next[n];
+        }
+        out
+    }
 }
 
 /// A tool result that replaces must replace exactly one tool result with the same call id,

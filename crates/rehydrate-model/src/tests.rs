@@ -315,3 +315,72 @@ fn log_ids_joined_is_bounded() {
     assert!(joined.starts_with("r0.000000, r1.000000, "), "{joined}");
     assert!(joined.ends_with("r19.000000 and 5 more"), "{joined}");
 }
+
+fn event(seq: u64, surface: Option<SurfaceOp>, sources: Vec<u64>) -> SessionEvent {
+    SessionEvent {
+        seq,
+        time: None,
+        turn: Some(1),
+        kind: EventKind::AssistantMessage {
+            text: format!("m{seq}"),
+        },
+        surface,
+        sources,
+    }
+}
+
+#[test]
+fn fold_replaces_runs_and_rejects_what_breaks_a_rule() {
+    let append = Some(SurfaceOp::Append);
+    let replace = |start, end| Some(SurfaceOp::Replace { start, end });
+    // 0 1 2 3, then 4 replaces 1..2, then 5 replaces 4..3 (the replacement itself and a node).
+    let log = vec![
+        event(0, append, vec![]),
+        event(1, append, vec![]),
+        event(2, append, vec![]),
+        event(3, append, vec![]),
+        event(4, replace(1, 2), vec![1, 2]),
+        event(5, replace(4, 3), vec![3, 4]),
+        event(6, append, vec![]),
+    ];
+    let surface = fold_surface(&log).expect("folds");
+    assert_eq!(surface.nodes, [0, 5, 6]);
+    assert_eq!(
+        surface
+            .replacements
+            .iter()
+            .map(|r| (r.seq, r.shadowed.clone()))
+            .collect::<Vec<_>>(),
+        [(4, vec![1, 2]), (5, vec![4, 3])]
+    );
+    let mut reversed = log[..4].to_vec();
+    reversed.push(event(4, replace(2, 1), vec![1, 2]));
+    assert_eq!(
+        fold_surface(&reversed).map_err(|e| e.to_string()),
+        Err("session event 4 replaces 2..1, but 2 comes after 1 on the surface".to_string())
+    );
+    let mut gone = log[..5].to_vec();
+    gone.push(event(5, replace(1, 3), vec![1, 3]));
+    assert_eq!(
+        fold_surface(&gone),
+        Err(FoldError::ReplaceTargetMissing { seq: 5, target: 1 })
+    );
+    let mut beyond = log[..1].to_vec();
+    beyond.push(event(1, replace(0, u64::MAX), vec![0]));
+    assert_eq!(
+        fold_surface(&beyond),
+        Err(FoldError::ReplaceTargetMissing {
+            seq: 1,
+            target: u64::MAX
+        })
+    );
+    let mut own = log[..1].to_vec();
+    own.push(event(1, append, vec![1]));
+    assert_eq!(
+        fold_surface(&own),
+        Err(FoldError::SourceNotEarlier {
+            seq: 1,
+            source_seq: 1
+        })
+    );
+}

@@ -12,6 +12,8 @@
 mod builder;
 mod cards;
 mod chain;
+#[cfg(test)]
+mod tests;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
@@ -130,6 +132,120 @@ fn side_event(kind: &str, obj: &Map<String, Value>) -> Option<EventKind> {
     }
 }
 
+/// A file this large (in bytes) is parsed on several threads.
+const PARALLEL_PARSE_MIN_BYTES: usize = 4 << 20;
+
+/// At most this many threads parse one file.
+const MAX_PARSE_THREADS: usize = 8;
+
+/// One non-empty line, parsed on its own.
+struct ParsedLine<'a> {
+    /// 1-based line number.
+    line: usize,
+    /// The line without its line break.
+    raw: &'a str,
+    outcome: Outcome,
+}
+
+/// What a line is, as far as it can be told without the lines before it.
+enum Outcome {
+    /// Not JSON: the import fails (at the first such line).
+    Invalid(serde_json::Error),
+    /// Skipped with this warning.
+    Skipped(String),
+    /// A record of type `kind`, with the event it makes when it makes no message.
+    Record {
+        kind: String,
+        obj: Map<String, Value>,
+        side: Option<(EventKind, Option<String>)>,
+    },
+}
+
+/// Parses one line (see [`parse_lines`]).
+fn parse_line(line: usize, raw: &str, with_side: bool) -> Option<ParsedLine<'_>> {
+    let raw = raw.strip_suffix('\r').unwrap_or(raw);
+    if raw.trim().is_empty() {
+        return None;
+    }
+    let outcome = match serde_json::from_str::<Value>(raw) {
+        Err(e) => Outcome::Invalid(e),
+        Ok(Value::Object(obj)) => match obj.get("type").and_then(Value::as_str) {
+            None => Outcome::Skipped("record has no string `type`, skipped".to_string()),
+            Some(kind) => {
+                let kind = kind.to_string();
+                let side = with_side
+                    .then(|| side_event(&kind, &obj))
+                    .flatten()
+                    .map(|event| {
+                        let time = obj.get("timestamp").and_then(Value::as_str);
+                        (event, time.map(str::to_string))
+                    });
+                Outcome::Record { kind, obj, side }
+            }
+        },
+        Ok(value) => Outcome::Skipped(format!(
+            "not a JSON object ({}), skipped",
+            json::kind(&value)
+        )),
+    };
+    Some(ParsedLine { line, raw, outcome })
+}
+
+/// The non-empty lines of `chunk`, whose first line is line `first_line` of the file, parsed.
+fn parse_chunk(first_line: usize, chunk: &str, with_side: bool) -> Vec<ParsedLine<'_>> {
+    chunk
+        .split('\n')
+        .enumerate()
+        .filter_map(|(i, raw)| parse_line(first_line + i, raw, with_side))
+        .collect()
+}
+
+/// Every non-empty line of `text`, parsed, in file order. A large text is cut into chunks at
+/// line breaks and the chunks are parsed on up to [`MAX_PARSE_THREADS`] threads.
+fn parse_lines(text: &str, with_side: bool) -> Vec<ParsedLine<'_>> {
+    let threads =
+        std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_PARSE_THREADS));
+    if threads < 2 || text.len() < PARALLEL_PARSE_MIN_BYTES {
+        return parse_chunk(1, text, with_side);
+    }
+    // Chunks of about equal size, each ending just after a line break (the last at the end).
+    let mut chunks: Vec<(usize, &str)> = Vec::with_capacity(threads);
+    let mut start = 0;
+    let mut first_line = 1;
+    for k in 1..=threads {
+        let target = text.len() * k / threads;
+        let end = if k == threads {
+            text.len()
+        } else {
+            match memchr::memchr(b'\n', &text.as_bytes()[target.max(start)..]) {
+                Some(i) => target.max(start) + i + 1,
+                None => text.len(),
+            }
+        };
+        if end > start {
+            let chunk = &text[start..end];
+            // The chunk's own last break ends its last line: leave it out, so that it does
+            // not count one empty line more.
+            let lines = chunk.strip_suffix('\n').unwrap_or(chunk);
+            chunks.push((first_line, lines));
+            first_line += memchr::memchr_iter(b'\n', chunk.as_bytes()).count();
+            start = end;
+        }
+    }
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = chunks
+            .iter()
+            .map(|&(first, chunk)| scope.spawn(move || parse_chunk(first, chunk, with_side)))
+            .collect();
+        let mut out = Vec::new();
+        for handle in handles {
+            // A parse never panics; were it to, the panic is the bug to see.
+            out.extend(handle.join().expect("a line parse does not panic"));
+        }
+        out
+    })
+}
+
 /// One parsed line.
 pub(super) struct Record<'a> {
     /// 1-based line number.
@@ -194,6 +310,9 @@ impl Record<'_> {
 
 /// Parses every non-empty line; drops records whose `uuid` was seen before. With `side`,
 /// collects the event of each record that makes no message.
+///
+/// The lines of a large file are parsed on several threads ([`parse_lines`]); what depends on
+/// order (repeated uuids, warnings, the first error) is decided afterwards, in file order.
 fn parse<'a>(
     path: &Path,
     text: &'a str,
@@ -204,30 +323,18 @@ fn parse<'a>(
     let mut seen_uuids: HashSet<String> = HashSet::new();
     let mut repeated: Option<(usize, usize)> = None;
     let mut unknown_types: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for (i, raw) in text.split('\n').enumerate() {
-        let line = i + 1;
-        let raw = raw.strip_suffix('\r').unwrap_or(raw);
-        if raw.trim().is_empty() {
-            continue;
-        }
-        let value: Value =
-            serde_json::from_str(raw).map_err(|e| json::invalid_json(path, Some(line), &e))?;
-        let Value::Object(mut obj) = value else {
-            warnings.push(Warning::at_line(
-                line,
-                format!("not a JSON object ({}), skipped", json::kind(&value)),
-            ));
-            continue;
+    for parsed in parse_lines(text, side.is_some()) {
+        let (line, raw) = (parsed.line, parsed.raw);
+        let (kind, mut obj, side_kind) = match parsed.outcome {
+            Outcome::Invalid(e) => return Err(json::invalid_json(path, Some(line), &e)),
+            Outcome::Skipped(warning) => {
+                warnings.push(Warning::at_line(line, warning));
+                continue;
+            }
+            Outcome::Record { kind, obj, side } => (kind, obj, side),
         };
-        let Some(kind) = obj.get("type").and_then(Value::as_str) else {
-            warnings.push(Warning::at_line(
-                line,
-                "record has no string `type`, skipped",
-            ));
-            continue;
-        };
-        if !KNOWN_TYPES.contains(&kind) {
-            let entry = unknown_types.entry(kind.to_string()).or_insert((line, 0));
+        if !KNOWN_TYPES.contains(&kind.as_str()) {
+            let entry = unknown_types.entry(kind.clone()).or_insert((line, 0));
             entry.1 += 1;
         }
         let uuid = obj.get("uuid").and_then(Value::as_str);
@@ -243,20 +350,10 @@ fn parse<'a>(
             .and_then(Value::as_str)
             .or_else(|| obj.get("logicalParentUuid").and_then(Value::as_str))
             .map(str::to_string);
-        let kind = kind.to_string();
         let uuid = uuid.map(str::to_string);
         let sidechain = obj.get("isSidechain").and_then(Value::as_bool) == Some(true);
-        if let Some(side) = side.as_deref_mut()
-            && let Some(kind) = side_event(&kind, &obj)
-        {
-            side.push(SideEvent {
-                line,
-                time: obj
-                    .get("timestamp")
-                    .and_then(Value::as_str)
-                    .map(str::to_string),
-                kind,
-            });
+        if let (Some(side), Some((kind, time))) = (side.as_deref_mut(), side_kind) {
+            side.push(SideEvent { line, time, kind });
         }
         // Records live until the chain is known; what no later pass reads (such as
         // `toolUseResult`, often as large as the message itself) is dropped now.
