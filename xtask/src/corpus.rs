@@ -6,7 +6,8 @@
 //! inverts the session in memory and prints one JSON object (see docs/FORMATS.md).
 //! Prints one table line per file and preset and totals per preset.
 //! Then runs `rehydrate replay <FILE> --json` on each file and prints its proven, retracted and
-//! inert path counts.
+//! inert path counts, and `rehydrate evidence <FILE> --json`, which must project (exit 0) or
+//! refuse with evidence-too-large (exit 3), and prints its turns and bytes before and after.
 //! Fails after all runs if any run exits non-zero, reports `"ok": false`, or prints counts that
 //! disagree with its records.
 //!
@@ -188,12 +189,34 @@ pub(crate) fn run(root: &Path, presets: Presets) -> Result<()> {
         "{:>7} {:>9} {:>6}  total",
         replay_total[0], replay_total[1], replay_total[2]
     );
+
+    println!("\nevidence (default limit)");
+    println!(
+        "{:>6} {:>12} {:>12}  file",
+        "turns", "bytes before", "bytes after"
+    );
+    for file in &files {
+        let relative = file.strip_prefix(&dir).unwrap_or(file).display();
+        match evidence(&bin, file)? {
+            Ok(Some([turns, before, after])) => {
+                println!("{turns:>6} {before:>12} {after:>12}  {relative}");
+            }
+            Ok(None) => println!(
+                "{:>6} {:>12} {:>12}  {relative} (evidence-too-large)",
+                "-", "-", "-"
+            ),
+            Err(reason) => {
+                println!("evidence FAILED  {relative}: {reason}");
+                failures.push(format!("{relative} evidence: {reason}"));
+            }
+        }
+    }
     if !failures.is_empty() {
         println!("\nfailures:");
         for failure in &failures {
             println!("  {failure}");
         }
-        let runs = files.len() * (names.len() + 1);
+        let runs = files.len() * (names.len() + 2);
         return Err(format!(
             "corpus check failed: {} of {runs} runs failed",
             failures.len()
@@ -309,6 +332,52 @@ fn replay(bin: &Path, file: &Path) -> Result<std::result::Result<[u64; 3], Strin
     Ok(parse_replay(&output.stdout))
 }
 
+/// Runs `rehydrate evidence <FILE> --json`: `Ok(Ok(Some([turns, bytes_before, bytes_after])))`
+/// when it projected, `Ok(Ok(None))` when it refused with evidence-too-large (exit 3).
+///
+/// # Errors
+///
+/// When `bin` cannot be started at all.
+fn evidence(bin: &Path, file: &Path) -> Result<std::result::Result<Option<[u64; 3]>, String>> {
+    let output = Command::new(bin)
+        .arg("evidence")
+        .arg(file)
+        .arg("--json")
+        .output()
+        .map_err(|err| format!("cannot start {}: {err}", bin.display()))?;
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    match output.status.code() {
+        Some(0) => Ok(parse_evidence(&output.stdout).map(Some)),
+        Some(3) if stderr.contains("evidence-too-large") => Ok(Ok(None)),
+        code => {
+            let message = stderr.lines().find(|line| !line.trim().is_empty());
+            Ok(Err(format!(
+                "exit code {code:?}: {}",
+                message.unwrap_or("(no message on stderr)")
+            )))
+        }
+    }
+}
+
+/// The turns and byte sizes `rehydrate evidence --json` printed, checked against its turns.
+fn parse_evidence(stdout: &[u8]) -> std::result::Result<[u64; 3], String> {
+    let value: Value = serde_json::from_slice(stdout)
+        .map_err(|err| format!("stdout is not one JSON object: {err}"))?;
+    let stat = |key: &str| {
+        value["stats"][key]
+            .as_u64()
+            .ok_or_else(|| format!("`stats.{key}` is missing or not a count"))
+    };
+    let counts = [stat("turns")?, stat("bytes_before")?, stat("bytes_after")?];
+    let turns = value["turns"]
+        .as_array()
+        .ok_or("`turns` is missing or not an array")?;
+    if turns.len() as u64 != counts[0] {
+        return Err(format!("{} turns but stats say {}", turns.len(), counts[0]));
+    }
+    Ok(counts)
+}
+
 /// The path counts `rehydrate replay --json` printed, checked against its records.
 fn parse_replay(stdout: &[u8]) -> std::result::Result<[u64; 3], String> {
     let value: Value = serde_json::from_slice(stdout)
@@ -356,7 +425,18 @@ fn parse_output(stdout: &[u8]) -> std::result::Result<Figures, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Presets, parse_output, parse_replay};
+    use super::{Presets, parse_evidence, parse_output, parse_replay};
+
+    #[test]
+    fn parses_evidence_stats() {
+        let out = br#"{"turns":[{}],"stats":{"turns":1,"bytes_before":90,"bytes_after":40}}"#;
+        assert_eq!(parse_evidence(out), Ok([1, 90, 40]));
+        let wrong = br#"{"turns":[],"stats":{"turns":1,"bytes_before":90,"bytes_after":40}}"#;
+        assert_eq!(
+            parse_evidence(wrong),
+            Err("0 turns but stats say 1".to_owned())
+        );
+    }
 
     #[test]
     fn parses_replay_counts() {
