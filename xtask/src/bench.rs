@@ -57,7 +57,8 @@ struct Figure {
     ratio: Ratio,
 }
 
-/// The figures of issues 3 (reduction), 4 (search) and of transcript replay, in table order.
+/// The figures of issues 3 (reduction), 4 (search), of transcript replay and of evidence
+/// projection, in table order.
 const FIGURES: &[Figure] = &[
     Figure {
         name: "per-turn projection, turn 1,000 vs turn 10 (ours)",
@@ -166,6 +167,12 @@ const FIGURES: &[Figure] = &[
         subject: "replay/ours/claude_mib_50",
         baseline: "replay/serde_json/claude_mib_50",
         ratio: Ratio::RateAtLeast(0.6),
+    },
+    Figure {
+        name: "evidence projection from bytes (claude_largest_mib_50) vs serde_json typed parse of its lines",
+        subject: "evidence/ours/claude_largest_mib_50",
+        baseline: "evidence/serde_json/claude_largest_mib_50",
+        ratio: Ratio::RateAtLeast(0.5),
     },
 ];
 

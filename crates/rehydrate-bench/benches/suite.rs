@@ -18,7 +18,10 @@
 //!   `sidecar_search` (verification included) against blake3 of the hidden bytes;
 //! - `replay`: a Claude Code session file of at least 50 MiB (the corpus sessions with the most
 //!   file-tool cards, repeated with fresh ids) imported and replayed to its file records, from
-//!   bytes, against `serde_json` parsing the same bytes line by line into a typed struct.
+//!   bytes, against `serde_json` parsing the same bytes line by line into a typed struct;
+//! - `evidence`: a Claude Code session file of at least 50 MiB (the largest corpus sessions,
+//!   repeated with fresh ids) imported as an event log and projected to per-turn evidence, from
+//!   bytes, against the same typed `serde_json` parse of the same bytes.
 //!
 //! Workloads are built on first use and described on stderr; without the corpus a synthetic
 //! session stands in (with a notice).
@@ -38,6 +41,7 @@ use rehydrate_bench::peer::{peer_policy, to_peer_all};
 use rehydrate_bench::wire::{parse_claude_code_lines, parse_messages};
 use rehydrate_bench::workload::{self, Corpus, JsonlWorkload, SessionFiles, Workload};
 use rehydrate_bench::{locate, peer};
+use rehydrate_evidence::{EvidenceOptions, project_evidence};
 use rehydrate_model::{Message, ReductionLog, Role, ToolCall};
 use rehydrate_reduce::{Reducer, ReductionPolicy};
 use rehydrate_replay::Replay;
@@ -921,6 +925,28 @@ fn search(c: &mut Criterion) {
 // ---------------------------------------------------------------------------------------------
 // replay
 
+/// The corpus session files, parsed, for the `group` bench (the synthetic session without the
+/// corpus, with a notice). The caller keeps only the workload it builds from them.
+fn session_files(group: &str) -> SessionFiles {
+    let dir = locate::corpus_dir();
+    let loaded = SessionFiles::load(&dir).unwrap_or_else(|err| {
+        eprintln!("bench: cannot read the corpus at {}: {err}", dir.display());
+        None
+    });
+    let files = loaded.unwrap_or_else(|| {
+        eprintln!(
+            "bench: NOTICE: {group}: no Claude Code sessions under {}/claude-code \
+             (set REHYDRATE_CORPUS); using a small synthetic session instead",
+            dir.display()
+        );
+        SessionFiles::synthetic()
+    });
+    for notice in &files.notices {
+        eprintln!("bench: {group}: corpus: {notice}");
+    }
+    files
+}
+
 /// `claude_mib_50`: the corpus sessions with the most file-tool cards (the synthetic session
 /// without the corpus) repeated to at least 50 MiB, built once and checked once: the bytes
 /// import to every copy's messages, and replay proves every copy's paths.
@@ -928,25 +954,8 @@ fn claude_mib_50() -> &'static JsonlWorkload {
     static WORKLOAD: OnceLock<JsonlWorkload> = OnceLock::new();
     WORKLOAD.get_or_init(|| {
         let started = Instant::now();
-        let dir = locate::corpus_dir();
-        let loaded = SessionFiles::load(&dir).unwrap_or_else(|err| {
-            eprintln!("bench: cannot read the corpus at {}: {err}", dir.display());
-            None
-        });
-        let files = loaded.unwrap_or_else(|| {
-            eprintln!(
-                "bench: NOTICE: replay: no Claude Code sessions under {}/claude-code \
-                 (set REHYDRATE_CORPUS); using a small synthetic session instead",
-                dir.display()
-            );
-            SessionFiles::synthetic()
-        });
-        for notice in &files.notices {
-            eprintln!("bench: replay: corpus: {notice}");
-        }
-        // The parsed files are dropped here; only the bytes stay.
-        let workload = workload::claude_mib_50(&files);
-        drop(files);
+        // The parsed files are dropped at the end of this statement; only the bytes stay.
+        let workload = workload::claude_mib_50(&session_files("replay"));
         eprintln!("bench: {}", workload.describe());
         let built = started.elapsed();
         let import =
@@ -1018,7 +1027,104 @@ fn replay(c: &mut Criterion) {
     group.finish();
 }
 
+// ---------------------------------------------------------------------------------------------
+// evidence
+
+/// The options of the `evidence` group: no input limit. The default 128 KiB limit refuses the
+/// evidence of a 50 MiB session (by design: evidence is for one model's input), so the bench
+/// lifts it to time the whole projection.
+fn unlimited() -> EvidenceOptions {
+    EvidenceOptions {
+        max_input_bytes: usize::MAX,
+    }
+}
+
+/// `claude_largest_mib_50`: the largest corpus sessions by bytes (the synthetic session
+/// without the corpus) repeated to at least 50 MiB, built once and checked once: the bytes'
+/// event log has exactly the sum of each copy's events alone, and its projection keeps some
+/// turns.
+fn claude_largest_mib_50() -> &'static JsonlWorkload {
+    static WORKLOAD: OnceLock<JsonlWorkload> = OnceLock::new();
+    WORKLOAD.get_or_init(|| {
+        let started = Instant::now();
+        // The parsed files are dropped at the end of this statement; only the bytes stay.
+        let workload = workload::claude_largest_mib_50(&session_files("evidence"));
+        eprintln!("bench: {}", workload.describe());
+        let built = started.elapsed();
+        let path = Path::new("claude_largest_mib_50.jsonl");
+        let log = rehydrate_formats::import_events(path, workload.bytes(), None)
+            .expect("the evidence workload imports");
+        assert_eq!(
+            log.events.len(),
+            workload.event_count(),
+            "the event log has every copy's events"
+        );
+        let evidence = project_evidence(&log.events, &[], &unlimited())
+            .expect("the evidence workload projects");
+        assert!(!evidence.turns.is_empty(), "the projection keeps some turn");
+        let stats = evidence.stats;
+        eprintln!(
+            "bench: evidence: built in {built:.2?}, checked in {:.2?}: {} events ({} warnings), \
+             {} on the surface, {} log turns; {} evidence turns, {} bytes before, {} after, \
+             {} code blocks omitted, {} secrets redacted",
+            started.elapsed() - built,
+            stats.events,
+            log.warnings.len(),
+            stats.surface_events,
+            stats.log_turns,
+            stats.turns,
+            stats.bytes_before,
+            stats.bytes_after,
+            stats.code_blocks_omitted,
+            stats.secrets_redacted,
+        );
+        workload
+    })
+}
+
+/// `evidence/ours/claude_largest_mib_50` (bytes to evidence: `rehydrate_formats::import_events`,
+/// then `project_evidence` without an input limit) and `evidence/serde_json/claude_largest_mib_50`
+/// (the same bytes parsed line by line into `ClaudeCodeLine`); the outputs of both are dropped
+/// outside the timing.
+fn evidence(c: &mut Criterion) {
+    let workload = claude_largest_mib_50();
+    let bytes = workload.bytes();
+    let mut group = c.benchmark_group("evidence");
+    few_samples(&mut group);
+    group.throughput(Throughput::Bytes(bytes.len() as u64));
+    group.bench_function(BenchmarkId::new("ours", workload.name()), |b| {
+        let path = Path::new("claude_largest_mib_50.jsonl");
+        let options = unlimited();
+        b.iter_batched(
+            || (),
+            |()| {
+                let log = rehydrate_formats::import_events(path, black_box(bytes), None)
+                    .expect("the evidence workload imports");
+                let evidence = project_evidence(&log.events, &[], &options)
+                    .expect("the evidence workload projects");
+                assert_eq!(log.events.len(), workload.event_count());
+                assert!(!evidence.turns.is_empty());
+                (log, evidence)
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.bench_function(BenchmarkId::new("serde_json", workload.name()), |b| {
+        b.iter_batched(
+            || (),
+            |()| {
+                let lines = parse_claude_code_lines(black_box(bytes))
+                    .expect("every line parses into a ClaudeCodeLine");
+                assert_eq!(lines.len(), workload.line_count());
+                lines
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.finish();
+}
+
 criterion_group!(
-    benches, per_turn, session, expand, cli, tokens, search, replay
+    benches, per_turn, session, expand, cli, tokens, search, replay, evidence
 );
 criterion_main!(benches);

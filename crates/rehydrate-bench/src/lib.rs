@@ -7,14 +7,15 @@
 //!   scaled by repeating the turns with fresh tool-call ids into two workloads:
 //!   [`workload::turns_1000`] (exactly 1,000 turns) and [`workload::mib_50`] (at least 50 MiB of
 //!   wire bytes), plus [`workload::write_openai`], which saves a workload as an OpenAI messages
-//!   file for the CLI bench; and, for the replay bench, [`workload::SessionFiles`]: the Claude
-//!   Code session files themselves, the ones with the most file-tool cards repeated whole with
-//!   fresh ids and their own file paths into [`workload::claude_mib_50`] (at least 50 MiB of
-//!   JSONL).
+//!   file for the CLI bench; and, for the replay and evidence benches,
+//!   [`workload::SessionFiles`]: the Claude Code session files themselves, repeated whole with
+//!   fresh ids and their own file paths into at least 50 MiB of JSONL: the ones with the most
+//!   file-tool cards into [`workload::claude_mib_50`] (replay), the largest ones into
+//!   [`workload::claude_largest_mib_50`] (evidence).
 //! - [`peer`]: our messages converted to the types of the benchmark peer, `supercode-reduce`
 //!   0.5.144, and the peer policy that matches ours.
 //! - [`wire`]: the typed wire forms the `serde_json` baselines parse into: an OpenAI message
-//!   (CLI bench) and a Claude Code session line (replay bench).
+//!   (CLI bench) and a Claude Code session line (replay and evidence benches).
 //! - [`locate`]: where the corpus, the target directory and the `rehydrate` binary are.
 //!
 //! This is the only package of the workspace that depends on the peer (and on `tiktoken-rs`,

@@ -229,6 +229,8 @@ fn synthetic_session_file_proves_every_file() {
     assert_eq!(files.files.len(), 1);
     let file = &files.files[0];
     assert_eq!((file.messages, file.file_cards, file.records), (96, 24, 4));
+    // One event per message, plus one per tool call.
+    assert_eq!(file.events, 96 + 24);
 }
 
 #[test]
@@ -258,11 +260,17 @@ fn session_copies_import_and_replay_whole() -> Result<(), Box<dyn std::error::Er
         even * compacted.messages + odd * synthetic.messages
     );
     assert_eq!(workload.record_count(), even + odd * 4);
+    assert_eq!(
+        workload.event_count(),
+        even * compacted.events + odd * synthetic.events
+    );
     assert!(workload.describe().starts_with("workload t: "));
 
     // The importer keeps every copy, and replay proves each copy's own paths.
     let (messages, paths) = import_and_replay(&workload);
     assert_eq!(messages, workload.message_count());
+    let log = rehydrate_formats::import_events(Path::new("w.jsonl"), workload.bytes(), None)?;
+    assert_eq!(log.events.len(), workload.event_count());
     assert_eq!(paths.len(), workload.record_count());
     for expected in [
         "/tmp/x.txt",
@@ -312,6 +320,7 @@ fn a_single_session_scales_by_whole_copies() {
     assert_eq!(workload.copies(), 3);
     let (messages, paths) = import_and_replay(&workload);
     assert_eq!((messages, paths.len()), (3 * 96, 12));
+    assert_eq!(workload.event_count(), 3 * files.files[0].events);
     assert!(
         SessionFiles {
             files: Vec::new(),
@@ -321,6 +330,47 @@ fn a_single_session_scales_by_whole_copies() {
         .bytes()
         .is_empty()
     );
+}
+
+/// A sub-agent transcript: every message line is a sidechain line. Its text is long, so by bytes
+/// it would rank above [`COMPACTED_SESSION`].
+fn sidechain_session() -> String {
+    let task = "x".repeat(4096);
+    format!(
+        r#"{{"type":"user","uuid":"s1","parentUuid":null,"isSidechain":true,"timestamp":"2025-03-01T00:00:00Z","message":{{"role":"user","content":"{task}"}}}}
+{{"type":"assistant","uuid":"s2","parentUuid":"s1","isSidechain":true,"timestamp":"2025-03-01T00:00:01Z","message":{{"id":"ms","role":"assistant","content":[{{"type":"text","text":"done"}}]}}}}
+"#
+    )
+}
+
+#[test]
+fn largest_sessions_leave_out_sub_agents() -> Result<(), Box<dyn std::error::Error>> {
+    let synthetic = SessionFiles::synthetic().files.remove(0);
+    let compacted = SessionFile::parse("compacted".to_owned(), COMPACTED_SESSION)?;
+    let agent = SessionFile::parse("agent-1.jsonl".to_owned(), &sidechain_session())?;
+    assert!(agent.bytes > compacted.bytes);
+    let files = SessionFiles {
+        origin: "test".to_owned(),
+        notices: Vec::new(),
+        files: vec![compacted.clone(), agent, synthetic.clone()],
+    };
+    assert!(synthetic.bytes > compacted.bytes);
+    let names =
+        |n: usize| -> Vec<String> { files.largest(n).files.into_iter().map(|f| f.name).collect() };
+    assert_eq!(names(3), ["synthetic", "compacted"]);
+    assert_eq!(names(1), ["synthetic"]);
+    let largest = files.largest(3);
+
+    // Repeated, the event log has every copy's events, and the evidence keeps some turn.
+    let workload = largest.scale("l", 3 * synthetic.bytes);
+    let log = rehydrate_formats::import_events(Path::new("l.jsonl"), workload.bytes(), None)?;
+    assert_eq!(log.events.len(), workload.event_count());
+    let options = rehydrate_evidence::EvidenceOptions {
+        max_input_bytes: usize::MAX,
+    };
+    let evidence = rehydrate_evidence::project_evidence(&log.events, &[], &options)?;
+    assert!(!evidence.turns.is_empty());
+    Ok(())
 }
 
 #[test]

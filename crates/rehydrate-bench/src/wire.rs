@@ -1,6 +1,6 @@
 //! The typed wire forms the `serde_json` baselines parse into, the cost of merely reading a
 //! session file: an OpenAI chat-completions message ([`WireMessage`], the CLI bench) and a
-//! Claude Code session line ([`ClaudeCodeLine`], the replay bench).
+//! Claude Code session line ([`ClaudeCodeLine`], the replay and evidence benches).
 
 use serde::Deserialize;
 
@@ -56,7 +56,8 @@ pub fn parse_messages(bytes: &[u8]) -> Result<Vec<WireMessage>, serde_json::Erro
 
 /// One line of a Claude Code session file, typed as a host reading these files would type it:
 /// the record's type, its links and time, the API message, and the tool-result card.
-/// Unknown keys are ignored. The replay bench's `serde_json` baseline parses each line into it.
+/// Unknown keys are ignored. The `serde_json` baseline of the replay and evidence benches
+/// parses each line into it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ClaudeCodeLine {
@@ -296,7 +297,8 @@ pub struct PatchHunk {
 }
 
 /// Parses a Claude Code session file line by line (lines found with `memchr`, blank ones
-/// skipped), each into a [`ClaudeCodeLine`], as the replay bench's baseline does.
+/// skipped), each into a [`ClaudeCodeLine`], as the baseline of the replay and evidence
+/// benches does.
 ///
 /// # Errors
 ///

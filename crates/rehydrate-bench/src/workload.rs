@@ -7,10 +7,12 @@
 //! (`<id>~<k>` on the `k`-th pass, `k >= 1`), on the call and on its result alike, so every
 //! tool result still answers its own call.
 //!
-//! The replay bench reads Claude Code session files as bytes, so its workload is built from the
-//! files themselves: [`SessionFiles`] holds the sessions with the most file-tool cards, line by
-//! line, and [`SessionFiles::scale`] repeats them whole, each copy after the first with fresh ids
-//! (the same `~k` suffix) and its own file paths, linked into one chain.
+//! The replay and evidence benches read Claude Code session files as bytes, so their workloads
+//! are built from the files themselves: [`SessionFiles`] holds the sessions line by line, a
+//! selection picks some ([`SessionFiles::most_file_cards`] for replay,
+//! [`SessionFiles::largest`] for evidence), and [`SessionFiles::scale`] repeats them whole, each
+//! copy after the first with fresh ids (the same `~k` suffix) and its own file paths, linked
+//! into one chain.
 
 use std::collections::HashSet;
 use std::fs;
@@ -501,14 +503,18 @@ pub fn check_reimport(path: &Path, expected: &[Message]) -> Result<(), Error> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Claude Code session files, for the replay bench
+// Claude Code session files, for the replay and evidence benches
 
-/// The minimum size of the [`claude_mib_50`] workload, in bytes (50 MiB).
+/// The minimum size of the [`claude_mib_50`] and [`claude_largest_mib_50`] workloads, in bytes
+/// (50 MiB).
 pub const CLAUDE_MIB_50_BYTES: usize = 50 << 20;
 
 /// How many sessions [`claude_mib_50`] repeats: the corpus sessions with the most file-tool
 /// cards.
 pub const REPLAY_SESSIONS: usize = 3;
+
+/// How many sessions [`claude_largest_mib_50`] repeats: the largest corpus sessions by bytes.
+pub const EVIDENCE_SESSIONS: usize = 3;
 
 /// The keys whose absolute-path string values get a copy's `/repeat-<k>` prefix, wherever they
 /// appear in a line (a file tool's input, its `toolUseResult` card).
@@ -530,6 +536,9 @@ pub struct SessionFile {
     sidechain: bool,
     /// The messages the file imports to, alone.
     pub messages: usize,
+    /// The session events the file's event log has, imported alone
+    /// (`rehydrate_formats::import_events`).
+    pub events: usize,
     /// The successful tool results with a file tool's card (whole, partial or media read,
     /// write, edit, multi-edit, notebook edit: [`Message::details`] other than an unproven
     /// change).
@@ -541,7 +550,8 @@ pub struct SessionFile {
 }
 
 impl SessionFile {
-    /// Parses a session file's text line by line and imports it alone.
+    /// Parses a session file's text line by line and imports it alone, as messages and as an
+    /// event log.
     ///
     /// # Errors
     ///
@@ -555,6 +565,14 @@ impl SessionFile {
         if import.messages.is_empty() {
             return Err("it imports to no message".to_owned());
         }
+        let events = rehydrate_formats::import_events(
+            Path::new(&name),
+            text.as_bytes(),
+            Some(Format::ClaudeCode),
+        )
+        .map_err(|err| err.to_string())?
+        .events
+        .len();
         let mut lines = Vec::new();
         for (i, raw) in text.split('\n').enumerate() {
             let raw = raw.strip_suffix('\r').unwrap_or(raw);
@@ -601,6 +619,7 @@ impl SessionFile {
             leaf,
             sidechain,
             messages: import.messages.len(),
+            events,
             file_cards,
             records: rehydrate_replay::file_records(&import.messages).len(),
             bytes: text.len(),
@@ -728,7 +747,8 @@ pub struct SessionFiles {
     pub origin: String,
     /// One line per file skipped, in path order, for the bench to print.
     pub notices: Vec<String>,
-    /// The files, in path order (or as [`SessionFiles::most_file_cards`] ranks them).
+    /// The files, in path order (or as [`SessionFiles::most_file_cards`] or
+    /// [`SessionFiles::largest`] ranks them).
     pub files: Vec<SessionFile>,
 }
 
@@ -803,6 +823,20 @@ impl SessionFiles {
             .filter(|f| !f.sidechain && f.file_cards > 0)
             .collect();
         files.sort_by_key(|f| std::cmp::Reverse(f.file_cards));
+        self.selected(files, n)
+    }
+
+    /// The `n` largest files by bytes ([`SessionFile::bytes`]), largest first (ties in path
+    /// order), leaving out sub-agent transcripts (as [`SessionFiles::most_file_cards`] does).
+    pub fn largest(&self, n: usize) -> SessionFiles {
+        let mut files: Vec<&SessionFile> = self.files.iter().filter(|f| !f.sidechain).collect();
+        files.sort_by_key(|f| std::cmp::Reverse(f.bytes));
+        self.selected(files, n)
+    }
+
+    /// The first `n` of `files` (ranked from [`SessionFiles::files`]), cloned, with this set's
+    /// origin and notices.
+    fn selected(&self, mut files: Vec<&SessionFile>, n: usize) -> SessionFiles {
         files.truncate(n);
         SessionFiles {
             origin: self.origin.clone(),
@@ -831,7 +865,7 @@ impl SessionFiles {
             sessions: self
                 .files
                 .iter()
-                .map(|f| (f.name.clone(), f.file_cards))
+                .map(|f| (f.name.clone(), f.bytes, f.file_cards))
                 .collect(),
             bytes: Vec::with_capacity(
                 min_bytes + self.files.iter().map(|f| f.bytes).max().unwrap_or(0) * 2,
@@ -839,6 +873,7 @@ impl SessionFiles {
             copies: 0,
             lines: 0,
             messages: 0,
+            events: 0,
             file_cards: 0,
             records: 0,
         };
@@ -857,6 +892,7 @@ impl SessionFiles {
                 workload.copies += 1;
                 workload.lines += file.lines.len();
                 workload.messages += file.messages;
+                workload.events += file.events;
                 workload.file_cards += file.file_cards;
                 workload.records += file.records;
             }
@@ -873,6 +909,14 @@ pub fn claude_mib_50(files: &SessionFiles) -> JsonlWorkload {
         .scale("claude_mib_50", CLAUDE_MIB_50_BYTES)
 }
 
+/// `claude_largest_mib_50`: the [`EVIDENCE_SESSIONS`] largest files by bytes, repeated to at
+/// least [`CLAUDE_MIB_50_BYTES`], for the evidence bench.
+pub fn claude_largest_mib_50(files: &SessionFiles) -> JsonlWorkload {
+    files
+        .largest(EVIDENCE_SESSIONS)
+        .scale("claude_largest_mib_50", CLAUDE_MIB_50_BYTES)
+}
+
 /// Claude Code session files repeated into one JSONL session, with what it should import and
 /// replay to.
 ///
@@ -881,11 +925,13 @@ pub fn claude_mib_50(files: &SessionFiles) -> JsonlWorkload {
 pub struct JsonlWorkload {
     name: String,
     origin: String,
-    sessions: Vec<(String, usize)>,
+    /// Each file repeated: its name, bytes and file-tool cards.
+    sessions: Vec<(String, usize, usize)>,
     bytes: Vec<u8>,
     copies: usize,
     lines: usize,
     messages: usize,
+    events: usize,
     file_cards: usize,
     records: usize,
 }
@@ -917,6 +963,12 @@ impl JsonlWorkload {
         self.messages
     }
 
+    /// The session events the bytes' event log has (`rehydrate_formats::import_events`): the
+    /// sum over the copies of each file's events alone.
+    pub fn event_count(&self) -> usize {
+        self.events
+    }
+
     /// File-tool cards ([`SessionFile::file_cards`]) over the copies.
     pub fn file_card_count(&self) -> usize {
         self.file_cards
@@ -933,7 +985,7 @@ impl JsonlWorkload {
         let sessions: Vec<String> = self
             .sessions
             .iter()
-            .map(|(name, cards)| format!("{name} ({cards} file cards)"))
+            .map(|(name, bytes, cards)| format!("{name} ({bytes} bytes, {cards} file cards)"))
             .collect();
         let passes = if self.sessions.is_empty() {
             0.0
@@ -942,8 +994,8 @@ impl JsonlWorkload {
         };
         format!(
             "workload {}: {} bytes ({:.1} MiB), {} lines, {} copies of {} session(s) \
-             ({passes:.2} passes), to import to {} messages with {} file cards and replay to \
-             {} records; sessions {}, from {}",
+             ({passes:.2} passes), to import to {} messages ({} events) with {} file cards and \
+             replay to {} records; sessions {}, from {}",
             self.name,
             self.bytes.len(),
             self.bytes.len() as f64 / f64::from(1 << 20),
@@ -951,6 +1003,7 @@ impl JsonlWorkload {
             self.copies,
             self.sessions.len(),
             self.messages,
+            self.events,
             self.file_cards,
             self.records,
             sessions.join(", "),
