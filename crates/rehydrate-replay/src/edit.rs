@@ -114,14 +114,14 @@ pub fn apply_recorded_edit(base: &str, change: &EditChange) -> Result<String, Ed
             } else {
                 Cow::Borrowed(base)
             };
-            let mut text = match expand_tabs {
-                Some(n) => expand(&base, *n).into_owned(),
-                None => base.into_owned(),
+            let mut text: Cow<'_, str> = match expand_tabs {
+                Some(n) => Cow::Owned(expand(&base, *n).into_owned()),
+                None => base,
             };
             for (i, edit) in edits.iter().enumerate() {
-                text = replace(text, edit, i, *expand_tabs)?;
+                text = Cow::Owned(replace(&text, edit, i, *expand_tabs)?);
             }
-            Ok(text)
+            Ok(text.into_owned())
         }
         EditChange::Patch { hunks } => {
             if hunks.is_empty() {
@@ -134,7 +134,7 @@ pub fn apply_recorded_edit(base: &str, change: &EditChange) -> Result<String, Ed
 
 /// Applies replacement number `index` to `text`.
 fn replace(
-    text: String,
+    text: &str,
     edit: &Replacement,
     index: usize,
     expand_tabs: Option<u32>,

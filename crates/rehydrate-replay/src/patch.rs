@@ -49,6 +49,53 @@ fn line_count(text: &str) -> usize {
 /// between hunks are copied as whole slices.
 pub(crate) fn apply_patch(base: &str, hunks: &[PatchHunk]) -> Result<String, EditFailure> {
     let mut out = String::with_capacity(base.len() + base.len() / 8);
+    walk_patch(base, hunks, &mut out)?;
+    Ok(out)
+}
+
+/// Whether `hunks` applied to `base` give exactly `result`, found without building the text: the
+/// pieces the patch would write are compared with `result` as they come.
+pub(crate) fn patch_gives(base: &str, hunks: &[PatchHunk], result: &str) -> bool {
+    let mut check = Compare {
+        expected: result,
+        at: 0,
+        equal: true,
+    };
+    walk_patch(base, hunks, &mut check).is_ok() && check.equal && check.at == result.len()
+}
+
+/// Where a patch writes its result.
+trait Sink {
+    fn push_str(&mut self, piece: &str);
+    fn push(&mut self, c: char) {
+        let mut buf = [0; 4];
+        self.push_str(c.encode_utf8(&mut buf));
+    }
+}
+
+impl Sink for String {
+    fn push_str(&mut self, piece: &str) {
+        String::push_str(self, piece);
+    }
+}
+
+/// A sink that compares what is written with an expected text.
+struct Compare<'a> {
+    expected: &'a str,
+    at: usize,
+    equal: bool,
+}
+
+impl Sink for Compare<'_> {
+    fn push_str(&mut self, piece: &str) {
+        let end = self.at + piece.len();
+        self.equal &= self.expected.as_bytes().get(self.at..end) == Some(piece.as_bytes());
+        self.at = end;
+    }
+}
+
+/// Walks `hunks` over `base`, writing the result to `out`.
+fn walk_patch(base: &str, hunks: &[PatchHunk], out: &mut impl Sink) -> Result<(), EditFailure> {
     let mut cursor = Cursor {
         text: base,
         at: 0,
@@ -166,7 +213,7 @@ pub(crate) fn apply_patch(base: &str, hunks: &[PatchHunk]) -> Result<String, Edi
         }
         out.push_str(rest);
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The 0-based base line where `hunk` starts, given the line-count change `shift` of the hunks

@@ -4,9 +4,10 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use rehydrate_model::{EditBase, EditChange, FileEdit, Message, ToolDetails};
+use rehydrate_model::{EditBase, FileEdit, Message, ToolDetails};
 
 use crate::edit::{EditFailure, apply_recorded_edit};
+use crate::patch::patch_gives;
 use crate::record::FileRecord;
 
 /// Why replay forgot what it knew about a file.
@@ -192,13 +193,10 @@ impl<'a> Replay<'a> {
             EditBase::LastProven => self.content(&edit.path).ok_or(Retraction::NoProvenBase)?,
         };
         let text = apply_recorded_edit(base, &edit.change).map_err(Retraction::Edit)?;
-        if let Some(hunks) = &edit.diff {
-            let patch = EditChange::Patch {
-                hunks: hunks.clone(),
-            };
-            if apply_recorded_edit(base, &patch).ok().as_deref() != Some(text.as_str()) {
-                return Err(Retraction::DiffMismatch);
-            }
+        if let Some(hunks) = &edit.diff
+            && !patch_gives(base, hunks, &text)
+        {
+            return Err(Retraction::DiffMismatch);
         }
         if let Some(shown) = &edit.shown {
             if shown.first_line == 0 {

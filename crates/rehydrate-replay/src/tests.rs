@@ -298,3 +298,14 @@ fn an_edit_whose_own_diff_disagrees_retracts() {
         Step::Retracted(Retraction::DiffMismatch)
     );
 }
+
+#[test]
+fn a_patch_is_checked_against_a_result_without_building_it() {
+    use crate::patch::patch_gives;
+    let hunks = [hunk(2, 1, 2, 1, &["-b", "+B"])];
+    assert!(patch_gives("a\nb\nc\n", &hunks, "a\nB\nc\n"));
+    assert!(!patch_gives("a\nb\nc\n", &hunks, "a\nB\nc\nmore"));
+    assert!(!patch_gives("a\nb\nc\n", &hunks, "a\nB\n"));
+    assert!(!patch_gives("a\nb\nc\n", &hunks, "a\nX\nc\n"));
+    assert!(!patch_gives("a\nx\nc\n", &hunks, "a\nB\nc\n"));
+}
