@@ -68,7 +68,7 @@ pub(super) struct Builder {
 impl Builder {
     /// Consumes one chain record; `speaks` tells whether a user or assistant record makes
     /// messages (a sidechain record in a main session file is only a link).
-    pub(super) fn record(&mut self, record: &mut Record<'_>, speaks: bool) {
+    pub(super) fn record(&mut self, record: &mut Record, speaks: bool) {
         match record.kind.as_str() {
             "assistant" if speaks => self.assistant(record),
             "user" if speaks => self.user(record),
@@ -84,7 +84,7 @@ impl Builder {
     }
 
     /// Metadata every message from `record` starts with.
-    fn base_metadata(&mut self, record: &Record<'_>) -> BTreeMap<String, String> {
+    fn base_metadata(&mut self, record: &Record) -> BTreeMap<String, String> {
         let mut metadata = BTreeMap::new();
         metadata.insert(KEY_LINE.to_string(), record.line.to_string());
         if let Some(uuid) = &record.uuid {
@@ -100,7 +100,7 @@ impl Builder {
     }
 
     /// An assistant line: merged into the open assistant message when it continues it.
-    fn assistant(&mut self, record: &mut Record<'_>) {
+    fn assistant(&mut self, record: &mut Record) {
         let line = record.line;
         let mut obj = std::mem::take(&mut record.obj);
         let Some(Value::Object(mut message)) = obj.remove("message") else {
@@ -159,20 +159,13 @@ impl Builder {
                 redacted: Vec::new(),
             });
         }
-        let raw_inputs = if blocks
-            .iter()
-            .any(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
-        {
-            raw_inputs(record.text)
-        } else {
-            None
-        };
+        // Read while parsing (on the parse threads), for lines with a tool_use block.
+        let mut raw_inputs = record.raw_inputs.take();
         for (j, block) in blocks.into_iter().enumerate() {
             let raw = raw_inputs
-                .as_ref()
-                .and_then(|r| r.get(j))
-                .cloned()
-                .flatten();
+                .as_mut()
+                .and_then(|r| r.get_mut(j))
+                .and_then(Option::take);
             self.assistant_block(line, block, raw);
         }
     }
@@ -272,7 +265,7 @@ impl Builder {
     }
 
     /// A user line: tool results become tool messages, other content one user message.
-    fn user(&mut self, record: &mut Record<'_>) {
+    fn user(&mut self, record: &mut Record) {
         self.close();
         let line = record.line;
         let mut obj = std::mem::take(&mut record.obj);
@@ -500,7 +493,7 @@ fn blocks_content(blocks: Vec<Value>, separator: &str) -> Content {
 /// The `input` of each content block of an assistant line, as compact JSON text in the line's
 /// own key order (`None` for blocks without one); `None` when the line does not have the
 /// expected shape.
-fn raw_inputs(line: &str) -> Option<Vec<Option<String>>> {
+pub(super) fn raw_inputs(line: &str) -> Option<Vec<Option<String>>> {
     #[derive(serde::Deserialize)]
     struct Line<'a> {
         #[serde(borrow)]

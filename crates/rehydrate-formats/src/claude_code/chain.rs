@@ -21,20 +21,20 @@ pub(super) struct Chain {
 /// fan-out of parallel tool calls: assistant lines sharing a `message.id` with an assistant line
 /// on the chain, and tool-result lines answering a tool call on the chain, that hang off the
 /// chain.
-pub(super) fn main_chain(records: &[Record<'_>], warnings: &mut Vec<Warning>) -> Chain {
+pub(super) fn main_chain(records: &[Record], warnings: &mut Vec<Warning>) -> Chain {
     let sidechain_file = records.iter().any(Record::is_message)
         && records
             .iter()
             .filter(|r| r.is_message())
             .all(|r| r.sidechain);
-    let candidate = |r: &Record<'_>| r.is_message() && (sidechain_file || !r.sidechain);
+    let candidate = |r: &Record| r.is_message() && (sidechain_file || !r.sidechain);
     for r in records.iter().filter(|r| candidate(r) && r.uuid.is_none()) {
         warnings.push(Warning::at_line(
             r.line,
             format!("{} line has no uuid, skipped", r.kind),
         ));
     }
-    let candidate = |r: &Record<'_>| candidate(r) && r.uuid.is_some();
+    let candidate = |r: &Record| candidate(r) && r.uuid.is_some();
     let Some(leaf) = records.iter().rposition(candidate) else {
         return Chain {
             records: Vec::new(),
@@ -105,7 +105,7 @@ pub(super) fn main_chain(records: &[Record<'_>], warnings: &mut Vec<Warning>) ->
                     .is_some_and(|id| path_message_ids.contains(id))
         })
     });
-    let chain_records = |on_chain: &[bool]| -> Vec<&Record<'_>> {
+    let chain_records = |on_chain: &[bool]| -> Vec<&Record> {
         chain_ids(on_chain)
             .into_iter()
             .filter_map(|i| records.get(i))

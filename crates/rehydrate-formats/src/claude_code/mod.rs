@@ -139,11 +139,9 @@ const PARALLEL_PARSE_MIN_BYTES: usize = 4 << 20;
 const MAX_PARSE_THREADS: usize = 8;
 
 /// One non-empty line, parsed on its own.
-struct ParsedLine<'a> {
+struct ParsedLine {
     /// 1-based line number.
     line: usize,
-    /// The line without its line break.
-    raw: &'a str,
     outcome: Outcome,
 }
 
@@ -158,11 +156,13 @@ enum Outcome {
         kind: String,
         obj: Map<String, Value>,
         side: Option<(EventKind, Option<String>)>,
+        /// The raw `input` of each content block of an assistant line with a `tool_use`.
+        raw_inputs: Option<Vec<Option<String>>>,
     },
 }
 
 /// Parses one line (see [`parse_lines`]).
-fn parse_line(line: usize, raw: &str, with_side: bool) -> Option<ParsedLine<'_>> {
+fn parse_line(line: usize, raw: &str, with_side: bool) -> Option<ParsedLine> {
     let raw = raw.strip_suffix('\r').unwrap_or(raw);
     if raw.trim().is_empty() {
         return None;
@@ -180,7 +180,27 @@ fn parse_line(line: usize, raw: &str, with_side: bool) -> Option<ParsedLine<'_>>
                         let time = obj.get("timestamp").and_then(Value::as_str);
                         (event, time.map(str::to_string))
                     });
-                Outcome::Record { kind, obj, side }
+                let calls_tools = kind == "assistant"
+                    && obj
+                        .get("message")
+                        .and_then(|m| m.get("content"))
+                        .and_then(Value::as_array)
+                        .is_some_and(|blocks| {
+                            blocks
+                                .iter()
+                                .any(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
+                        });
+                let raw_inputs = if calls_tools {
+                    builder::raw_inputs(raw)
+                } else {
+                    None
+                };
+                Outcome::Record {
+                    kind,
+                    obj,
+                    side,
+                    raw_inputs,
+                }
             }
         },
         Ok(value) => Outcome::Skipped(format!(
@@ -188,11 +208,11 @@ fn parse_line(line: usize, raw: &str, with_side: bool) -> Option<ParsedLine<'_>>
             json::kind(&value)
         )),
     };
-    Some(ParsedLine { line, raw, outcome })
+    Some(ParsedLine { line, outcome })
 }
 
 /// The non-empty lines of `chunk`, whose first line is line `first_line` of the file, parsed.
-fn parse_chunk(first_line: usize, chunk: &str, with_side: bool) -> Vec<ParsedLine<'_>> {
+fn parse_chunk(first_line: usize, chunk: &str, with_side: bool) -> Vec<ParsedLine> {
     chunk
         .split('\n')
         .enumerate()
@@ -202,7 +222,7 @@ fn parse_chunk(first_line: usize, chunk: &str, with_side: bool) -> Vec<ParsedLin
 
 /// Every non-empty line of `text`, parsed, in file order. A large text is cut into chunks at
 /// line breaks and the chunks are parsed on up to [`MAX_PARSE_THREADS`] threads.
-fn parse_lines(text: &str, with_side: bool) -> Vec<ParsedLine<'_>> {
+fn parse_lines(text: &str, with_side: bool) -> Vec<ParsedLine> {
     let threads =
         std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_PARSE_THREADS));
     if threads < 2 || text.len() < PARALLEL_PARSE_MIN_BYTES {
@@ -247,11 +267,9 @@ fn parse_lines(text: &str, with_side: bool) -> Vec<ParsedLine<'_>> {
 }
 
 /// One parsed line.
-pub(super) struct Record<'a> {
+pub(super) struct Record {
     /// 1-based line number.
     pub(super) line: usize,
-    /// The line's JSON text, for reading tool inputs verbatim.
-    pub(super) text: &'a str,
     /// The record's keys listed in [`RECORD_KEYS`]; taken (left empty) when the builder
     /// consumes it.
     pub(super) obj: Map<String, Value>,
@@ -263,9 +281,12 @@ pub(super) struct Record<'a> {
     pub(super) parent: Option<String>,
     /// `isSidechain: true`.
     pub(super) sidechain: bool,
+    /// The raw `input` of each content block, for an assistant line with a `tool_use` block
+    /// (see `builder::raw_inputs`); taken by the builder.
+    pub(super) raw_inputs: Option<Vec<Option<String>>>,
 }
 
-impl Record<'_> {
+impl Record {
     /// Whether the record is a `user` or `assistant` line.
     pub(super) fn is_message(&self) -> bool {
         self.kind == "user" || self.kind == "assistant"
@@ -313,25 +334,30 @@ impl Record<'_> {
 ///
 /// The lines of a large file are parsed on several threads ([`parse_lines`]); what depends on
 /// order (repeated uuids, warnings, the first error) is decided afterwards, in file order.
-fn parse<'a>(
+fn parse(
     path: &Path,
-    text: &'a str,
+    text: &str,
     warnings: &mut Vec<Warning>,
     mut side: Option<&mut Vec<SideEvent>>,
-) -> Result<Vec<Record<'a>>, Error> {
+) -> Result<Vec<Record>, Error> {
     let mut records = Vec::new();
     let mut seen_uuids: HashSet<String> = HashSet::new();
     let mut repeated: Option<(usize, usize)> = None;
     let mut unknown_types: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for parsed in parse_lines(text, side.is_some()) {
-        let (line, raw) = (parsed.line, parsed.raw);
-        let (kind, mut obj, side_kind) = match parsed.outcome {
+        let line = parsed.line;
+        let (kind, mut obj, side_kind, raw_inputs) = match parsed.outcome {
             Outcome::Invalid(e) => return Err(json::invalid_json(path, Some(line), &e)),
             Outcome::Skipped(warning) => {
                 warnings.push(Warning::at_line(line, warning));
                 continue;
             }
-            Outcome::Record { kind, obj, side } => (kind, obj, side),
+            Outcome::Record {
+                kind,
+                obj,
+                side,
+                raw_inputs,
+            } => (kind, obj, side, raw_inputs),
         };
         if !KNOWN_TYPES.contains(&kind.as_str()) {
             let entry = unknown_types.entry(kind.clone()).or_insert((line, 0));
@@ -363,12 +389,12 @@ fn parse<'a>(
         });
         records.push(Record {
             line,
-            text: raw,
             kind,
             uuid,
             parent,
             sidechain,
             obj,
+            raw_inputs,
         });
     }
     if let Some((line, count)) = repeated {

@@ -3,15 +3,18 @@
 use super::{Outcome, ParsedLine, parse_chunk, parse_lines};
 
 /// What a parsed line says, comparable.
-fn summary(p: &ParsedLine<'_>) -> (usize, String, String) {
+fn summary(p: &ParsedLine) -> (usize, String) {
     let outcome = match &p.outcome {
         Outcome::Invalid(e) => format!("invalid: {e}"),
         Outcome::Skipped(w) => format!("skipped: {w}"),
-        Outcome::Record { kind, obj, side } => {
-            format!("{kind} {} {}", obj.len(), side.is_some())
-        }
+        Outcome::Record {
+            kind,
+            obj,
+            side,
+            raw_inputs,
+        } => format!("{kind} {} {} {raw_inputs:?}", obj.len(), side.is_some()),
     };
-    (p.line, p.raw.to_string(), outcome)
+    (p.line, outcome)
 }
 
 #[test]
