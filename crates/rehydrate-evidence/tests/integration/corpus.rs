@@ -5,47 +5,24 @@
 //! passes.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 
 use rehydrate_evidence::{Error, EvidenceOptions, project_evidence};
 
-fn corpus_dir() -> PathBuf {
-    match std::env::var_os("REHYDRATE_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-    }
-}
-
-/// Session files under `dir` (recursively) ending in `ext`, sorted.
-fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files(&path, ext, out);
-        } else if path.extension().is_some_and(|e| e == ext) {
-            out.push(path);
-        }
-    }
-}
+#[path = "../../../rehydrate-formats/tests/support/corpus_files.rs"]
+mod corpus_files;
 
 #[test]
 fn every_corpus_session_projects_or_is_too_large() {
-    let dir = corpus_dir();
-    let mut sessions = Vec::new();
-    files(&dir.join("claude-code"), "jsonl", &mut sessions);
-    files(&dir.join("swe-agent"), "traj", &mut sessions);
-    files(&dir.join("openai"), "json", &mut sessions);
-    sessions.sort();
-    if sessions.is_empty() {
-        eprintln!(
-            "NOTICE: no corpus sessions under {} (set REHYDRATE_CORPUS); evidence corpus check skipped",
-            dir.display()
-        );
+    let Some((dir, sessions)) = corpus_files::corpus_sessions(
+        &[
+            ("claude-code", "jsonl"),
+            ("swe-agent", "traj"),
+            ("openai", "json"),
+        ],
+        "evidence corpus check",
+    ) else {
         return;
-    }
+    };
     let mut table =
         String::from("session | events | turns | bytes before | bytes after | outcome\n");
     for path in &sessions {

@@ -4,41 +4,12 @@
 //! workspace. When it is absent the test says so and passes.
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
 
 use rehydrate_formats::{Format, Import, detect, import};
 use rehydrate_model::Role;
 
-fn corpus_dir() -> PathBuf {
-    match std::env::var_os("REHYDRATE_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-    }
-}
-
-/// Files under `dir` (recursively) ending in `.jsonl` or `.traj`, sorted.
-fn session_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&d) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path
-                .extension()
-                .is_some_and(|e| e == "jsonl" || e == "traj")
-            {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    out
-}
+#[path = "../support/corpus_files.rs"]
+mod corpus_files;
 
 /// Figures of one imported session.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -227,18 +198,18 @@ fn check_compaction(name: &str, import: &Import) {
 
 #[test]
 fn corpus_sessions_import() {
-    let dir = corpus_dir();
-    if !dir.is_dir() {
-        println!("corpus: {} not found, skipped", dir.display());
-        return;
-    }
     let mut files = 0;
     let mut matched = 0;
     for (sub, format) in [
         ("claude-code", Format::ClaudeCode),
         ("swe-agent", Format::SweAgent),
     ] {
-        for path in session_files(&dir.join(sub)) {
+        let Some((dir, sessions)) =
+            corpus_files::corpus_sessions(&[(sub, "jsonl"), (sub, "traj")], "corpus import check")
+        else {
+            continue;
+        };
+        for path in sessions {
             let name = path
                 .strip_prefix(&dir)
                 .unwrap_or(&path)

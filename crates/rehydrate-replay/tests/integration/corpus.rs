@@ -7,47 +7,16 @@
 //! says so and passes.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
 
 use rehydrate_model::{EditBase, EditChange, PatchHunk, Replacement, ToolDetails};
 use rehydrate_replay::{Replay, apply_recorded_edit};
 use serde_json::Value;
 
-fn corpus_dir() -> PathBuf {
-    match std::env::var_os("REHYDRATE_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-    }
-}
+#[path = "../../../rehydrate-formats/tests/support/corpus_files.rs"]
+mod corpus_files;
 
-/// Session files under `dir` (recursively) ending in `ext`, sorted.
-fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files(&path, ext, out);
-        } else if path.extension().is_some_and(|e| e == ext) {
-            out.push(path);
-        }
-    }
-}
-
-fn sessions() -> Option<(PathBuf, Vec<PathBuf>)> {
-    let dir = corpus_dir();
-    let mut sessions = Vec::new();
-    files(&dir.join("claude-code"), "jsonl", &mut sessions);
-    sessions.sort();
-    if sessions.is_empty() {
-        eprintln!(
-            "NOTICE: no corpus sessions under {} (set REHYDRATE_CORPUS); replay corpus check skipped",
-            dir.display()
-        );
-        return None;
-    }
-    Some((dir, sessions))
+fn sessions() -> Option<(std::path::PathBuf, Vec<std::path::PathBuf>)> {
+    corpus_files::corpus_sessions(&[("claude-code", "jsonl")], "replay corpus check")
 }
 
 #[test]

@@ -8,33 +8,12 @@
 //! match in that reduction must overlap the slice's position. When the corpus is absent the
 //! test says so and passes.
 
-use std::path::{Path, PathBuf};
-
 use rehydrate_model::ReductionLog;
 use rehydrate_reduce::{ReductionPolicy, project_messages};
 use rehydrate_search::{Query, SearchMode, SearchOptions, hidden_texts, sidecar_search};
 
-fn corpus_dir() -> PathBuf {
-    match std::env::var_os("REHYDRATE_CORPUS") {
-        Some(dir) => PathBuf::from(dir),
-        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-    }
-}
-
-/// Session files under `dir` (recursively) ending in `ext`, sorted.
-fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files(&path, ext, out);
-        } else if path.extension().is_some_and(|e| e == ext) {
-            out.push(path);
-        }
-    }
-}
+#[path = "../../../rehydrate-formats/tests/support/corpus_files.rs"]
+mod corpus_files;
 
 /// The 16 bytes (fewer when the text is shorter) around the middle of `hidden`, on char
 /// boundaries, and their offset; `None` when that leaves only whitespace (not a query).
@@ -48,18 +27,12 @@ fn middle_slice(hidden: &str) -> Option<(usize, &str)> {
 
 #[test]
 fn every_reduction_finds_a_slice_of_its_hidden_bytes() {
-    let dir = corpus_dir();
-    let mut sessions = Vec::new();
-    files(&dir.join("claude-code"), "jsonl", &mut sessions);
-    files(&dir.join("swe-agent"), "traj", &mut sessions);
-    sessions.sort();
-    if sessions.is_empty() {
-        eprintln!(
-            "NOTICE: no corpus sessions under {} (set REHYDRATE_CORPUS); corpus search check skipped",
-            dir.display()
-        );
+    let Some((_, sessions)) = corpus_files::corpus_sessions(
+        &[("claude-code", "jsonl"), ("swe-agent", "traj")],
+        "corpus search check",
+    ) else {
         return;
-    }
+    };
     let options = SearchOptions {
         mode: SearchMode::Literal,
         case_sensitive: true,

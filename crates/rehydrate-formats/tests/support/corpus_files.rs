@@ -1,0 +1,48 @@
+//! The shared corpus's session files, for the corpus checks of several crates: each includes
+//! this file with `#[path]` into its integration-test binary.
+//!
+//! The corpus lives outside the repository: `REHYDRATE_CORPUS`, or `shared/corpus` next to the
+//! workspace (CI has it).
+
+use std::path::{Path, PathBuf};
+
+/// The corpus directory and its session files under the subdirectories `dirs` (each
+/// `(subdirectory, extension)`, searched recursively), sorted by path; `None`, after a notice on
+/// stderr naming `check`, when there are none (the check is then skipped).
+pub(crate) fn corpus_sessions(
+    dirs: &[(&str, &str)],
+    check: &str,
+) -> Option<(PathBuf, Vec<PathBuf>)> {
+    let dir = match std::env::var_os("REHYDRATE_CORPUS") {
+        Some(dir) => PathBuf::from(dir),
+        None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+    };
+    let mut sessions = Vec::new();
+    for (sub, ext) in dirs {
+        files(&dir.join(sub), ext, &mut sessions);
+    }
+    sessions.sort();
+    if sessions.is_empty() {
+        eprintln!(
+            "NOTICE: no corpus sessions under {} (set REHYDRATE_CORPUS); {check} skipped",
+            dir.display()
+        );
+        return None;
+    }
+    Some((dir, sessions))
+}
+
+/// Files under `dir` (recursively) ending in `.ext`.
+fn files(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files(&path, ext, out);
+        } else if path.extension().is_some_and(|e| e == ext) {
+            out.push(path);
+        }
+    }
+}
