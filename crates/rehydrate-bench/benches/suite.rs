@@ -991,26 +991,34 @@ fn claude_mib_50() -> &'static JsonlWorkload {
 /// line by line into `ClaudeCodeLine`); the outputs of both are dropped outside the timing.
 fn replay(c: &mut Criterion) {
     let workload = claude_mib_50();
+    let path = Path::new("claude_mib_50.jsonl");
+    jsonl_group(c, "replay", workload, |bytes| {
+        let import =
+            rehydrate_formats::import(path, bytes, None).expect("the replay workload imports");
+        let mut replay = Replay::new();
+        replay.run(&import.messages);
+        let records = replay.records();
+        assert_eq!(import.messages.len(), workload.message_count());
+        assert_eq!(records.len(), workload.record_count());
+        (import, records)
+    });
+}
+
+/// A group of two benchmarks over the bytes of a JSONL `workload`: `<group>/ours/<name>` runs
+/// `ours` on them, `<group>/serde_json/<name>` parses them line by line into `ClaudeCodeLine`;
+/// the outputs of both are dropped outside the timing.
+fn jsonl_group<T>(
+    c: &mut Criterion,
+    name: &str,
+    workload: &JsonlWorkload,
+    ours: impl Fn(&[u8]) -> T,
+) {
     let bytes = workload.bytes();
-    let mut group = c.benchmark_group("replay");
+    let mut group = c.benchmark_group(name);
     few_samples(&mut group);
     group.throughput(Throughput::Bytes(bytes.len() as u64));
     group.bench_function(BenchmarkId::new("ours", workload.name()), |b| {
-        let path = Path::new("claude_mib_50.jsonl");
-        b.iter_batched(
-            || (),
-            |()| {
-                let import = rehydrate_formats::import(path, black_box(bytes), None)
-                    .expect("the replay workload imports");
-                let mut replay = Replay::new();
-                replay.run(&import.messages);
-                let records = replay.records();
-                assert_eq!(import.messages.len(), workload.message_count());
-                assert_eq!(records.len(), workload.record_count());
-                (import, records)
-            },
-            BatchSize::PerIteration,
-        );
+        b.iter_batched(|| (), |()| ours(black_box(bytes)), BatchSize::PerIteration);
     });
     group.bench_function(BenchmarkId::new("serde_json", workload.name()), |b| {
         b.iter_batched(
@@ -1088,40 +1096,17 @@ fn claude_largest_mib_50() -> &'static JsonlWorkload {
 /// outside the timing.
 fn evidence(c: &mut Criterion) {
     let workload = claude_largest_mib_50();
-    let bytes = workload.bytes();
-    let mut group = c.benchmark_group("evidence");
-    few_samples(&mut group);
-    group.throughput(Throughput::Bytes(bytes.len() as u64));
-    group.bench_function(BenchmarkId::new("ours", workload.name()), |b| {
-        let path = Path::new("claude_largest_mib_50.jsonl");
-        let options = unlimited();
-        b.iter_batched(
-            || (),
-            |()| {
-                let log = rehydrate_formats::import_events(path, black_box(bytes), None)
-                    .expect("the evidence workload imports");
-                let evidence = project_evidence(&log.events, &[], &options)
-                    .expect("the evidence workload projects");
-                assert_eq!(log.events.len(), workload.event_count());
-                assert!(!evidence.turns.is_empty());
-                (log, evidence)
-            },
-            BatchSize::PerIteration,
-        );
+    let path = Path::new("claude_largest_mib_50.jsonl");
+    let options = unlimited();
+    jsonl_group(c, "evidence", workload, |bytes| {
+        let log = rehydrate_formats::import_events(path, bytes, None)
+            .expect("the evidence workload imports");
+        let evidence =
+            project_evidence(&log.events, &[], &options).expect("the evidence workload projects");
+        assert_eq!(log.events.len(), workload.event_count());
+        assert!(!evidence.turns.is_empty());
+        (log, evidence)
     });
-    group.bench_function(BenchmarkId::new("serde_json", workload.name()), |b| {
-        b.iter_batched(
-            || (),
-            |()| {
-                let lines = parse_claude_code_lines(black_box(bytes))
-                    .expect("every line parses into a ClaudeCodeLine");
-                assert_eq!(lines.len(), workload.line_count());
-                lines
-            },
-            BatchSize::PerIteration,
-        );
-    });
-    group.finish();
 }
 
 criterion_group!(
