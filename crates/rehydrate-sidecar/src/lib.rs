@@ -3,7 +3,8 @@
 //!
 //! A reduction points into the *minted view*: the full-fidelity message list it was minted
 //! against (the sidecar). Everything here is a pure function over that slice and a
-//! [`ReductionLog`](rehydrate_model::ReductionLog): no file I/O, no session container.
+//! [`ReductionLog`](rehydrate_model::ReductionLog), except the durable [`SessionStore`], the
+//! crate's only file I/O.
 //!
 //! # Overview
 //!
@@ -19,6 +20,10 @@
 //! - [`invert`] splices every original back into a view: view + log + minted view give back the
 //!   original messages byte for byte; [`check_inverts`] makes the same checks without building
 //!   them. [`verify_log`] checks every reduction of a log.
+//! - [`SessionStore`] records a live session in one append-only file of framed, checksummed
+//!   records (messages, reductions, rewinds) with a [`Sync`] setting; [`read_store`] reloads a
+//!   [`StoreState`] and reports a torn tail, which [`repair`] truncates; corruption is an error
+//!   naming its byte offset (docs/FORMATS.md, "Session store").
 //!
 //! # Example
 //!
@@ -47,6 +52,7 @@ mod hash;
 mod invert;
 mod render;
 mod resolve;
+mod store;
 
 pub use error::Error;
 pub use expand::{ExpandOutcome, expand_reduction, reduction_total_bytes};
@@ -54,3 +60,6 @@ pub use hash::{TurnsHasher, content_digest, turns_digest};
 pub use invert::{check_inverts, invert, verify_log};
 pub use render::{TurnsFacts, expected_stub, expected_stub_from_facts, render_turns, stub_message};
 pub use resolve::{RangeScan, Resolved, Verified, resolve, verify_reduction};
+pub use store::{
+    RepairReport, SessionStore, StoreError, StoreState, Sync, TornTail, read_store, repair,
+};

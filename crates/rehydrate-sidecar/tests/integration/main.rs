@@ -3,6 +3,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 //! invert, with our own ids and messages.
 
+mod store;
+
 use rehydrate_model::{
     Digest, Message, MessageAddr, REDUCTION_METADATA_KEY, Reduction, ReductionId, ReductionKind,
     ReductionLog, Role, SidecarPtr, Span, ToolCall,

@@ -1,0 +1,449 @@
+//! The durable session store: one append-only file per session holding every message, reduction
+//! and rewind as it happens, so that the whole session state reloads from it and a crash at any
+//! byte loses nothing that was synced (docs/FORMATS.md, "Session store").
+//!
+//! This module is the sidecar crate's only file I/O.
+
+mod frame;
+
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use rehydrate_model::{Message, Reduction, ReductionLog};
+
+/// When appended records reach the disk (`fdatasync`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sync {
+    /// After every record: a record is durable once its append returns, even through a power
+    /// loss.
+    EveryRecord,
+    /// Once at least this many bytes were appended since the last sync (and on
+    /// [`SessionStore::sync`]): a power loss can lose the records of the last `n` bytes; a crash
+    /// of the process alone loses nothing appended.
+    EveryBytes(u64),
+    /// Only on [`SessionStore::sync`]: a crash of the process loses nothing appended (the
+    /// operating system holds it), a power loss can lose everything since the last sync.
+    Never,
+}
+
+/// What a store holds, rebuilt from its records.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct StoreState {
+    /// The session's messages on its current timeline, in order (a rewind truncates them).
+    pub messages: Vec<Message>,
+    /// The reductions that address the current timeline, in the order they were appended.
+    pub log: ReductionLog,
+    /// The number of records read or appended.
+    pub records: u64,
+    /// The rewinds recorded, each the message count the history was truncated to.
+    pub rewinds: Vec<u64>,
+}
+
+/// A torn tail found on open: a last record cut short or failing its check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TornTail {
+    /// The byte offset where the torn record starts (the length the store repairs to).
+    pub offset: u64,
+    /// The number of bytes from there to the end of the file.
+    pub bytes: u64,
+    /// What is wrong (one line).
+    pub reason: &'static str,
+}
+
+/// What [`repair`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RepairReport {
+    /// The whole records kept.
+    pub records: u64,
+    /// The bytes kept (the file's new length).
+    pub kept_bytes: u64,
+    /// The bytes of the torn tail truncated away (0 when there was none).
+    pub dropped_bytes: u64,
+}
+
+/// Why a store cannot be created, opened, read or appended to.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The file system refused.
+    #[error("session store {path}: {source}")]
+    Io {
+        /// The store file.
+        path: PathBuf,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Another writer holds the store's lock.
+    #[error("session store {path} is open for writing by another process (it is locked)")]
+    Locked {
+        /// The store file.
+        path: PathBuf,
+    },
+    /// The file does not start with a store header.
+    #[error("{path} is not a rehydrate session store (no RHYDSTOR header)")]
+    NotAStore {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The file is a store of another format version.
+    #[error("session store {path} has format version {version}; this build reads version 1")]
+    Version {
+        /// The store file.
+        path: PathBuf,
+        /// The version found.
+        version: u32,
+    },
+    /// A record fails its checks with more records after it: never skipped.
+    #[error("session store {path} is corrupt at byte {offset}: {reason}")]
+    Corrupt {
+        /// The store file.
+        path: PathBuf,
+        /// The offset of the bad record's frame.
+        offset: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The store ends with a torn record; [`repair`] truncates it.
+    #[error(
+        "session store {path} has a torn tail at byte {} ({} bytes: {}); repair truncates it",
+        torn.offset, torn.bytes, torn.reason
+    )]
+    Torn {
+        /// The store file.
+        path: PathBuf,
+        /// Where and why.
+        torn: TornTail,
+    },
+    /// A rewind to more messages than the store holds.
+    #[error("session store {path}: cannot rewind to {to} messages, it holds {len}")]
+    RewindBeyond {
+        /// The store file.
+        path: PathBuf,
+        /// The count asked for.
+        to: u64,
+        /// The messages held.
+        len: u64,
+    },
+}
+
+/// Record kinds (the frame's `kind` byte).
+const KIND_MESSAGE: u8 = 1;
+const KIND_REDUCTION: u8 = 2;
+const KIND_REWIND: u8 = 3;
+
+/// A session's store, open for appending; it holds the file's exclusive advisory lock.
+#[derive(Debug)]
+pub struct SessionStore {
+    path: PathBuf,
+    file: File,
+    sync: Sync,
+    state: StoreState,
+    /// Bytes appended since the last sync.
+    unsynced: u64,
+}
+
+impl SessionStore {
+    /// Creates a new, empty store at `path` (which must not exist), locks it and writes its
+    /// header (synced).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Io`] (including when the file exists), [`StoreError::Locked`].
+    pub fn create(path: &Path, sync: Sync) -> Result<SessionStore, StoreError> {
+        let io = |source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create_new(true)
+            .open(path)
+            .map_err(io)?;
+        lock(&file, path)?;
+        file.write_all(&frame::header()).map_err(io)?;
+        file.sync_data().map_err(io)?;
+        Ok(SessionStore {
+            path: path.to_path_buf(),
+            file,
+            sync,
+            state: StoreState::default(),
+            unsynced: 0,
+        })
+    }
+
+    /// Opens the store at `path` for appending, locks it and reloads its state.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Torn`] when it ends with a torn record (call [`repair`] first; nothing is
+    /// truncated without being asked), [`StoreError::Corrupt`], [`StoreError::NotAStore`],
+    /// [`StoreError::Version`], [`StoreError::Locked`], [`StoreError::Io`].
+    pub fn open(path: &Path, sync: Sync) -> Result<SessionStore, StoreError> {
+        let io = |source| StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(path)
+            .map_err(io)?;
+        lock(&file, path)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes).map_err(io)?;
+        let (state, torn) = load(path, &bytes)?;
+        if let Some(torn) = torn {
+            return Err(StoreError::Torn {
+                path: path.to_path_buf(),
+                torn,
+            });
+        }
+        Ok(SessionStore {
+            path: path.to_path_buf(),
+            file,
+            sync,
+            state,
+            unsynced: 0,
+        })
+    }
+
+    /// The state so far.
+    pub fn state(&self) -> &StoreState {
+        &self.state
+    }
+
+    /// The store file's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends a message; returns its index on the current timeline.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Io`]; the record may then be partly written (a torn tail the next open
+    /// reports).
+    pub fn append_message(&mut self, message: &Message) -> Result<u64, StoreError> {
+        let payload = serde_json::to_vec(message).expect("messages always serialize");
+        self.append(KIND_MESSAGE, &payload)?;
+        self.state.messages.push(message.clone());
+        Ok(self.state.messages.len() as u64 - 1)
+    }
+
+    /// Appends a reduction to the log.
+    ///
+    /// # Errors
+    ///
+    /// As [`SessionStore::append_message`].
+    pub fn append_reduction(&mut self, reduction: &Reduction) -> Result<(), StoreError> {
+        let payload = serde_json::to_vec(reduction).expect("reductions always serialize");
+        self.append(KIND_REDUCTION, &payload)?;
+        self.state.log.reductions.push(reduction.clone());
+        Ok(())
+    }
+
+    /// Records that the host truncated its history to its first `to` messages (to re-run from
+    /// there): the store stays append-only; the state drops the later messages and the
+    /// reductions that address them.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::RewindBeyond`] when `to` is more than the messages held; as
+    /// [`SessionStore::append_message`].
+    pub fn rewind(&mut self, to: u64) -> Result<(), StoreError> {
+        let len = self.state.messages.len() as u64;
+        if to > len {
+            return Err(StoreError::RewindBeyond {
+                path: self.path.clone(),
+                to,
+                len,
+            });
+        }
+        self.append(KIND_REWIND, &to.to_le_bytes())?;
+        apply_rewind(&mut self.state, to);
+        Ok(())
+    }
+
+    /// Syncs every appended byte to the disk.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Io`].
+    pub fn sync(&mut self) -> Result<(), StoreError> {
+        self.file.sync_data().map_err(|source| StoreError::Io {
+            path: self.path.clone(),
+            source,
+        })?;
+        self.unsynced = 0;
+        Ok(())
+    }
+
+    /// Writes one record with a single write, then syncs as the setting says.
+    fn append(&mut self, kind: u8, payload: &[u8]) -> Result<(), StoreError> {
+        let record = frame::encode(kind, payload);
+        self.file
+            .write_all(&record)
+            .map_err(|source| StoreError::Io {
+                path: self.path.clone(),
+                source,
+            })?;
+        self.state.records += 1;
+        self.unsynced += record.len() as u64;
+        match self.sync {
+            Sync::EveryRecord => self.sync(),
+            Sync::EveryBytes(n) if self.unsynced >= n => self.sync(),
+            Sync::EveryBytes(_) | Sync::Never => Ok(()),
+        }
+    }
+}
+
+/// Takes the file's exclusive advisory lock, or says another writer holds it.
+fn lock(file: &File, path: &Path) -> Result<(), StoreError> {
+    match file.try_lock() {
+        Ok(()) => Ok(()),
+        Err(TryLockError::WouldBlock) => Err(StoreError::Locked {
+            path: path.to_path_buf(),
+        }),
+        Err(TryLockError::Error(source)) => Err(StoreError::Io {
+            path: path.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Reads a store file without locking or changing it: its state, and the torn tail if it ends
+/// with one (the state then holds every whole record before it).
+///
+/// # Errors
+///
+/// [`StoreError::Corrupt`], [`StoreError::NotAStore`], [`StoreError::Version`],
+/// [`StoreError::Io`].
+pub fn read_store(path: &Path) -> Result<(StoreState, Option<TornTail>), StoreError> {
+    let bytes = std::fs::read(path).map_err(|source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    load(path, &bytes)
+}
+
+/// Truncates a torn tail back to the last whole record (under the store's lock) and says what
+/// it kept; a store without one is left as it is.
+///
+/// # Errors
+///
+/// [`StoreError::Corrupt`] (a bad record followed by good ones is never truncated away),
+/// [`StoreError::NotAStore`], [`StoreError::Version`], [`StoreError::Locked`],
+/// [`StoreError::Io`].
+pub fn repair(path: &Path) -> Result<RepairReport, StoreError> {
+    let io = |source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(io)?;
+    lock(&file, path)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(io)?;
+    let (state, torn) = load(path, &bytes)?;
+    let total = bytes.len() as u64;
+    let kept = torn.as_ref().map_or(total, |t| t.offset);
+    if torn.is_some() {
+        file.set_len(kept).map_err(io)?;
+        file.seek(SeekFrom::End(0)).map_err(io)?;
+        file.sync_all().map_err(io)?;
+    }
+    Ok(RepairReport {
+        records: state.records,
+        kept_bytes: kept,
+        dropped_bytes: total - kept,
+    })
+}
+
+/// The state the records of `bytes` make, and the torn tail.
+fn load(path: &Path, bytes: &[u8]) -> Result<(StoreState, Option<TornTail>), StoreError> {
+    let (records, ending) = frame::read(bytes).map_err(|e| match e {
+        frame::ReadError::NotAStore => StoreError::NotAStore {
+            path: path.to_path_buf(),
+        },
+        frame::ReadError::Version(version) => StoreError::Version {
+            path: path.to_path_buf(),
+            version,
+        },
+        frame::ReadError::Corrupt { offset, reason } => StoreError::Corrupt {
+            path: path.to_path_buf(),
+            offset: offset as u64,
+            reason: reason.to_string(),
+        },
+    })?;
+    let mut state = StoreState::default();
+    for record in records {
+        let corrupt = |reason: String| StoreError::Corrupt {
+            path: path.to_path_buf(),
+            offset: record.offset as u64,
+            reason,
+        };
+        match record.kind {
+            KIND_MESSAGE => {
+                let message = serde_json::from_slice(record.payload)
+                    .map_err(|e| corrupt(format!("a message record does not parse: {e}")))?;
+                state.messages.push(message);
+            }
+            KIND_REDUCTION => {
+                let reduction = serde_json::from_slice(record.payload)
+                    .map_err(|e| corrupt(format!("a reduction record does not parse: {e}")))?;
+                state.log.reductions.push(reduction);
+            }
+            KIND_REWIND => {
+                let to: [u8; 8] = record
+                    .payload
+                    .try_into()
+                    .map_err(|_| corrupt("a rewind record is not 8 bytes".to_string()))?;
+                let to = u64::from_le_bytes(to);
+                if to > state.messages.len() as u64 {
+                    return Err(corrupt(format!(
+                        "a rewind to {to} messages, but only {} were recorded",
+                        state.messages.len()
+                    )));
+                }
+                apply_rewind(&mut state, to);
+            }
+            other => return Err(corrupt(format!("unknown record kind {other}"))),
+        }
+        state.records += 1;
+    }
+    let torn = match ending {
+        frame::Ending::Clean => None,
+        frame::Ending::Torn { offset, reason } => Some(TornTail {
+            offset: offset as u64,
+            bytes: (bytes.len() - offset) as u64,
+            reason,
+        }),
+    };
+    Ok((state, torn))
+}
+
+/// Truncates the state's timeline to `to` messages and drops the reductions addressing what
+/// was cut.
+fn apply_rewind(state: &mut StoreState, to: u64) {
+    let to_len = usize::try_from(to).unwrap_or(usize::MAX);
+    state.messages.truncate(to_len);
+    state
+        .log
+        .reductions
+        .retain(|r| (r.ptr.addr.index as u64) < to && last_index(r) < to);
+    state.rewinds.push(to);
+}
+
+/// The last message index a reduction covers.
+fn last_index(r: &Reduction) -> u64 {
+    match &r.kind {
+        rehydrate_model::ReductionKind::TurnsCleared { last, .. } => *last as u64,
+        _ => r.ptr.addr.index as u64,
+    }
+}

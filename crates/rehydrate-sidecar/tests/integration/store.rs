@@ -1,0 +1,319 @@
+//! The session store: reload, torn tails at every byte, flipped bytes, locking, and appends
+//! that survive SIGKILL.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use rehydrate_model::Message;
+use rehydrate_sidecar::{SessionStore, StoreError, Sync, read_store, repair};
+
+/// Store tests run one at a time: the kill loop forks children, and a child forked while another
+/// test holds a store's lock shares that lock until it execs (flock semantics), which would make
+/// that test's next open see the store locked.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("store-tests")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The `i`-th message the tests append: its size varies with `i`.
+fn message(i: u64) -> Message {
+    let body = format!("record {i} ").repeat((i % 7 + 1) as usize * 3);
+    Message::tool_result(format!("call_{i}"), body)
+}
+
+/// A store of `n` messages and one rewind in the middle, and the end offset of each record.
+fn small_store(path: &Path, n: u64) -> Vec<u64> {
+    let mut store = SessionStore::create(path, Sync::Never).unwrap();
+    let mut ends = Vec::new();
+    for i in 0..n {
+        store.append_message(&message(i)).unwrap();
+        ends.push(std::fs::metadata(path).unwrap().len());
+    }
+    store.rewind(n - 1).unwrap();
+    ends.push(std::fs::metadata(path).unwrap().len());
+    store.sync().unwrap();
+    ends
+}
+
+#[test]
+fn a_store_reloads_its_state_and_rewinds() {
+    let _serial = serial();
+    let dir = scratch("reload");
+    let path = dir.join("s.rhyd");
+    small_store(&path, 4);
+    let (state, torn) = read_store(&path).unwrap();
+    assert_eq!(torn, None);
+    assert_eq!(state.records, 5);
+    assert_eq!(state.rewinds, [3]);
+    assert_eq!(state.messages, (0..3).map(message).collect::<Vec<_>>());
+    // Appending after a reopen continues the timeline after the rewind.
+    let mut store = SessionStore::open(&path, Sync::EveryRecord).unwrap();
+    assert_eq!(store.append_message(&message(9)).unwrap(), 3);
+    assert!(matches!(
+        store.rewind(5),
+        Err(StoreError::RewindBeyond { to: 5, len: 4, .. })
+    ));
+    drop(store);
+    let (state, _) = read_store(&path).unwrap();
+    assert_eq!(state.messages.len(), 4);
+    assert_eq!(state.messages[3], message(9));
+}
+
+#[test]
+fn a_second_writer_is_refused() {
+    let _serial = serial();
+    let dir = scratch("lock");
+    let path = dir.join("s.rhyd");
+    let store = SessionStore::create(&path, Sync::Never).unwrap();
+    let err = SessionStore::open(&path, Sync::Never).unwrap_err();
+    assert!(matches!(err, StoreError::Locked { .. }), "{err}");
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "session store {} is open for writing by another process (it is locked)",
+            path.display()
+        )
+    );
+    assert!(matches!(repair(&path), Err(StoreError::Locked { .. })));
+    drop(store);
+    SessionStore::open(&path, Sync::Never).unwrap();
+}
+
+#[test]
+fn torn_tails_at_every_byte_are_found_and_repaired() {
+    let _serial = serial();
+    let dir = scratch("torn");
+    let path = dir.join("s.rhyd");
+    let ends = small_store(&path, 4);
+    let whole = std::fs::read(&path).unwrap();
+    let cut_path = dir.join("cut.rhyd");
+    for len in 0..=whole.len() {
+        std::fs::write(&cut_path, &whole[..len]).unwrap();
+        if len < 16 {
+            assert!(
+                matches!(read_store(&cut_path), Err(StoreError::NotAStore { .. })),
+                "cut at {len}"
+            );
+            continue;
+        }
+        // Whole records before the cut, and where the cut record starts.
+        let whole_records = ends.iter().filter(|&&e| e <= len as u64).count();
+        let record_start = ends
+            .iter()
+            .copied()
+            .filter(|&e| e <= len as u64)
+            .max()
+            .unwrap_or(16);
+        let (state, torn) = read_store(&cut_path).unwrap();
+        assert_eq!(state.records, whole_records as u64, "cut at {len}");
+        if record_start == len as u64 {
+            assert_eq!(torn, None, "cut at {len}");
+        } else {
+            let torn = torn.unwrap_or_else(|| panic!("cut at {len}: no torn tail"));
+            assert_eq!(torn.offset, record_start, "cut at {len}");
+            assert_eq!(torn.bytes, len as u64 - record_start);
+            assert!(matches!(
+                SessionStore::open(&cut_path, Sync::Never),
+                Err(StoreError::Torn { .. })
+            ));
+        }
+        let report = repair(&cut_path).unwrap();
+        assert_eq!(report.kept_bytes, record_start, "cut at {len}");
+        assert_eq!(report.dropped_bytes, len as u64 - record_start);
+        assert_eq!(report.records, whole_records as u64);
+        assert_eq!(std::fs::metadata(&cut_path).unwrap().len(), record_start);
+        // The repaired store opens, holds the whole records, and takes new ones.
+        let mut store = SessionStore::open(&cut_path, Sync::Never)
+            .unwrap_or_else(|e| panic!("cut at {len}: {e}"));
+        let kept = store.state().messages.len();
+        assert_eq!(
+            store.state().messages,
+            (0..kept as u64).map(message).collect::<Vec<_>>()
+        );
+        store.append_message(&message(99)).unwrap();
+    }
+}
+
+#[test]
+fn a_flipped_byte_in_any_record_is_detected() {
+    let _serial = serial();
+    let dir = scratch("flip");
+    let path = dir.join("s.rhyd");
+    let ends = small_store(&path, 4);
+    let whole = std::fs::read(&path).unwrap();
+    let flipped_path = dir.join("flipped.rhyd");
+    let last_start = ends[ends.len() - 2];
+    for at in 16..whole.len() {
+        let mut bytes = whole.clone();
+        bytes[at] ^= 0x20;
+        std::fs::write(&flipped_path, &bytes).unwrap();
+        let record_start = std::iter::once(16)
+            .chain(ends.iter().copied())
+            .filter(|&e| e <= at as u64)
+            .max()
+            .unwrap();
+        match read_store(&flipped_path) {
+            Err(StoreError::Corrupt { offset, .. }) => {
+                assert_eq!(offset, record_start, "flip at {at}");
+            }
+            Ok((_, Some(torn))) => {
+                // Only the last record's payload can read as a torn tail.
+                assert_eq!(torn.offset, last_start, "flip at {at}: {torn:?} {ends:?}");
+                // The payload check (frame bytes 8..16) or the payload itself.
+                assert!(at as u64 >= last_start + 8, "flip at {at}");
+            }
+            other => panic!("flip at {at} not detected: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_corrupt_record_is_never_skipped() {
+    let _serial = serial();
+    let dir = scratch("corrupt");
+    let path = dir.join("s.rhyd");
+    let ends = small_store(&path, 4);
+    let mut bytes = std::fs::read(&path).unwrap();
+    let second = ends[0] as usize;
+    bytes[second + 20] ^= 1;
+    std::fs::write(&path, &bytes).unwrap();
+    let err = read_store(&path).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "session store {} is corrupt at byte {second}: the record's payload fails its check",
+            path.display()
+        )
+    );
+    assert!(matches!(repair(&path), Err(StoreError::Corrupt { .. })));
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        bytes,
+        "repair changed nothing"
+    );
+}
+
+/// The environment variable that makes [`store_writer`] the child of the kill loop.
+const CHILD_ENV: &str = "REHYDRATE_STORE_KILL_CHILD";
+
+/// In the kill loop's child (see [`appends_survive_sigkill`]): appends messages from index
+/// `REHYDRATE_STORE_KILL_START` with `Sync::EveryRecord`, printing each index once its append
+/// returned, until killed. Run on its own, it checks that acknowledged appends reload.
+#[test]
+fn store_writer() {
+    let _serial = serial();
+    let (path, start, limit) = match std::env::var_os(CHILD_ENV) {
+        Some(path) => {
+            let start = std::env::var("REHYDRATE_STORE_KILL_START").unwrap();
+            (PathBuf::from(path), start.parse::<u64>().unwrap(), u64::MAX)
+        }
+        None => (scratch("writer").join("s.rhyd"), 0, 20),
+    };
+    let mut store = if start == 0 {
+        SessionStore::create(&path, Sync::EveryRecord).unwrap()
+    } else {
+        SessionStore::open(&path, Sync::EveryRecord).unwrap()
+    };
+    assert_eq!(store.state().messages.len() as u64, start);
+    let mut out = std::io::stdout().lock();
+    for i in start..start.saturating_add(limit) {
+        store.append_message(&message(i)).unwrap();
+        writeln!(out, "ack {i}").unwrap();
+        out.flush().unwrap();
+    }
+    drop(store);
+    let (state, torn) = read_store(&path).unwrap();
+    assert_eq!(torn, None);
+    assert_eq!(state.messages, (0..20).map(message).collect::<Vec<_>>());
+}
+
+/// Kills a writing child with SIGKILL at pseudo-random moments, 60 times; after each kill the
+/// store is repaired and every record the child acknowledged must be there, byte for byte.
+#[test]
+fn appends_survive_sigkill() {
+    let _serial = serial();
+    let dir = scratch("kill");
+    let path = dir.join("s.rhyd");
+    let exe = std::env::current_exe().unwrap();
+    // A fixed-seed generator: the moments differ from kill to kill, and from run to run only
+    // through timing.
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        seed >> 33
+    };
+    let (mut kills, mut acknowledged, mut lost, mut torn_tails) = (0, 0u64, 0u64, 0);
+    let mut held = 0u64;
+    for _ in 0..60 {
+        let mut child = Command::new(&exe)
+            .args([
+                "--exact",
+                "store::store_writer",
+                "--nocapture",
+                "--test-threads=1",
+            ])
+            .env(CHILD_ENV, &path)
+            .env("REHYDRATE_STORE_KILL_START", held.to_string())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let reader = std::thread::spawn(move || {
+            BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+                .filter_map(|l| l.strip_prefix("ack ").and_then(|n| n.parse::<u64>().ok()))
+                .collect::<Vec<u64>>()
+        });
+        std::thread::sleep(Duration::from_millis(5 + next() % 40));
+        child.kill().unwrap(); // SIGKILL on Unix
+        child.wait().unwrap();
+        kills += 1;
+        let acks = reader.join().unwrap();
+        if held == 0 && acks.is_empty() && read_store(&path).is_err() {
+            // Killed before the first child had created the store (and acknowledged nothing).
+            let _ = std::fs::remove_file(&path);
+            continue;
+        }
+        if let Some(torn) = read_store(&path).unwrap().1 {
+            torn_tails += 1;
+            assert!(torn.offset > 0);
+            repair(&path).unwrap();
+        }
+        let (state, torn) = read_store(&path).unwrap();
+        assert_eq!(torn, None);
+        let acked_to = acks.last().map_or(held, |&i| i + 1);
+        acknowledged += acks.len() as u64;
+        if (state.messages.len() as u64) < acked_to {
+            lost += acked_to - state.messages.len() as u64;
+        }
+        // Every record there, acknowledged or written just before the kill, is the one appended.
+        for (i, m) in state.messages.iter().enumerate() {
+            assert_eq!(*m, message(i as u64), "record {i} after kill {kills}");
+        }
+        held = state.messages.len() as u64;
+    }
+    eprintln!(
+        "kill loop: {kills} kills, {acknowledged} records acknowledged, {lost} lost, \
+         {torn_tails} torn tails repaired, {held} records in the store"
+    );
+    assert_eq!(lost, 0);
+    assert_eq!(kills, 60);
+    assert!(acknowledged > 0, "the child acknowledged no record");
+}
