@@ -63,8 +63,8 @@ pub use events::{
     fold_surface,
 };
 pub use message::{
-    Content, IS_ERROR_METADATA_KEY, Message, Role, TIMESTAMP_METADATA_KEY, ToolCall, json_str_len,
-    write_json_value,
+    CAP_NOTICE_MARKER, Content, IS_ERROR_METADATA_KEY, Message, Role, TIMESTAMP_METADATA_KEY,
+    ToolCall, json_str_len, write_json_value,
 };
 pub use reasoning::{
     REASONING_CONTENT_PART_TYPES, REASONING_METADATA_KEYS, filter_reasoning_artifacts,

@@ -170,6 +170,13 @@ pub struct Message {
     pub details: Option<Box<ToolDetails>>,
 }
 
+/// The marker a host puts in a tool output it capped, between the kept prefix and the notice
+/// that says how much was cut: `<kept prefix>` + `CAP_NOTICE_MARKER` + `<notice>]`. Resolution
+/// serves the recorded bytes of a tool result whose minted text is such a capped prefix of them
+/// (SPEC seed 000 rule 5; docs/FORMATS.md, "Two resolution sources"). Two line breaks, `[`, the
+/// text `rehydrate: tool output capped`, a space, an EM DASH (U+2014) and a space.
+pub const CAP_NOTICE_MARKER: &str = "\n\n[rehydrate: tool output capped \u{2014} ";
+
 /// The metadata key of a tool result that reported failure; its value is `"true"`.
 pub const IS_ERROR_METADATA_KEY: &str = "is_error";
 

@@ -2,10 +2,11 @@
 
 use std::borrow::Cow;
 
-use rehydrate_model::{Message, ReductionLog, Span};
+use rehydrate_model::{ReductionLog, Span};
 
 use crate::error::Error;
 use crate::resolve::resolve;
+use crate::sources::Sources;
 
 /// The result of a successful [`expand_reduction`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -22,7 +23,9 @@ pub struct ExpandOutcome<'a> {
 /// Returns the exact original bytes behind reduction `id`, or the half-open byte range
 /// `[start, end)` of them.
 ///
-/// The original is resolved and verified as in [`crate::resolve`]. With a range, `end` is
+/// `sources` is the minted view (`&[Message]`, `&Vec<Message>`), or a [`Sources`] that adds the
+/// messages a session store recorded. The original is resolved and verified as in
+/// [`crate::resolve`], recorded upgrade included. With a range, `end` is
 /// clamped to the original's size, and both ends round down to the nearest char boundary (the
 /// end never below the start), so a slice is always valid UTF-8; `start == total_bytes` gives
 /// an empty slice. Expanding never changes the log: the stub keeps resolving.
@@ -58,11 +61,11 @@ pub struct ExpandOutcome<'a> {
 /// ```
 pub fn expand_reduction<'a>(
     log: &'a ReductionLog,
-    minted_view: &'a [Message],
+    sources: impl Into<Sources<'a>>,
     id: &str,
     byte_range: Option<(usize, usize)>,
 ) -> Result<ExpandOutcome<'a>, Error> {
-    let resolved = resolve(log, minted_view, id)?;
+    let resolved = resolve(log, sources, id)?;
     let text = resolved.text;
     let total_bytes = text.len();
     let Some((start, end)) = byte_range else {
@@ -107,10 +110,10 @@ pub fn expand_reduction<'a>(
 /// # Errors
 ///
 /// Every resolution error of [`crate::resolve`].
-pub fn reduction_total_bytes(
-    log: &ReductionLog,
-    minted_view: &[Message],
+pub fn reduction_total_bytes<'a>(
+    log: &'a ReductionLog,
+    sources: impl Into<Sources<'a>>,
     id: &str,
 ) -> Result<usize, Error> {
-    Ok(resolve(log, minted_view, id)?.text.len())
+    Ok(resolve(log, sources, id)?.text.len())
 }

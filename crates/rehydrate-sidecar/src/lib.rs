@@ -14,7 +14,9 @@
 //!   digest (SPEC seed 000 rules 1-6). A mismatch is an error naming the message index; other
 //!   bytes are never returned.
 //! - [`expand_reduction`] serves the original or a half-open byte range of it, clamped and cut
-//!   on char boundaries (rules 7-11); [`reduction_total_bytes`] gives its size.
+//!   on char boundaries (rules 7-11); [`reduction_total_bytes`] gives its size. Both take the
+//!   minted view, or [`Sources`] with the messages a store recorded, whose fuller bytes replace
+//!   a tool output the host capped when the supersession key matches (rule 5).
 //! - [`stub_message`] renders the view message that stands for a reduction; it is the single
 //!   place the view form of a reduction is defined, used by the reducer and by [`invert`].
 //! - [`invert`] splices every original back into a view: view + log + minted view give back the
@@ -52,6 +54,7 @@ mod hash;
 mod invert;
 mod render;
 mod resolve;
+mod sources;
 mod store;
 
 pub use error::Error;
@@ -60,6 +63,7 @@ pub use hash::{TurnsHasher, content_digest, turns_digest};
 pub use invert::{check_inverts, invert, verify_log};
 pub use render::{TurnsFacts, expected_stub, expected_stub_from_facts, render_turns, stub_message};
 pub use resolve::{RangeScan, Resolved, Verified, resolve, verify_reduction};
+pub use sources::Sources;
 pub use store::{
     RepairReport, SessionStore, StoreError, StoreState, Sync, TornTail, read_store, repair,
 };

@@ -10,6 +10,7 @@ use crate::hash::{TurnsHasher, content_digest};
 use crate::render::{
     TurnsFacts, expected_stub, expected_stub_from_facts, render_turns, stub_message,
 };
+use crate::sources::{Sources, upgrade, upgrade_range};
 
 /// The verified original behind one reduction.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,7 +28,10 @@ pub struct Resolved<'a> {
 /// content, and verify blake3 of the text against `ptr.digest`; the recorded sizes and span must
 /// agree with the text. Turns cleared check every index of `first..=last`, the first message's
 /// role, and the digest over the wire forms ([`crate::turns_digest`]).
-/// SPEC seed 000 rules 1-4 and 6 (rule 5, the recorded upgrade, belongs to the durable store).
+/// With recorded messages in `sources`, a tool output the host capped resolves to its recorded
+/// bytes where the supersession key matches exactly (SPEC seed 000 rule 5, [`Sources`]); the
+/// minted text is verified first either way.
+/// SPEC seed 000 rules 1-6.
 ///
 /// # Errors
 ///
@@ -36,24 +40,34 @@ pub struct Resolved<'a> {
 /// [`Error::BadSpan`] or [`Error::Inconsistent`] naming the id and index. Never other bytes.
 pub fn resolve<'a>(
     log: &'a ReductionLog,
-    minted_view: &'a [Message],
+    sources: impl Into<Sources<'a>>,
     id: &str,
 ) -> Result<Resolved<'a>, Error> {
     let reduction = log.get(id).ok_or_else(|| Error::UnknownId {
         id: id.to_string(),
         valid: log.ids_joined(),
     })?;
-    resolve_reduction(reduction, minted_view)
+    resolve_reduction(reduction, sources.into())
 }
 
 /// Resolves one reduction (see [`resolve`]).
 pub(crate) fn resolve_reduction<'a>(
     r: &'a Reduction,
-    minted_view: &'a [Message],
+    sources: Sources<'a>,
 ) -> Result<Resolved<'a>, Error> {
-    let text = match verify_reduction(r, minted_view)? {
-        Verified::Text(text) => Cow::Borrowed(text),
-        Verified::Turns { first, messages } => Cow::Owned(render_turns(messages, first)),
+    let text = match verify_reduction(r, sources.minted)? {
+        Verified::Text(text) => {
+            let index = r.ptr.addr.index;
+            let upgraded = sources
+                .minted
+                .get(index)
+                .and_then(|m| upgrade(sources.recorded, index, m, text));
+            Cow::Borrowed(upgraded.unwrap_or(text))
+        }
+        Verified::Turns { first, messages } => {
+            let messages = upgrade_range(sources.recorded, first, messages);
+            Cow::Owned(render_turns(&messages, first))
+        }
     };
     Ok(Resolved { reduction: r, text })
 }

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 //! invert, with our own ids and messages.
 
+mod sources;
 mod store;
 
 use rehydrate_model::{
@@ -195,6 +196,11 @@ fn span_off_char_boundary_is_rejected() {
 }
 
 fn cleared_session() -> (Vec<Message>, ReductionLog) {
+    cleared_session_with("a.txt\n".repeat(40))
+}
+
+/// A session whose messages 1-3 are cleared, the tool result at index 3 being `output`.
+fn cleared_session_with(output: String) -> (Vec<Message>, ReductionLog) {
     let mut call = Message {
         role: Role::Assistant,
         ..Message::default()
@@ -208,7 +214,7 @@ fn cleared_session() -> (Vec<Message>, ReductionLog) {
         Message::text(Role::System, "sys"),
         Message::text(Role::User, "hi"),
         call,
-        Message::tool_result("t1", "a.txt\n".repeat(40)),
+        Message::tool_result("t1", output),
         Message::text(Role::User, "next"),
     ];
     let (digest, original_bytes) = turns_digest(&minted[1..=3]);
