@@ -74,7 +74,7 @@ pub use reduction::{
     SidecarPtr,
 };
 pub use span::Span;
-pub use stub::{STUB_SENTINEL, Stub, StubKind};
+pub use stub::{STUB_SENTINEL, Stub, StubKind, check_tool_input, find_stubs};
 
 #[cfg(test)]
 mod tests;

@@ -170,3 +170,68 @@ fn check_summary(summary: &str) -> Result<(), Error> {
         reason: reason.to_string(),
     })
 }
+
+/// Every stub line written inside `text`, in order: each occurrence of [`STUB_SENTINEL`]
+/// through the next `]` on its line that parses as a stub. Partial or malformed stub text is not
+/// reported.
+pub fn find_stubs(text: &str) -> Vec<Stub> {
+    let mut found = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find(STUB_SENTINEL) {
+        let candidate = &rest[at..];
+        let line_end = candidate.find(['\n', '\r']).unwrap_or(candidate.len());
+        let line = &candidate[..line_end];
+        // The stub ends at its first `]` (a summary holds none).
+        if let Some(close) = line.find(']')
+            && let Ok(stub) = Stub::parse(&line[..=close])
+        {
+            found.push(stub);
+        }
+        rest = &candidate[STUB_SENTINEL.len()..];
+    }
+    found
+}
+
+/// The stubs inside a tool call's arguments (a model copying a stub into a file it writes, a
+/// command it runs): each string value of the arguments JSON is searched with [`find_stubs`]
+/// after JSON unescaping; arguments that are not JSON are searched as they are. A host can refuse
+/// the call, or expand the stubs first. Empty when there is none.
+///
+/// # Example
+///
+/// ```
+/// use rehydrate_model::{ToolCall, check_tool_input};
+///
+/// let call = ToolCall {
+///     id: "t1".into(),
+///     name: "Write".into(),
+///     arguments: r#"{"content":"log:\n[rehydrate:tool-output r2.00ab12 | 90 of 100 bytes hidden (3 lines); expand_reduction restores them]\n"}"#.into(),
+/// };
+/// let stubs = check_tool_input(&call);
+/// assert_eq!(stubs.len(), 1);
+/// assert_eq!(stubs[0].id().as_str(), "r2.00ab12");
+/// ```
+pub fn check_tool_input(call: &crate::ToolCall) -> Vec<Stub> {
+    // Arguments without the word cannot hold a stub (JSON would escape its letters only
+    // perversely); the common case skips the parse.
+    if !call.arguments.contains("rehydrate") {
+        return Vec::new();
+    }
+    match serde_json::from_str::<serde_json::Value>(&call.arguments) {
+        Ok(value) => {
+            let mut found = Vec::new();
+            collect_strings(&value, &mut |s| found.extend(find_stubs(s)));
+            found
+        }
+        Err(_) => find_stubs(&call.arguments),
+    }
+}
+
+fn collect_strings(value: &serde_json::Value, each: &mut dyn FnMut(&str)) {
+    match value {
+        serde_json::Value::String(s) => each(s),
+        serde_json::Value::Array(items) => items.iter().for_each(|v| collect_strings(v, each)),
+        serde_json::Value::Object(map) => map.values().for_each(|v| collect_strings(v, each)),
+        _ => {}
+    }
+}

@@ -384,3 +384,29 @@ fn fold_replaces_runs_and_rejects_what_breaks_a_rule() {
         })
     );
 }
+
+#[test]
+fn stubs_are_found_in_text_and_tool_inputs() {
+    let a = "[rehydrate:duplicate r3.00ab12 | same 120 bytes as message 4]";
+    let b = "[rehydrate:turns-cleared r1.abcdef | messages 1-3 (1 turns, 90 bytes) cleared; expand_reduction restores them]";
+    let text =
+        format!("x {a} y {b}\n[rehydrate:partial\n[rehydrate:duplicate r3.00ab12 | no close");
+    let ids: Vec<String> = find_stubs(&text)
+        .iter()
+        .map(|s| s.id().to_string())
+        .collect();
+    assert_eq!(ids, ["r3.00ab12", "r1.abcdef"]);
+    let call = |arguments: &str| ToolCall {
+        id: "t".into(),
+        name: "Write".into(),
+        arguments: arguments.into(),
+    };
+    // Inside nested JSON strings, after unescaping.
+    let json = serde_json::json!({"files": [{"content": format!("line\n{a}\n")}], "n": 1});
+    let found = check_tool_input(&call(&json.to_string()));
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].kind(), StubKind::Duplicate);
+    // Arguments that are not JSON are searched as text; clean arguments report nothing.
+    assert_eq!(check_tool_input(&call(&format!("echo {b}"))).len(), 1);
+    assert!(check_tool_input(&call(r#"{"content":"about rehydrate: nothing"}"#)).is_empty());
+}

@@ -38,6 +38,18 @@ pub struct StoreState {
     pub records: u64,
     /// The rewinds recorded, each the message count the history was truncated to.
     pub rewinds: Vec<u64>,
+    /// The model switches recorded, in order.
+    pub model_switches: Vec<ModelSwitch>,
+}
+
+/// A switch of the session to another model (see [`SessionStore::switch_model`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSwitch {
+    /// The model switched to, as the host names it.
+    pub model: String,
+    /// The number of messages whose reasoning artifacts were dropped.
+    pub touched: u64,
 }
 
 /// A torn tail found on open: a last record cut short or failing its check.
@@ -132,6 +144,7 @@ pub enum StoreError {
 const KIND_MESSAGE: u8 = 1;
 const KIND_REDUCTION: u8 = 2;
 const KIND_REWIND: u8 = 3;
+const KIND_MODEL_SWITCH: u8 = 4;
 
 /// A session's store, open for appending; it holds the file's exclusive advisory lock.
 #[derive(Debug)]
@@ -265,6 +278,31 @@ impl SessionStore {
         self.append(KIND_REWIND, &to.to_le_bytes())?;
         apply_rewind(&mut self.state, to);
         Ok(())
+    }
+
+    /// Switches the session to `model`: drops the previous model's private reasoning from the
+    /// host's `history` with [`rehydrate_model::filter_reasoning_artifacts`] (thinking and
+    /// reasoning are removed whole, never edited, since providers verify signatures over them;
+    /// SPEC seed 000 rules 22-23) and records the switch with the number of messages it touched.
+    /// The store's own messages keep full fidelity.
+    ///
+    /// # Errors
+    ///
+    /// As [`SessionStore::append_message`]; `history` is filtered before the record is written.
+    pub fn switch_model(
+        &mut self,
+        model: &str,
+        history: &mut [Message],
+    ) -> Result<u64, StoreError> {
+        let touched = rehydrate_model::filter_reasoning_artifacts(history) as u64;
+        let switch = ModelSwitch {
+            model: model.to_string(),
+            touched,
+        };
+        let payload = serde_json::to_vec(&switch).expect("a model switch always serializes");
+        self.append(KIND_MODEL_SWITCH, &payload)?;
+        self.state.model_switches.push(switch);
+        Ok(touched)
     }
 
     /// Syncs every appended byte to the disk.
@@ -412,6 +450,11 @@ fn load(path: &Path, bytes: &[u8]) -> Result<(StoreState, Option<TornTail>), Sto
                     )));
                 }
                 apply_rewind(&mut state, to);
+            }
+            KIND_MODEL_SWITCH => {
+                let switch = serde_json::from_slice(record.payload)
+                    .map_err(|e| corrupt(format!("a model-switch record does not parse: {e}")))?;
+                state.model_switches.push(switch);
             }
             other => return Err(corrupt(format!("unknown record kind {other}"))),
         }

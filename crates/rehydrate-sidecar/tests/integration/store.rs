@@ -317,3 +317,40 @@ fn appends_survive_sigkill() {
     assert_eq!(kills, 60);
     assert!(acknowledged > 0, "the child acknowledged no record");
 }
+
+#[test]
+fn a_model_switch_drops_reasoning_whole_and_is_recorded() {
+    let _serial = serial();
+    let dir = scratch("switch");
+    let path = dir.join("s.rhyd");
+    let mut thinking = Message::text(rehydrate_model::Role::Assistant, "answer");
+    thinking
+        .metadata
+        .insert("thinking".into(), "private chain of thought".into());
+    thinking
+        .metadata
+        .insert("thinking_signature".into(), "sig==".into());
+    let plain = Message::text(rehydrate_model::Role::User, "question");
+    let mut history = vec![plain.clone(), thinking.clone()];
+    let mut store = SessionStore::create(&path, Sync::Never).unwrap();
+    for m in &history {
+        store.append_message(m).unwrap();
+    }
+    assert_eq!(store.switch_model("other-model", &mut history).unwrap(), 1);
+    // Reasoning is dropped whole; everything else is byte-identical.
+    assert_eq!(history[0], plain);
+    let mut expected = thinking.clone();
+    expected.metadata.clear();
+    assert_eq!(history[1], expected);
+    drop(store);
+    let (state, _) = read_store(&path).unwrap();
+    assert_eq!(
+        state.model_switches,
+        [rehydrate_sidecar::ModelSwitch {
+            model: "other-model".into(),
+            touched: 1
+        }]
+    );
+    // The store keeps full fidelity.
+    assert_eq!(state.messages[1], thinking);
+}
