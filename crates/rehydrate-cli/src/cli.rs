@@ -53,6 +53,12 @@ pub(crate) enum Command {
         /// The output directory of `rehydrate reduce`.
         dir: PathBuf,
     },
+    /// Truncate a torn tail of the directory's sidecar store (a write cut short) back to its
+    /// last whole record, and say what was kept.
+    Repair {
+        /// The output directory of `rehydrate reduce`.
+        dir: PathBuf,
+    },
     /// Describe a session file: format, messages by role, tool calls, bytes, tokens.
     Inspect {
         /// The session file.

@@ -40,6 +40,7 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
             search(&dir, &query, &options, json)
         }
         Command::Verify { dir } => verify(&dir),
+        Command::Repair { dir } => repair(&dir),
         Command::Inspect {
             transcript,
             format,
@@ -169,7 +170,7 @@ const BATCHES_IN_FLIGHT: usize = 4;
 /// Imports the session file's `bytes` into `reducer` (one `project` call, as for the whole
 /// session at once) while staging the sidecar in `dir`. Three stages run at once: the importer
 /// hands each message over as soon as it is read, the sidecar writer writes it to
-/// `sidecar/messages.jsonl` under its temporary name and passes it on, and the reducer takes
+/// `sidecar/session.rhyd` (a session store) under its temporary name and passes it on, and the reducer takes
 /// it into its history (and counts its wire bytes while it waits for the next one).
 fn import_into(
     reducer: &mut Reducer,
@@ -215,8 +216,8 @@ fn import_into(
 struct ImportedInto {
     /// The format and the warnings, or why the file cannot be imported.
     import: Result<(Format, Vec<Warning>), rehydrate_formats::Error>,
-    /// The staged sidecar, or why it could not be staged.
-    sidecar: Result<session_dir::Staged, Failure>,
+    /// The sidecar store with its messages staged, or why it could not be staged.
+    sidecar: Result<session_dir::OpenStore, Failure>,
     /// The wire bytes of the messages projected.
     wire_bytes_before: usize,
 }
@@ -229,25 +230,24 @@ fn check_and_stage(
     history: &[Message],
     view: &[&Message],
     log: &ReductionLog,
-    sidecar: Result<session_dir::Staged, Failure>,
+    sidecar: Result<session_dir::OpenStore, Failure>,
 ) -> Result<([session_dir::Staged; 3], usize), Failure> {
     std::thread::scope(|scope| {
         let staging = sidecar.map(|sidecar| {
-            let others = scope.spawn(|| {
+            scope.spawn(|| {
                 Ok::<_, Failure>([
+                    session_dir::finish_store(sidecar, log)?,
                     session_dir::stage_log(dir, log)?,
                     session_dir::stage_view(dir, view.iter().copied())?,
                 ])
-            });
-            (sidecar, others)
+            })
         });
         let checked = check_projection(history, view, log);
         let bytes = wire_bytes(view.iter().copied());
-        let staging = staging.map(|(sidecar, others)| (sidecar, join(others)));
+        let staging = staging.map(join);
         checked?;
-        let (sidecar, others) = staging?;
-        let [log_file, view_file] = others?;
-        Ok(([sidecar, log_file, view_file], bytes))
+        let staged = staging??;
+        Ok((staged, bytes))
     })
 }
 
@@ -527,6 +527,27 @@ struct InspectReport {
     warnings: Vec<String>,
 }
 
+fn repair(dir: &Path) -> Result<(), Failure> {
+    let session_dir::Repaired { path, report } = session_dir::repair(dir)?;
+    let line = if report.dropped_bytes == 0 {
+        format!(
+            "{}: no torn tail; {} records ({} bytes) kept as they are\n",
+            path.display(),
+            report.records,
+            report.kept_bytes
+        )
+    } else {
+        format!(
+            "{}: kept {} records ({} bytes), dropped a torn tail of {} bytes\n",
+            path.display(),
+            report.records,
+            report.kept_bytes,
+            report.dropped_bytes
+        )
+    };
+    print_stdout(line.as_bytes())
+}
+
 fn inspect(path: &Path, format: Option<Format>, json: bool) -> Result<(), Failure> {
     let imported = load::import(path, format)?;
     let m = &imported.messages;
@@ -622,16 +643,17 @@ fn roundtrip(
     let encoded = session_dir::encode(&out.view, &out.log, messages);
     let view_back: Result<Vec<Message>, _> = serde_json::from_slice(&encoded.view);
     let log_back: Result<ReductionLog, _> = serde_json::from_slice(&encoded.log);
-    let messages_back =
-        session_dir::parse_messages(Path::new("sidecar/messages.jsonl"), &encoded.messages);
+    let store_back =
+        rehydrate_sidecar::parse_store(Path::new("sidecar/session.rhyd"), &encoded.store);
     if view_back.ok().as_ref() != Some(&out.view) {
         failures.push("view.json does not read back equal".to_string());
     }
     if log_back.ok().as_ref() != Some(&out.log) {
         failures.push("reductions.json does not read back equal".to_string());
     }
-    if messages_back.ok().as_ref() != Some(messages) {
-        failures.push("sidecar/messages.jsonl does not read back equal".to_string());
+    match store_back {
+        Ok((state, None)) if state.messages == *messages && state.log == out.log => {}
+        _ => failures.push("sidecar/session.rhyd does not read back equal".to_string()),
     }
 
     // Projecting again over the same history and log changes nothing.

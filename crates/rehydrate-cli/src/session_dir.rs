@@ -1,6 +1,6 @@
 //! The output directory of `rehydrate reduce`: `view.json`, `reductions.json`, and the
-//! sidecar (`sidecar/messages.jsonl` plus `sidecar/manifest.json`). docs/FORMATS.md,
-//! "Output directory".
+//! sidecar (`sidecar/session.rhyd`, a session store holding the imported messages and the
+//! reductions, plus `sidecar/manifest.json`). docs/FORMATS.md, "Output directory".
 
 use std::collections::BTreeMap;
 use std::fs::{self, File};
@@ -9,18 +9,18 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, SyncSender};
 
 use rehydrate_model::{Digest, Message, ReductionLog};
-use rehydrate_sidecar::content_digest;
+use rehydrate_sidecar::{StoreWriter, content_digest, parse_store};
 
 use crate::failure::{Failure, input};
 
 /// The manifest's `format` value.
 const MANIFEST_FORMAT: &str = "rehydrate-sidecar";
 /// The manifest's `version` value.
-const MANIFEST_VERSION: u32 = 1;
+const MANIFEST_VERSION: u32 = 2;
 /// The files the manifest records, relative to the directory.
 const VIEW: &str = "view.json";
 const LOG: &str = "reductions.json";
-const MESSAGES: &str = "sidecar/messages.jsonl";
+const STORE: &str = "sidecar/session.rhyd";
 const MANIFEST: &str = "sidecar/manifest.json";
 
 /// `sidecar/manifest.json`: what the directory holds and the digest of every file.
@@ -61,11 +61,11 @@ pub(crate) struct SessionDir {
 pub(crate) struct Encoded {
     pub(crate) view: Vec<u8>,
     pub(crate) log: Vec<u8>,
-    pub(crate) messages: Vec<u8>,
+    pub(crate) store: Vec<u8>,
 }
 
-/// Serializes the three data files in memory: the same bytes [`stage_messages`],
-/// [`stage_log`] and [`stage_view`] write.
+/// Serializes the three data files in memory: the same bytes [`stage_messages`] with
+/// [`finish_store`], [`stage_log`] and [`stage_view`] write.
 pub(crate) fn encode<'a>(
     view: impl IntoIterator<Item = &'a Message>,
     log: &ReductionLog,
@@ -74,12 +74,18 @@ pub(crate) fn encode<'a>(
     let mut encoded = Encoded {
         view: Vec::new(),
         log: Vec::new(),
-        messages: Vec::new(),
+        store: Vec::new(),
     };
     // Writing to a Vec fails only if serialization does, and these types always serialize.
     let written = write_view(&mut encoded.view, view)
         .and_then(|()| write_log(&mut encoded.log, log))
-        .and_then(|()| write_messages(&mut encoded.messages, sidecar));
+        .and_then(|()| {
+            let mut store = StoreWriter::new(&mut encoded.store)?;
+            for m in sidecar {
+                store.message(m)?;
+            }
+            log.reductions.iter().try_for_each(|r| store.reduction(r))
+        });
     written.expect("messages and logs always serialize to memory");
     encoded
 }
@@ -108,15 +114,6 @@ fn write_view<'a>(
 fn write_log(out: &mut impl Write, log: &ReductionLog) -> io::Result<()> {
     serde_json::to_writer_pretty(&mut *out, log)?;
     out.write_all(b"\n")
-}
-
-/// `sidecar/messages.jsonl`: one canonical message per line.
-fn write_messages(out: &mut impl Write, sidecar: &[Message]) -> io::Result<()> {
-    for m in sidecar {
-        serde_json::to_writer(&mut *out, m)?;
-        out.write_all(b"\n")?;
-    }
-    Ok(())
 }
 
 /// Creates `dir` and `dir/sidecar` if needed, ready for staging files.
@@ -153,7 +150,14 @@ impl Drop for Staged {
     }
 }
 
-/// Serializes `sidecar/messages.jsonl` straight to its temporary name in `dir` from messages
+/// The store being staged: its message records are written, its reduction records come once
+/// the projection is done ([`finish_store`]).
+pub(crate) struct OpenStore {
+    store: StoreWriter<BufWriter<HashingWriter<File>>>,
+    staged: Staged,
+}
+
+/// Writes the store's message records straight to its temporary name in `dir` from messages
 /// that arrive in batches while the session is imported: checks that `dir` would not overwrite
 /// `source` ([`refuse_overwriting`]), [`create`]s it, writes each batch from `input` and then
 /// passes the batch on to `output`. Every batch is passed on, even after an error (returned
@@ -166,25 +170,49 @@ pub(crate) fn stage_messages(
     source: &Path,
     input: Receiver<Vec<Message>>,
     output: &SyncSender<Vec<Message>>,
-) -> Result<Staged, Failure> {
+) -> Result<OpenStore, Failure> {
     let mut input = input.into_iter();
     let staged = refuse_overwriting(dir, source)
         .and_then(|()| create(dir))
-        .and_then(|()| {
-            write_tmp(dir, MESSAGES, |w| {
-                for batch in &mut input {
-                    let written = write_messages(w, &batch);
-                    // A receiver that hung up has failed on its own; nothing is lost here.
-                    let _ = output.send(batch);
-                    written?;
+        .and_then(|()| open_tmp(dir, STORE))
+        .and_then(|(staged, w)| {
+            let failed = |staged: &Staged, e: io::Error| input_error(&staged.tmp, &e);
+            let mut store = match StoreWriter::new(w) {
+                Ok(store) => store,
+                Err(e) => return Err(failed(&staged, e)),
+            };
+            for batch in &mut input {
+                let written: io::Result<()> = batch.iter().try_for_each(|m| store.message(m));
+                // A receiver that hung up has failed on its own; nothing is lost here.
+                let _ = output.send(batch);
+                if let Err(e) = written {
+                    return Err(failed(&staged, e));
                 }
-                Ok(())
-            })
+            }
+            Ok(OpenStore { store, staged })
         });
     for batch in input {
         let _ = output.send(batch);
     }
     staged
+}
+
+/// Writes the reduction records of `log` after the staged store's messages and closes it.
+pub(crate) fn finish_store(open: OpenStore, log: &ReductionLog) -> Result<Staged, Failure> {
+    let OpenStore { mut store, staged } = open;
+    let written = log
+        .reductions
+        .iter()
+        .try_for_each(|r| store.reduction(r))
+        .and_then(|()| finish_tmp(store.into_inner()));
+    match written {
+        Ok(entry) => {
+            let mut staged = staged;
+            staged.entry = entry;
+            Ok(staged)
+        }
+        Err(e) => Err(input_error(&staged.tmp, &e)),
+    }
 }
 
 /// Serializes `reductions.json` to its temporary name (see [`stage_messages`]).
@@ -250,28 +278,51 @@ fn write_tmp(
     name: &'static str,
     fill: impl FnOnce(&mut BufWriter<HashingWriter<File>>) -> io::Result<()>,
 ) -> Result<Staged, Failure> {
+    let (staged, mut w) = open_tmp(dir, name)?;
+    match fill(&mut w).and_then(|()| finish_tmp(w)) {
+        Ok(entry) => {
+            let mut staged = staged;
+            staged.entry = entry;
+            Ok(staged)
+        }
+        Err(e) => Err(input_error(&staged.tmp, &e)),
+    }
+}
+
+/// Creates `dir/name`'s temporary file: the staged file (whose entry [`finish_tmp`] fills in;
+/// dropped uncommitted, it removes the file) and a buffered, hashing writer to it.
+fn open_tmp(
+    dir: &Path,
+    name: &'static str,
+) -> Result<(Staged, BufWriter<HashingWriter<File>>), Failure> {
     let path = dir.join(name);
     let tmp = PathBuf::from(format!("{}.tmp", path.display()));
-    let written = File::create(&tmp).and_then(|file| {
-        let mut w = BufWriter::with_capacity(WRITE_BUFFER_BYTES, HashingWriter::new(file));
-        fill(&mut w)?;
-        let hashing = w.into_inner().map_err(io::IntoInnerError::into_error)?;
-        Ok(hashing.finish())
-    });
-    match written {
-        Ok(entry) => Ok(Staged {
-            name,
-            path,
-            tmp,
-            entry,
-            committed: false,
-        }),
-        Err(e) => {
-            // Leave nothing half-written behind (a full disk stays no fuller).
-            let _ = fs::remove_file(&tmp);
-            Err(input(format!("cannot write {}: {e}", tmp.display())))
-        }
-    }
+    let file = File::create(&tmp).map_err(|e| input_error(&tmp, &e))?;
+    let staged = Staged {
+        name,
+        path,
+        tmp,
+        entry: FileEntry {
+            bytes: 0,
+            blake3: content_digest(b""),
+        },
+        committed: false,
+    };
+    Ok((
+        staged,
+        BufWriter::with_capacity(WRITE_BUFFER_BYTES, HashingWriter::new(file)),
+    ))
+}
+
+/// Flushes a staged file's writer: the size and blake3 of everything written.
+fn finish_tmp(w: BufWriter<HashingWriter<File>>) -> io::Result<FileEntry> {
+    let hashing = w.into_inner().map_err(io::IntoInnerError::into_error)?;
+    Ok(hashing.finish())
+}
+
+/// A failed write of a staged file.
+fn input_error(tmp: &Path, e: &io::Error) -> Failure {
+    input(format!("cannot write {}: {e}", tmp.display()))
 }
 
 /// A writer that hashes and counts the bytes it passes on.
@@ -318,7 +369,7 @@ pub(crate) fn refuse_overwriting(dir: &Path, transcript: &Path) -> Result<(), Fa
     let Ok(source) = fs::canonicalize(transcript) else {
         return Ok(());
     };
-    for name in [VIEW, LOG, MESSAGES, MANIFEST] {
+    for name in [VIEW, LOG, STORE, MANIFEST] {
         let target = dir.join(name);
         if fs::canonicalize(&target).is_ok_and(|t| t == source) {
             return Err(input(format!(
@@ -384,11 +435,11 @@ pub(crate) fn read(dir: &Path) -> Result<SessionDir, Failure> {
     check(VIEW, &view_bytes);
     let log_bytes = read_recorded(LOG)?;
     check(LOG, &log_bytes);
-    let message_bytes = read_recorded(MESSAGES)?;
-    check(MESSAGES, &message_bytes);
+    let store_bytes = read_recorded(STORE)?;
+    check(STORE, &store_bytes);
 
     for name in manifest.files.keys() {
-        if ![VIEW, LOG, MESSAGES].contains(&name.as_str()) {
+        if ![VIEW, LOG, STORE].contains(&name.as_str()) {
             file_mismatches.push(format!(
                 "{}: records an unknown file `{name}`",
                 dir.join(MANIFEST).display()
@@ -414,12 +465,31 @@ pub(crate) fn read(dir: &Path) -> Result<SessionDir, Failure> {
             format!("{}: {e}", dir.join(LOG).display()),
         )
     })?;
-    let sidecar = parse_messages(&dir.join(MESSAGES), &message_bytes)
-        .map_err(|f| corrupt(&file_mismatches, f.lines().join("; ")))?;
+    let store_path = dir.join(STORE);
+    let (state, torn) = parse_store(&store_path, &store_bytes)
+        .map_err(|e| corrupt(&file_mismatches, e.to_string()))?;
+    if let Some(torn) = torn {
+        file_mismatches.push(format!(
+            "{}: torn tail at byte {} ({} bytes: {}); `rehydrate repair {}` truncates it",
+            store_path.display(),
+            torn.offset,
+            torn.bytes,
+            torn.reason,
+            dir.display()
+        ));
+    }
+    if state.log != log {
+        file_mismatches.push(format!(
+            "{}: its reductions differ from {}",
+            store_path.display(),
+            dir.join(LOG).display()
+        ));
+    }
+    let sidecar = state.messages;
     if sidecar.len() != manifest.messages {
         file_mismatches.push(format!(
             "{}: holds {} messages, the manifest records {}",
-            dir.join(MESSAGES).display(),
+            store_path.display(),
             sidecar.len(),
             manifest.messages
         ));
@@ -433,16 +503,45 @@ pub(crate) fn read(dir: &Path) -> Result<SessionDir, Failure> {
     })
 }
 
-/// Parses JSONL canonical messages, naming the line of the first bad one.
-pub(crate) fn parse_messages(path: &Path, bytes: &[u8]) -> Result<Vec<Message>, Failure> {
-    let mut messages = Vec::new();
-    for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
-        if line.is_empty() {
-            continue;
-        }
-        let msg = serde_json::from_slice(line)
-            .map_err(|e| input(format!("{}:{}: {e}", path.display(), i + 1)))?;
-        messages.push(msg);
+/// What `rehydrate repair` did to a directory's store.
+pub(crate) struct Repaired {
+    pub(crate) path: PathBuf,
+    pub(crate) report: rehydrate_sidecar::RepairReport,
+}
+
+/// Truncates a torn tail of the directory's store and, when it did, records the repaired file
+/// (and its message count) in the manifest. A corrupt store is a verification failure.
+pub(crate) fn repair(dir: &Path) -> Result<Repaired, Failure> {
+    let manifest_path = dir.join(MANIFEST);
+    let bytes = fs::read(&manifest_path)
+        .map_err(|e| input(format!("cannot read {}: {e}", manifest_path.display())))?;
+    let mut manifest: Manifest = serde_json::from_slice(&bytes)
+        .map_err(|e| input(format!("{}: {e}", manifest_path.display())))?;
+    let path = dir.join(STORE);
+    let report = rehydrate_sidecar::repair(&path).map_err(|e| match e {
+        rehydrate_sidecar::StoreError::Corrupt { .. } => Failure::Verify(vec![e.to_string()]),
+        other => input(other.to_string()),
+    })?;
+    if report.dropped_bytes > 0 {
+        let store =
+            fs::read(&path).map_err(|e| input(format!("cannot read {}: {e}", path.display())))?;
+        let (state, _) =
+            parse_store(&path, &store).map_err(|e| Failure::Verify(vec![e.to_string()]))?;
+        manifest.messages = state.messages.len();
+        manifest.files.insert(
+            STORE.to_string(),
+            FileEntry {
+                bytes: store.len(),
+                blake3: content_digest(&store),
+            },
+        );
+        let mut staged = write_tmp(dir, MANIFEST, |w| {
+            serde_json::to_writer_pretty(&mut *w, &manifest)?;
+            w.write_all(b"\n")
+        })?;
+        fs::rename(&staged.tmp, &staged.path)
+            .map_err(|e| input(format!("cannot write {}: {e}", staged.path.display())))?;
+        staged.committed = true;
     }
-    Ok(messages)
+    Ok(Repaired { path, report })
 }

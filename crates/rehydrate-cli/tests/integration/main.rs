@@ -34,6 +34,33 @@ fn stderr(out: &Output) -> String {
     String::from_utf8(out.stderr.clone()).unwrap()
 }
 
+/// Rewrites the directory's sidecar store with `edit` applied to its messages, framed and
+/// checksummed correctly (a tamperer who knows the format): only the manifest and the
+/// reductions' digests can tell.
+fn reframe_store(dir: &Path, edit: impl FnOnce(&mut Vec<rehydrate_model::Message>)) {
+    let path = dir.join("sidecar/session.rhyd");
+    let (mut state, torn) = rehydrate_sidecar::read_store(&path).unwrap();
+    assert_eq!(torn, None);
+    edit(&mut state.messages);
+    let mut store = rehydrate_sidecar::StoreWriter::new(Vec::new()).unwrap();
+    for m in &state.messages {
+        store.message(m).unwrap();
+    }
+    for r in &state.log.reductions {
+        store.reduction(r).unwrap();
+    }
+    std::fs::write(&path, store.into_inner()).unwrap();
+}
+
+/// Replaces the first `from` in message `index`'s text with `to`.
+fn edit_text(messages: &mut [rehydrate_model::Message], index: usize, from: &str, to: &str) {
+    let Some(rehydrate_model::Content::Text(text)) = &mut messages[index].content else {
+        panic!("message {index} has no text");
+    };
+    assert!(text.contains(from), "message {index} lacks {from:?}");
+    *text = text.replacen(from, to, 1);
+}
+
 fn reduce_fixture(test: &str) -> (PathBuf, Value) {
     reduce_fixture_with(test, &[])
 }
@@ -87,7 +114,7 @@ fn reduce_json_reports_the_contract_fields() {
     for name in [
         "view.json",
         "reductions.json",
-        "sidecar/messages.jsonl",
+        "sidecar/session.rhyd",
         "sidecar/manifest.json",
     ] {
         assert!(dir.join(name).is_file(), "{name}");
@@ -116,7 +143,7 @@ fn no_tokens_leaves_the_token_fields_null() {
     for name in [
         "view.json",
         "reductions.json",
-        "sidecar/messages.jsonl",
+        "sidecar/session.rhyd",
         "sidecar/manifest.json",
     ] {
         assert_eq!(
@@ -232,16 +259,35 @@ fn verify_passes_then_catches_tampering() {
         "verified 3 reductions; the view inverts to the sidecar's 17 messages\n"
     );
 
-    // Change one hidden byte of the sidecar: the manifest and the reduction digest both fail.
-    let messages = dir.join("sidecar/messages.jsonl");
-    let text = std::fs::read_to_string(&messages).unwrap();
-    std::fs::write(&messages, text.replacen("crate-100", "crate-1O0", 1)).unwrap();
+    // Flip one byte of the sidecar store: its record checksum and the manifest both tell.
+    let store = dir.join("sidecar/session.rhyd");
+    let original = std::fs::read(&store).unwrap();
+    let mut flipped = original.clone();
+    flipped[100] ^= 1;
+    std::fs::write(&store, &flipped).unwrap();
     let bad = rehydrate(&["verify", d]);
     assert_eq!(bad.status.code(), Some(1));
     let err = stderr(&bad);
     let lines: Vec<&str> = err.lines().collect();
     assert!(
-        lines[0].contains("sidecar/messages.jsonl: digest mismatch: manifest records"),
+        lines[0].contains("sidecar/session.rhyd: digest mismatch: manifest records"),
+        "{err}"
+    );
+    assert!(
+        lines[1].contains("is corrupt at byte 16: the record's payload fails its check"),
+        "{err}"
+    );
+    std::fs::write(&store, &original).unwrap();
+
+    // Change one hidden byte of a message in a well-framed store: the manifest and the
+    // reduction digest both fail.
+    reframe_store(&dir, |m| edit_text(m, 3, "crate-100", "crate-1O0"));
+    let bad = rehydrate(&["verify", d]);
+    assert_eq!(bad.status.code(), Some(1));
+    let err = stderr(&bad);
+    let lines: Vec<&str> = err.lines().collect();
+    assert!(
+        lines[0].contains("sidecar/session.rhyd: digest mismatch: manifest records"),
         "{err}"
     );
     assert!(lines[1].starts_with("error: reduction r0."), "{err}");
@@ -620,14 +666,10 @@ fn every_command_refuses_files_that_differ_from_the_manifest() {
     let (dir, report) = reduce_fixture("manifest_refused");
     let d = dir.to_str().unwrap();
     let id = report["reductions"][0]["id"].as_str().unwrap();
-    // One letter changed: the file still parses, only the manifest digest tells.
-    let sidecar = dir.join("sidecar/messages.jsonl");
-    let text = std::fs::read_to_string(&sidecar).unwrap();
-    std::fs::write(
-        &sidecar,
-        text.replacen("Compiling crate-050", "compiling crate-050", 1),
-    )
-    .unwrap();
+    // One letter changed in a well-framed store: only the manifest digest tells.
+    reframe_store(&dir, |m| {
+        edit_text(m, 3, "Compiling crate-050", "compiling crate-050");
+    });
     for args in [
         vec!["verify", d],
         vec!["search", d, "error"],
@@ -637,7 +679,7 @@ fn every_command_refuses_files_that_differ_from_the_manifest() {
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         assert!(out.stdout.is_empty(), "{args:?}");
         assert!(
-            stderr(&out).contains("messages.jsonl: digest mismatch"),
+            stderr(&out).contains("session.rhyd: digest mismatch"),
             "{args:?}"
         );
     }
@@ -852,4 +894,61 @@ fn evidence_json_reports_turns_with_ranges_and_fails_loudly_over_the_limit() {
         )
     );
     assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn repair_truncates_a_torn_store_and_verify_then_passes() {
+    let (dir, _) = reduce_fixture("repair");
+    let d = dir.to_str().unwrap();
+    let clean = rehydrate(&["repair", d]);
+    assert_eq!(clean.status.code(), Some(0), "{}", stderr(&clean));
+    let store = dir.join("sidecar/session.rhyd");
+    let whole = std::fs::read(&store).unwrap();
+    assert_eq!(
+        String::from_utf8(clean.stdout).unwrap(),
+        format!(
+            "{}: no torn tail; 20 records ({} bytes) kept as they are\n",
+            store.display(),
+            whole.len()
+        )
+    );
+    // A write cut short: half of a record appended after the last whole one.
+    let mut torn = whole.clone();
+    torn.extend_from_slice(&[7, 0, 0, 0, 1]);
+    std::fs::write(&store, &torn).unwrap();
+    let bad = rehydrate(&["verify", d]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        stderr(&bad).contains(&format!(
+            "torn tail at byte {} (5 bytes: the file ends inside a record's frame); `rehydrate repair",
+            whole.len()
+        )),
+        "{}",
+        stderr(&bad)
+    );
+    let fixed = rehydrate(&["repair", d]);
+    assert_eq!(fixed.status.code(), Some(0), "{}", stderr(&fixed));
+    assert_eq!(
+        String::from_utf8(fixed.stdout).unwrap(),
+        format!(
+            "{}: kept 20 records ({} bytes), dropped a torn tail of 5 bytes\n",
+            store.display(),
+            whole.len()
+        )
+    );
+    assert_eq!(std::fs::read(&store).unwrap(), whole);
+    let ok = rehydrate(&["verify", d]);
+    assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
+    // A corrupt store is not repaired.
+    let mut corrupt = whole.clone();
+    corrupt[40] ^= 1;
+    std::fs::write(&store, &corrupt).unwrap();
+    let refused = rehydrate(&["repair", d]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(
+        stderr(&refused).contains("is corrupt at byte 16"),
+        "{}",
+        stderr(&refused)
+    );
+    assert_eq!(std::fs::read(&store).unwrap(), corrupt);
 }

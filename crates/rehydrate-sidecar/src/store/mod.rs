@@ -338,6 +338,76 @@ impl SessionStore {
     }
 }
 
+/// Writes a whole store in one go to any writer (a file being staged under a temporary name):
+/// the header, then one record per call, in the same bytes [`SessionStore`] appends. No lock and
+/// no sync: the caller owns the file.
+#[derive(Debug)]
+pub struct StoreWriter<W: Write> {
+    out: W,
+    records: u64,
+}
+
+impl<W: Write> StoreWriter<W> {
+    /// Writes the header.
+    ///
+    /// # Errors
+    ///
+    /// The writer's errors.
+    pub fn new(mut out: W) -> std::io::Result<StoreWriter<W>> {
+        out.write_all(&frame::header())?;
+        Ok(StoreWriter { out, records: 0 })
+    }
+
+    /// Writes a message record.
+    ///
+    /// # Errors
+    ///
+    /// The writer's errors.
+    pub fn message(&mut self, message: &Message) -> std::io::Result<()> {
+        let payload = serde_json::to_vec(message).expect("messages always serialize");
+        self.record(KIND_MESSAGE, &payload)
+    }
+
+    /// Writes a reduction record.
+    ///
+    /// # Errors
+    ///
+    /// The writer's errors.
+    pub fn reduction(&mut self, reduction: &Reduction) -> std::io::Result<()> {
+        let payload = serde_json::to_vec(reduction).expect("reductions always serialize");
+        self.record(KIND_REDUCTION, &payload)
+    }
+
+    /// The records written so far.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+
+    /// The writer, with everything written passed to it.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+
+    fn record(&mut self, kind: u8, payload: &[u8]) -> std::io::Result<()> {
+        self.out.write_all(&frame::encode(kind, payload))?;
+        self.records += 1;
+        Ok(())
+    }
+}
+
+/// Reads a store from its bytes (`path` names it in errors): its state, and the torn tail if it
+/// ends with one.
+///
+/// # Errors
+///
+/// As [`read_store`], without [`StoreError::Io`].
+pub fn parse_store(
+    path: &Path,
+    bytes: &[u8],
+) -> Result<(StoreState, Option<TornTail>), StoreError> {
+    load(path, bytes)
+}
+
 /// Takes the file's exclusive advisory lock, or says another writer holds it.
 fn lock(file: &File, path: &Path) -> Result<(), StoreError> {
     match file.try_lock() {
