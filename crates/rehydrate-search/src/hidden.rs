@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use rehydrate_model::{Message, Reduction, ReductionKind, ReductionLog, Span};
-use rehydrate_sidecar::{Verified, render_turns, verify_reduction};
+use rehydrate_sidecar::{Sources, Verified, render_turns, verify_reduction};
 
 use crate::parallel::map_chunks;
 
@@ -100,7 +100,10 @@ impl HiddenTexts<'_> {
 /// bytes are searched once, in the latest range, so a match is never reported twice and a
 /// session that cleared turns a thousand times is not searched a thousand times.
 ///
-/// Per-message texts are borrowed from `minted_view`; turns-cleared renderings are built.
+/// `sources` is the minted view, or [`Sources`] with the messages a session store recorded: a
+/// capped tool output whose recorded bytes supersede it (`rehydrate_sidecar::Sources`) is
+/// searched in those bytes, everything after its kept head being hidden.
+/// Per-message texts are borrowed from the sources; turns-cleared renderings are built.
 /// A log whose originals add up to 4 MiB or more is verified on a few threads (at most 8), over
 /// consecutive reductions; the result does not depend on the number of threads.
 ///
@@ -121,14 +124,15 @@ impl HiddenTexts<'_> {
 /// assert!(hidden.texts[0].hidden().starts_with("line 0\n"));
 /// assert!(hidden.unresolvable.is_empty());
 /// ```
-pub fn hidden_texts<'a>(log: &'a ReductionLog, minted_view: &'a [Message]) -> HiddenTexts<'a> {
+pub fn hidden_texts<'a>(log: &'a ReductionLog, sources: impl Into<Sources<'a>>) -> HiddenTexts<'a> {
+    let sources = sources.into();
     let reduced = ReducedMessages::of(log);
-    let cover = Cover::of(log, minted_view);
+    let cover = Cover::of(log, sources.minted);
     // A large log is verified (hashed) on a few threads, over consecutive reductions.
     let parts = map_chunks(
         &log.reductions,
         |r| r.kind.original_bytes(),
-        |offset, reductions| resolve_chunk(&reduced, cover, offset, reductions, minted_view),
+        |offset, reductions| resolve_chunk(&reduced, cover, offset, reductions, sources),
     );
     let mut out = HiddenTexts::default();
     for mut part in parts {
@@ -190,7 +194,7 @@ fn resolve_chunk<'a>(
     cover: Option<Cover>,
     offset: usize,
     reductions: &'a [Reduction],
-    minted_view: &'a [Message],
+    sources: Sources<'a>,
 ) -> HiddenTexts<'a> {
     let mut out = HiddenTexts::default();
     for (i, r) in reductions.iter().enumerate() {
@@ -199,7 +203,7 @@ fn resolve_chunk<'a>(
             out.covered.push(r);
             continue;
         }
-        let verified = match verify_reduction(r, minted_view) {
+        let verified = match verify_reduction(r, sources.minted) {
             Ok(verified) => verified,
             Err(error) => {
                 out.unresolvable.push(Unresolvable {
@@ -213,7 +217,19 @@ fn resolve_chunk<'a>(
             (ReductionKind::ToolOutputTruncated { .. }, Verified::Text(text)) => {
                 // Verification checked that the span is present and fits on char boundaries.
                 match r.ptr.span.filter(|s| text.get(s.range()).is_some()) {
-                    Some(span) => (Cow::Borrowed(text), span),
+                    Some(span) => match sources.upgraded_text(r.ptr.addr.index, text) {
+                        // A capped output with its recorded bytes: everything after the kept
+                        // head is hidden (the minted tail was the cap notice).
+                        Some(full)
+                            if span.start() <= full.len()
+                                && full.is_char_boundary(span.start()) =>
+                        {
+                            let hidden = Span::new(span.start(), full.len())
+                                .expect("the start is within the text");
+                            (Cow::Borrowed(full), hidden)
+                        }
+                        _ => (Cow::Borrowed(text), span),
+                    },
                     None => {
                         out.unresolvable.push(Unresolvable {
                             reduction: r,
@@ -235,7 +251,7 @@ fn resolve_chunk<'a>(
                 continue;
             }
             (ReductionKind::TurnsCleared { .. }, Verified::Turns { first, messages }) => {
-                let text = render_turns(messages, first);
+                let text = render_turns(&sources.upgraded_range(first, messages), first);
                 let span = whole(text.len());
                 (Cow::Owned(text), span)
             }

@@ -3,7 +3,8 @@
 
 use std::ops::Range;
 
-use rehydrate_model::{Message, ReductionLog};
+use rehydrate_model::ReductionLog;
+use rehydrate_sidecar::Sources;
 
 use crate::error::SearchError;
 use crate::hidden::{HiddenTexts, hidden_texts};
@@ -55,14 +56,14 @@ use crate::snippet::snippets;
 /// assert!(result.to_json().starts_with(r#"{"mode":"regex","matches":[{"reduction_id":"r0."#));
 /// # Ok::<(), rehydrate_search::SearchError>(())
 /// ```
-pub fn sidecar_search(
-    log: &ReductionLog,
-    minted_view: &[Message],
+pub fn sidecar_search<'a>(
+    log: &'a ReductionLog,
+    sources: impl Into<Sources<'a>>,
     query: &str,
     options: &SearchOptions,
 ) -> Result<SearchResult, SearchError> {
     let query = Query::new(query, options)?;
-    let hidden = hidden_texts(log, minted_view);
+    let hidden = hidden_texts(log, sources);
     Ok(search_hidden(&hidden, &query))
 }
 

@@ -33,6 +33,22 @@ impl<'a> Sources<'a> {
     }
 }
 
+impl<'a> Sources<'a> {
+    /// The recorded text that supersedes `minted_text`, the verified text of the minted message
+    /// at `index`, when the supersession key matches (see [`Sources`] and docs/FORMATS.md, "Two
+    /// resolution sources"); `None` keeps the minted text.
+    pub fn upgraded_text(&self, index: usize, minted_text: &str) -> Option<&'a str> {
+        let minted = self.minted.get(index)?;
+        upgrade(self.recorded, index, minted, minted_text)
+    }
+
+    /// The minted messages `messages` (the view's from index `first`) with each text the
+    /// recorded messages supersede replaced; borrowed when none is.
+    pub fn upgraded_range<'m>(&self, first: usize, messages: &'m [Message]) -> Cow<'m, [Message]> {
+        upgrade_range(self.recorded, first, messages)
+    }
+}
+
 impl<'a> From<&'a [Message]> for Sources<'a> {
     fn from(minted: &'a [Message]) -> Self {
         Sources::minted(minted)

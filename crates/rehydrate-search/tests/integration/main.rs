@@ -8,3 +8,4 @@ mod corpus;
 mod fixtures;
 mod properties;
 mod redaction;
+mod sources;
