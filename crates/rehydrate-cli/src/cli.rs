@@ -53,6 +53,17 @@ pub(crate) enum Command {
         /// The output directory of `rehydrate reduce`.
         dir: PathBuf,
     },
+    /// Write the session with every reduction inverted, as canonical JSONL, an OpenAI
+    /// chat-completions body or an Anthropic Messages body, on stdout. Refuses to leave any stub
+    /// text in the output (exit 1) and to write a body with a tool call not answered once right
+    /// after it (exit 2).
+    Export {
+        /// The output directory of `rehydrate reduce`.
+        dir: PathBuf,
+        /// The form to write.
+        #[arg(long = "to", value_enum)]
+        to: ExportTo,
+    },
     /// Truncate a torn tail of the directory's sidecar store (a write cut short) back to its
     /// last whole record, and say what was kept.
     Repair {
@@ -161,6 +172,28 @@ pub(crate) struct ReduceArgs {
     /// A file whose text is shown after the turns-cleared stub.
     #[arg(long, value_name = "FILE", requires = "clear_turns_older_than")]
     pub(crate) summary_file: Option<PathBuf>,
+}
+
+/// The forms `rehydrate export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ExportTo {
+    /// One canonical message per line.
+    Jsonl,
+    /// An OpenAI chat-completions request body.
+    Openai,
+    /// An Anthropic Messages request body.
+    Anthropic,
+}
+
+impl ExportTo {
+    pub(crate) fn format(self) -> rehydrate_sidecar::ExportFormat {
+        use rehydrate_sidecar::ExportFormat;
+        match self {
+            ExportTo::Jsonl => ExportFormat::Jsonl,
+            ExportTo::Openai => ExportFormat::OpenAi,
+            ExportTo::Anthropic => ExportFormat::Anthropic,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -41,6 +41,7 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
         }
         Command::Verify { dir } => verify(&dir),
         Command::Repair { dir } => repair(&dir),
+        Command::Export { dir, to } => export(&dir, to.format()),
         Command::Inspect {
             transcript,
             format,
@@ -413,6 +414,24 @@ fn expand(dir: &Path, id: &str, range: Option<&str>) -> Result<(), Failure> {
     refuse_mismatched_files(&loaded)?;
     let out = expand_reduction(&loaded.log, &loaded.sidecar, id, range)?;
     print_stdout(out.content.as_bytes())
+}
+
+fn export(dir: &Path, format: rehydrate_sidecar::ExportFormat) -> Result<(), Failure> {
+    let loaded = session_dir::read(dir)?;
+    refuse_mismatched_files(&loaded)?;
+    let bytes =
+        rehydrate_sidecar::export_session(&loaded.view, &loaded.log, &loaded.sidecar, format)
+            .map_err(|e| {
+                let line = format!("{}: {e}", dir.display());
+                // A reduction that does not resolve, or stub text left: the directory does not
+                // verify. A session the body cannot represent (a dangling call): bad input.
+                if e.is_leak() || matches!(e, rehydrate_sidecar::ExportError::Unresolved(_)) {
+                    Failure::Verify(vec![line])
+                } else {
+                    input(line)
+                }
+            })?;
+    print_stdout(&bytes)
 }
 
 fn search(dir: &Path, query: &str, options: &SearchOptions, json: bool) -> Result<(), Failure> {

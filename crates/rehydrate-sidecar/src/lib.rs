@@ -22,6 +22,10 @@
 //! - [`invert`] splices every original back into a view: view + log + minted view give back the
 //!   original messages byte for byte; [`check_inverts`] makes the same checks without building
 //!   them. [`verify_log`] checks every reduction of a log.
+//! - [`export_session`] writes the inverted session as canonical JSONL, an OpenAI
+//!   chat-completions body or an Anthropic Messages body; it refuses to leave a stub in the
+//!   bytes, and [`check_tool_links`] keeps the bodies valid (every tool call answered once,
+//!   right after it).
 //! - [`SessionStore`] records a live session in one append-only file of framed, checksummed
 //!   records (messages, reductions, rewinds) with a [`Sync`] setting; [`read_store`] reloads a
 //!   [`StoreState`] and reports a torn tail, which [`repair`] truncates; corruption is an error
@@ -50,6 +54,7 @@
 
 mod error;
 mod expand;
+mod export;
 mod hash;
 mod invert;
 mod render;
@@ -59,6 +64,7 @@ mod store;
 
 pub use error::Error;
 pub use expand::{ExpandOutcome, expand_reduction, reduction_total_bytes};
+pub use export::{ExportError, ExportFormat, check_tool_links, export_session};
 pub use hash::{TurnsHasher, content_digest, turns_digest};
 pub use invert::{check_inverts, invert, verify_log};
 pub use render::{TurnsFacts, expected_stub, expected_stub_from_facts, render_turns, stub_message};

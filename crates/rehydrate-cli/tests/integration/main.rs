@@ -952,3 +952,49 @@ fn repair_truncates_a_torn_store_and_verify_then_passes() {
     );
     assert_eq!(std::fs::read(&store).unwrap(), corrupt);
 }
+
+#[test]
+fn export_inverts_every_reduction_in_each_form() {
+    let (dir, _) = reduce_fixture("export");
+    let d = dir.to_str().unwrap();
+    let session: Value =
+        serde_json::from_slice(&std::fs::read(fixture("cli/build-session.json")).unwrap()).unwrap();
+    let originals = session.as_array().unwrap();
+    // JSONL: the imported messages, one per line, no stub left.
+    let jsonl = rehydrate(&["export", d, "--to", "jsonl"]);
+    assert_eq!(jsonl.status.code(), Some(0), "{}", stderr(&jsonl));
+    let text = String::from_utf8(jsonl.stdout).unwrap();
+    assert_eq!(text.lines().count(), originals.len());
+    assert!(!text.contains("[rehydrate:"));
+    // OpenAI: the wire form of each original; the fixture is an OpenAI array, so the contents
+    // come back exactly.
+    let openai = rehydrate(&["export", d, "--to", "openai"]);
+    assert_eq!(openai.status.code(), Some(0), "{}", stderr(&openai));
+    let body: Value = serde_json::from_slice(&openai.stdout).unwrap();
+    let messages = body["messages"].as_array().unwrap();
+    assert_eq!(messages.len(), originals.len());
+    for (got, want) in messages.iter().zip(originals) {
+        assert_eq!(got["role"], want["role"]);
+        assert_eq!(got["content"], want["content"]);
+    }
+    // Anthropic: alternating roles, tool results answering the calls.
+    let anthropic = rehydrate(&["export", d, "--to", "anthropic"]);
+    assert_eq!(anthropic.status.code(), Some(0), "{}", stderr(&anthropic));
+    let body: Value = serde_json::from_slice(&anthropic.stdout).unwrap();
+    let roles: Vec<&str> = body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert!(roles.windows(2).all(|w| w[0] != w[1]), "{roles:?}");
+    assert!(!String::from_utf8_lossy(&anthropic.stdout).contains("[rehydrate:"));
+
+    // A changed view: nothing is written, exit 1.
+    let view = dir.join("view.json");
+    let text = std::fs::read_to_string(&view).unwrap();
+    std::fs::write(&view, text.replacen("bytes hidden", "bytes hidden!", 1)).unwrap();
+    let bad = rehydrate(&["export", d, "--to", "jsonl"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(bad.stdout.is_empty());
+}
