@@ -44,6 +44,8 @@ enum Ratio {
     RateAtLeast(f64),
     /// `baseline time / subject time`, reported without a target.
     Faster,
+    /// `subject time / baseline time`, reported without a target.
+    Time,
 }
 
 /// One line of the table: a benchmark compared with a baseline benchmark.
@@ -57,8 +59,8 @@ struct Figure {
     ratio: Ratio,
 }
 
-/// The figures of issues 3 (reduction), 4 (search), of transcript replay and of evidence
-/// projection, in table order.
+/// The figures of issues 3 (reduction), 4 (search), of transcript replay, of evidence
+/// projection and of the session store, in table order.
 const FIGURES: &[Figure] = &[
     Figure {
         name: "per-turn projection, turn 1,000 vs turn 10 (ours)",
@@ -172,6 +174,24 @@ const FIGURES: &[Figure] = &[
         name: "evidence projection from bytes (claude_largest_mib_50) vs serde_json typed parse of its lines",
         subject: "evidence/ours/claude_largest_mib_50",
         baseline: "evidence/serde_json/claude_largest_mib_50",
+        ratio: Ratio::RateAtLeast(0.5),
+    },
+    Figure {
+        name: "session store append, sync every record (1,000 messages) vs a plain JSONL recorder + one sync",
+        subject: "store/every-record/1000-messages",
+        baseline: "store/jsonl-write/1000-messages",
+        ratio: Ratio::Time,
+    },
+    Figure {
+        name: "session store append, sync every 1 MiB (1,000 messages) vs a plain JSONL recorder + one sync",
+        subject: "store/every-1MiB/1000-messages",
+        baseline: "store/jsonl-write/1000-messages",
+        ratio: Ratio::Time,
+    },
+    Figure {
+        name: "session store append, sync at the end (1,000 messages) vs a plain JSONL recorder + one sync",
+        subject: "store/never/1000-messages",
+        baseline: "store/jsonl-write/1000-messages",
         ratio: Ratio::RateAtLeast(0.5),
     },
 ];
@@ -420,6 +440,10 @@ fn row(figure: &Figure, subject: Option<Measured>, baseline: Option<Measured>) -
         Ratio::FasterAtLeast(limit) => (speed, Some(faster >= limit)),
         Ratio::RateAtLeast(limit) => (format!("{faster:.2} of the rate"), Some(faster >= limit)),
         Ratio::Faster => (speed, None),
+        Ratio::Time => (
+            format!("{:.2}x the time", subject.mean_ns / baseline.mean_ns),
+            None,
+        ),
     };
     let status = match met {
         Some(true) => "met",
@@ -441,7 +465,7 @@ fn target_text(ratio: Ratio) -> String {
         Ratio::TimeAtMost(limit) => format!("<= {limit}x the time"),
         Ratio::FasterAtLeast(limit) => format!(">= {limit}x faster"),
         Ratio::RateAtLeast(limit) => format!(">= {limit} of the rate"),
-        Ratio::Faster => "—".to_owned(),
+        Ratio::Faster | Ratio::Time => "—".to_owned(),
     }
 }
 
@@ -554,6 +578,10 @@ mod tests {
         assert_eq!(
             row(&figure(Ratio::FasterAtLeast(3.0)), ns(1.5e6), ns(1e6)),
             "| f | 1.50 ms | 1.00 ms | 1.5x slower | >= 3x faster | NOT MET |"
+        );
+        assert_eq!(
+            row(&figure(Ratio::Time), ns(3e6), ns(1e6)),
+            "| f | 3.00 ms | 1.00 ms | 3.00x the time | — | — |"
         );
         assert_eq!(
             row(&figure(Ratio::Faster), None, ns(1e6)),

@@ -21,13 +21,18 @@
 //!   bytes, against `serde_json` parsing the same bytes line by line into a typed struct;
 //! - `evidence`: a Claude Code session file of at least 50 MiB (the largest corpus sessions,
 //!   repeated with fresh ids) imported as an event log and projected to per-turn evidence, from
-//!   bytes, against the same typed `serde_json` parse of the same bytes.
+//!   bytes, against the same typed `serde_json` parse of the same bytes;
+//! - `store`: appending the first 1,000 messages of `turns_1000` to a fresh `SessionStore` with
+//!   each sync setting (every record, every 1 MiB, never), ending durable with one `sync()`,
+//!   against a plain JSONL recorder (each message serialized and written as a line, one
+//!   `sync_data` at the end).
 //!
 //! Workloads are built on first use and described on stderr; without the corpus a synthetic
 //! session stands in (with a notice).
 
 use std::fs;
 use std::hint::black_box;
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::OnceLock;
@@ -48,6 +53,7 @@ use rehydrate_replay::Replay;
 use rehydrate_search::{
     HiddenTexts, Query, SearchMode, SearchOptions, hidden_texts, search_hidden, sidecar_search,
 };
+use rehydrate_sidecar::{SessionStore, read_store};
 use supercode_interchange::ChatMessage;
 
 /// The turns of `turns_1000` at which one turn's projection is timed (1-based).
@@ -1109,7 +1115,214 @@ fn evidence(c: &mut Criterion) {
     });
 }
 
+// ---------------------------------------------------------------------------------------------
+// store
+
+/// How many messages of `turns_1000` the `store` group appends per iteration: the first 1,000
+/// (about two passes over the corpus turns, 8 MiB of canonical JSON in a realistic mix of
+/// sizes), so that one iteration with a sync after every record stays near a third of a second
+/// on the bench machine's disk (2,000 took 0.5 to 1.2 s).
+const STORE_MESSAGES: usize = 1000;
+
+/// The size part of the `store` benchmark ids.
+const STORE_SIZE: &str = "1000-messages";
+
+/// The sync threshold of the `every-1MiB` benchmark, in bytes (1 MiB).
+const STORE_SYNC_BYTES: u64 = 1 << 20;
+
+/// The size of a store file's header and of each record's frame, in bytes (docs/FORMATS.md,
+/// "Session store").
+const STORE_FRAME_BYTES: usize = 16;
+
+/// The first [`STORE_MESSAGES`] messages of `turns_1000` (prefix first) and the canonical JSON
+/// of each (`serde_json::to_vec`, the payload of a message record), built once.
+fn store_messages() -> &'static (Vec<Message>, Vec<Vec<u8>>) {
+    static MESSAGES: OnceLock<(Vec<Message>, Vec<Vec<u8>>)> = OnceLock::new();
+    MESSAGES.get_or_init(|| {
+        let workload = turns_1000();
+        let messages: Vec<Message> = workload
+            .prefix()
+            .iter()
+            .chain(workload.turns().iter().flatten())
+            .take(STORE_MESSAGES)
+            .cloned()
+            .collect();
+        assert_eq!(
+            messages.len(),
+            STORE_MESSAGES,
+            "turns_1000 has enough messages"
+        );
+        let json: Vec<Vec<u8>> = messages
+            .iter()
+            .map(|m| serde_json::to_vec(m).expect("messages serialize"))
+            .collect();
+        let bytes: usize = json.iter().map(Vec::len).sum();
+        let largest = json.iter().map(Vec::len).max().unwrap_or(0);
+        let mut sizes: Vec<usize> = json.iter().map(Vec::len).collect();
+        sizes.sort_unstable();
+        eprintln!(
+            "bench: store: the first {} messages of turns_1000, {bytes} bytes of canonical JSON \
+             ({:.2} MiB; median {} bytes, largest {largest}), {} bytes of records",
+            messages.len(),
+            bytes as f64 / f64::from(1 << 20),
+            sizes[sizes.len() / 2],
+            bytes + messages.len() * STORE_FRAME_BYTES,
+        );
+        (messages, json)
+    })
+}
+
+/// The scratch directory of the `store` group, `<target>/bench-workloads/store`, emptied once
+/// per run (a killed run may leave files behind).
+fn store_dir() -> &'static Path {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let dir = locate::target_dir().join("bench-workloads").join("store");
+        match fs::remove_dir_all(&dir) {
+            Ok(()) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(err) => panic!("cannot remove {}: {err}", dir.display()),
+        }
+        fs::create_dir_all(&dir).expect("the store scratch directory can be created");
+        dir
+    })
+}
+
+/// A fresh file path in [`store_dir`]; the file, once created, is removed when this drops
+/// (outside the timing, with the routine's output).
+struct ScratchFile(PathBuf);
+
+impl ScratchFile {
+    /// A path no other scratch file of this run has.
+    fn fresh(kind: &str) -> ScratchFile {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        ScratchFile(store_dir().join(format!("{kind}-{n}")))
+    }
+}
+
+impl Drop for ScratchFile {
+    fn drop(&mut self) {
+        match fs::remove_file(&self.0) {
+            Ok(()) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(err) => eprintln!("bench: store: cannot remove {}: {err}", self.0.display()),
+        }
+    }
+}
+
+/// A new, empty store (header written and synced) at a fresh scratch path.
+fn fresh_store(sync: rehydrate_sidecar::Sync) -> (SessionStore, ScratchFile) {
+    let scratch = ScratchFile::fresh("store");
+    let store = SessionStore::create(&scratch.0, sync).expect("the scratch store can be created");
+    (store, scratch)
+}
+
+/// A new, empty plain file (created and synced) at a fresh scratch path, opened for appending.
+fn fresh_plain_file() -> (fs::File, ScratchFile) {
+    let scratch = ScratchFile::fresh("plain");
+    let file = fs::OpenOptions::new()
+        .append(true)
+        .create_new(true)
+        .open(&scratch.0)
+        .expect("the scratch file can be created");
+    file.sync_data().expect("the scratch file syncs");
+    (file, scratch)
+}
+
+/// Appends every message of [`store_messages`] to `store`, then syncs it (durable whatever
+/// the setting), and returns it to be dropped outside the timing.
+fn append_all(
+    (mut store, scratch): (SessionStore, ScratchFile),
+    messages: &[Message],
+) -> (SessionStore, ScratchFile) {
+    for message in messages {
+        store
+            .append_message(black_box(message))
+            .expect("the scratch store appends");
+    }
+    store.sync().expect("the scratch store syncs");
+    assert_eq!(store.state().records, messages.len() as u64);
+    (store, scratch)
+}
+
+/// Checks once that a store written as the benches write it reads back to the same messages,
+/// with no torn tail, and that its file holds one record per message after the header.
+fn check_store_once() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let (messages, json) = store_messages();
+        let (store, scratch) = append_all(fresh_store(rehydrate_sidecar::Sync::Never), messages);
+        drop(store);
+        let (state, torn) = read_store(&scratch.0).expect("the scratch store reads back");
+        assert!(torn.is_none(), "no torn tail after a sync");
+        assert_eq!(
+            &state.messages, messages,
+            "the store reads back the messages"
+        );
+        let file_bytes = fs::metadata(&scratch.0)
+            .expect("the store file exists")
+            .len();
+        let records: usize = json.iter().map(|j| STORE_FRAME_BYTES + j.len()).sum();
+        assert_eq!(
+            file_bytes,
+            (STORE_FRAME_BYTES + records) as u64,
+            "header plus one record each"
+        );
+    });
+}
+
+/// `store/<setting>/1000-messages`: appending the first 1,000 messages of `turns_1000` to a
+/// fresh `SessionStore` with each sync setting, ending with `sync()`, against
+/// `store/jsonl-write/1000-messages`: the plain recorder a host would otherwise write, each
+/// message serialized to canonical JSON and written as one line of a plain file, with one
+/// `sync_data` at the end. The file is created (and
+/// synced) in the setup and removed with the output, both outside the timing.
+fn store(c: &mut Criterion) {
+    let (messages, json) = store_messages();
+    let bytes: usize = json.iter().map(Vec::len).sum();
+    let mut group = c.benchmark_group("store");
+    few_samples(&mut group);
+    group.throughput(Throughput::Bytes(bytes as u64));
+    let settings = [
+        ("every-record", rehydrate_sidecar::Sync::EveryRecord),
+        (
+            "every-1MiB",
+            rehydrate_sidecar::Sync::EveryBytes(STORE_SYNC_BYTES),
+        ),
+        ("never", rehydrate_sidecar::Sync::Never),
+    ];
+    for (subject, sync) in settings {
+        group.bench_function(BenchmarkId::new(subject, STORE_SIZE), |b| {
+            check_store_once();
+            b.iter_batched(
+                || fresh_store(sync),
+                |fresh| append_all(fresh, messages),
+                BatchSize::PerIteration,
+            );
+        });
+    }
+    group.bench_function(BenchmarkId::new("jsonl-write", STORE_SIZE), |b| {
+        b.iter_batched(
+            fresh_plain_file,
+            |(mut file, scratch)| {
+                let mut line = Vec::new();
+                for m in messages {
+                    line.clear();
+                    serde_json::to_writer(&mut line, black_box(m)).expect("messages serialize");
+                    line.push(b'\n');
+                    file.write_all(&line).expect("the scratch file appends");
+                }
+                file.sync_data().expect("the scratch file syncs");
+                (file, scratch)
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.finish();
+}
+
 criterion_group!(
-    benches, per_turn, session, expand, cli, tokens, search, replay, evidence
+    benches, per_turn, session, expand, cli, tokens, search, replay, evidence, store
 );
 criterion_main!(benches);
