@@ -518,9 +518,19 @@ pub(crate) fn repair(dir: &Path) -> Result<Repaired, Failure> {
     let mut manifest: Manifest = serde_json::from_slice(&bytes)
         .map_err(|e| input(format!("{}: {e}", manifest_path.display())))?;
     let path = dir.join(STORE);
+    // A store that is missing, not a store, or corrupt is a damaged directory (exit 1); one
+    // another process holds is bad input (exit 2), as elsewhere.
     let report = rehydrate_sidecar::repair(&path).map_err(|e| match e {
-        rehydrate_sidecar::StoreError::Corrupt { .. } => Failure::Verify(vec![e.to_string()]),
-        other => input(other.to_string()),
+        rehydrate_sidecar::StoreError::Locked { .. } => input(e.to_string()),
+        rehydrate_sidecar::StoreError::Io { source, .. }
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            Failure::Verify(vec![format!(
+                "{}: missing, though the manifest records it",
+                path.display()
+            )])
+        }
+        other => Failure::Verify(vec![other.to_string()]),
     })?;
     if report.dropped_bytes > 0 {
         let store =

@@ -193,9 +193,10 @@ pub fn find_stubs(text: &str) -> Vec<Stub> {
 }
 
 /// The stubs inside a tool call's arguments (a model copying a stub into a file it writes, a
-/// command it runs): each string value of the arguments JSON is searched with [`find_stubs`]
-/// after JSON unescaping; arguments that are not JSON are searched as they are. A host can refuse
-/// the call, or expand the stubs first. Empty when there is none.
+/// command it runs): the arguments text is searched with [`find_stubs`] as it is, and, when it
+/// holds a JSON escape, every key and string of the parsed arguments too (after unescaping), so
+/// neither escapes nor repeated keys hide a stub. A host can refuse the call, or expand the stubs
+/// first. Each stub is reported once; empty when there is none.
 ///
 /// # Example
 ///
@@ -212,26 +213,36 @@ pub fn find_stubs(text: &str) -> Vec<Stub> {
 /// assert_eq!(stubs[0].id().as_str(), "r2.00ab12");
 /// ```
 pub fn check_tool_input(call: &crate::ToolCall) -> Vec<Stub> {
-    // Arguments without the word cannot hold a stub (JSON would escape its letters only
-    // perversely); the common case skips the parse.
-    if !call.arguments.contains("rehydrate") {
-        return Vec::new();
+    let raw = call.arguments.as_str();
+    // Stubs written as they are, wherever they stand (also in a key, or in a value a repeated
+    // key hides from the parse).
+    let mut found = find_stubs(raw);
+    // Stubs hidden by JSON escapes (`\u0072ehydrate`) are found in the unescaped keys and
+    // strings; arguments without an escape hold none that the raw search missed.
+    if raw.contains('\\')
+        && let Ok(value) = serde_json::from_str::<serde_json::Value>(raw)
+    {
+        collect_strings(&value, &mut |s| {
+            for stub in find_stubs(s) {
+                if !found.contains(&stub) {
+                    found.push(stub);
+                }
+            }
+        });
     }
-    match serde_json::from_str::<serde_json::Value>(&call.arguments) {
-        Ok(value) => {
-            let mut found = Vec::new();
-            collect_strings(&value, &mut |s| found.extend(find_stubs(s)));
-            found
-        }
-        Err(_) => find_stubs(&call.arguments),
-    }
+    found
 }
 
 fn collect_strings(value: &serde_json::Value, each: &mut dyn FnMut(&str)) {
     match value {
         serde_json::Value::String(s) => each(s),
         serde_json::Value::Array(items) => items.iter().for_each(|v| collect_strings(v, each)),
-        serde_json::Value::Object(map) => map.values().for_each(|v| collect_strings(v, each)),
+        serde_json::Value::Object(map) => {
+            for (key, v) in map {
+                each(key);
+                collect_strings(v, each);
+            }
+        }
         _ => {}
     }
 }

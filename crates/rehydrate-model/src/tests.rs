@@ -410,3 +410,28 @@ fn stubs_are_found_in_text_and_tool_inputs() {
     assert_eq!(check_tool_input(&call(&format!("echo {b}"))).len(), 1);
     assert!(check_tool_input(&call(r#"{"content":"about rehydrate: nothing"}"#)).is_empty());
 }
+
+#[test]
+fn escaped_keyed_and_hidden_stubs_are_found_in_tool_inputs() {
+    let call = |arguments: &str| ToolCall {
+        id: "t".into(),
+        name: "Write".into(),
+        arguments: arguments.into(),
+    };
+    let stub = "[rehydrate:duplicate r3.00ab12 | same 120 bytes as message 4]";
+    let escaped = stub.replace("rehydrate", "\\u0072ehydrate");
+    assert_eq!(
+        check_tool_input(&call(&format!(r#"{{"content":"{escaped}"}}"#))).len(),
+        1
+    );
+    assert_eq!(
+        check_tool_input(&call(&format!(r#"{{"{stub}":1}}"#))).len(),
+        1
+    );
+    // A repeated key: the parse keeps the last value, the raw search still sees the first.
+    let repeated = format!(r#"{{"content":"{stub}","content":"clean"}}"#);
+    assert_eq!(check_tool_input(&call(&repeated)).len(), 1);
+    // Both forms of one stub are one stub.
+    let both = format!(r#"{{"a":"{stub}","b":"{escaped}"}}"#);
+    assert_eq!(check_tool_input(&call(&both)).len(), 1);
+}

@@ -192,13 +192,16 @@ impl ExportError {
 /// - [`ExportFormat::Jsonl`]: each message's canonical serde form on one line ending in `\n`;
 ///   reading the lines back gives exactly the inverted messages.
 /// - [`ExportFormat::OpenAi`]: `{"messages":[…]}`, each message in its wire form: observations
-///   stay user messages, metadata (reasoning included), `details` and `observation` are left out.
+///   stay user messages, metadata (reasoning included), `details` and `observation` are left out,
+///   and so is an assistant message with neither content nor tool calls.
 /// - [`ExportFormat::Anthropic`]: `{"system":"…","messages":[…]}` (docs/FORMATS.md, "Export"):
 ///   system texts joined with `"\n\n"` into `system` (absent when there is none); tool calls as
 ///   `tool_use` blocks whose `input` is the arguments text verbatim; tool results as
 ///   `tool_result` blocks in user messages; a lone signed thinking block, or redacted thinking
 ///   alone, before the rest of its assistant message, unedited, other reasoning left out whole;
-///   messages with no block left out; consecutive messages of one role merged.
+///   messages with no block left out; consecutive messages of one role merged (the reasoning of
+///   an assistant message merged into the one before it is left out whole: reasoning opens a
+///   message).
 ///
 /// # Errors
 ///
@@ -439,10 +442,22 @@ fn write_jsonl(messages: &[Message]) -> Vec<u8> {
 /// The OpenAI chat-completions body: `{"messages":[…]}` of wire forms.
 fn write_openai(messages: &[Message]) -> Vec<u8> {
     let mut out = Vec::from(&b"{\"messages\":["[..]);
-    for (i, m) in messages.iter().enumerate() {
-        if i > 0 {
+    let mut first = true;
+    for m in messages {
+        // The API refuses an assistant message with neither content nor tool calls (one that
+        // held only reasoning, which the wire form leaves out): it is left out.
+        let empty = match &m.content {
+            None => true,
+            Some(rehydrate_model::Content::Parts(parts)) => parts.is_empty(),
+            Some(rehydrate_model::Content::Text(_)) => false,
+        };
+        if m.role == rehydrate_model::Role::Assistant && empty && m.tool_calls.is_empty() {
+            continue;
+        }
+        if !first {
             out.push(b',');
         }
+        first = false;
         m.write_wire(&mut out);
     }
     out.extend_from_slice(b"]}");
@@ -563,7 +578,13 @@ fn write_anthropic(messages: &[Message]) -> Result<Vec<u8>, ExportError> {
             continue;
         }
         match turns.last_mut() {
-            Some(last) if last.assistant == assistant => last.blocks.extend(blocks),
+            Some(last) if last.assistant == assistant => {
+                // Reasoning opens an assistant message: merged into the middle of one it would
+                // not, so a merged message's reasoning is left out, whole.
+                last.blocks.extend(blocks.into_iter().filter(|b| {
+                    !(assistant && matches!(b, Block::Thinking { .. } | Block::RedactedThinking(_)))
+                }));
+            }
             _ => turns.push(Turn { assistant, blocks }),
         }
     }

@@ -998,3 +998,24 @@ fn export_inverts_every_reduction_in_each_form() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(bad.stdout.is_empty());
 }
+
+#[test]
+fn repair_of_a_damaged_directory_is_a_verification_failure() {
+    let (dir, _) = reduce_fixture("repair_damaged");
+    let d = dir.to_str().unwrap();
+    let store = dir.join("sidecar/session.rhyd");
+    let mut bytes = std::fs::read(&store).unwrap();
+    bytes[0] = b'X';
+    std::fs::write(&store, &bytes).unwrap();
+    let out = rehydrate(&["repair", d]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is not a rehydrate session store"),
+        "{}",
+        stderr(&out)
+    );
+    std::fs::remove_file(&store).unwrap();
+    let out = rehydrate(&["repair", d]);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).contains("missing, though the manifest records it"));
+}

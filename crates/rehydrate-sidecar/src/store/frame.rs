@@ -8,9 +8,9 @@
 //!
 //! The header check is the first 3 bytes of blake3 over the length and kind bytes; the payload
 //! check is the first 8 bytes of blake3 over the kind byte and the payload. A record that runs
-//! past the end of the file, or whose payload fails its check with nothing after it, is a torn
-//! tail (a write cut short); a frame that fails its check, or a payload that fails with more
-//! bytes after it, is corruption.
+//! past the end of the file, a payload that fails its check with nothing after it, or a tail of
+//! zero bytes is a torn tail (a write cut short); a frame that fails its check, or a payload
+//! that fails with more bytes after it, is corruption.
 
 /// The file's first 8 bytes.
 pub(crate) const MAGIC: &[u8; 8] = b"RHYDSTOR";
@@ -109,6 +109,9 @@ pub(crate) fn read(bytes: &[u8]) -> Result<(Vec<RawRecord<'_>>, Ending), ReadErr
     if version != VERSION {
         return Err(ReadError::Version(version));
     }
+    if header[12..16] != [0, 0, 0, 0] {
+        return Err(ReadError::NotAStore);
+    }
     let mut records = Vec::new();
     let mut at = HEADER_BYTES;
     while at < bytes.len() {
@@ -119,8 +122,13 @@ pub(crate) fn read(bytes: &[u8]) -> Result<(Vec<RawRecord<'_>>, Ending), ReadErr
         let len = u32::from_le_bytes([frame[0], frame[1], frame[2], frame[3]]);
         let kind = frame[4];
         // A write cut short leaves a shorter file, never a whole frame that fails its check:
-        // a bad frame is corruption wherever it is.
+        // a bad frame is corruption wherever it is, unless the rest of the file is zero bytes
+        // (a file system can extend a file with zeros when a power loss cuts a write).
         if frame[5..8] != header_check(len, kind) || len > MAX_PAYLOAD_BYTES {
+            if bytes[at..].iter().all(|&b| b == 0) {
+                let reason = "the file ends in zero bytes (a write a power loss cut short)";
+                return Ok((records, Ending::Torn { offset: at, reason }));
+            }
             return Err(ReadError::Corrupt {
                 offset: at,
                 reason: "the record's frame fails its check",

@@ -128,6 +128,23 @@ pub enum StoreError {
         /// Where and why.
         torn: TornTail,
     },
+    /// A write to the store failed earlier: it takes no more records until it is reopened (and
+    /// repaired, if the failed write left part of a record).
+    #[error(
+        "session store {path} failed a write earlier; reopen it (repair it first if it ends torn)"
+    )]
+    Failed {
+        /// The store file.
+        path: PathBuf,
+    },
+    /// A record over the 1 GiB a record may carry.
+    #[error("session store {path}: a record of {bytes} bytes is over the 1 GiB limit")]
+    RecordTooLarge {
+        /// The store file.
+        path: PathBuf,
+        /// The payload's size.
+        bytes: u64,
+    },
     /// A rewind to more messages than the store holds.
     #[error("session store {path}: cannot rewind to {to} messages, it holds {len}")]
     RewindBeyond {
@@ -155,6 +172,8 @@ pub struct SessionStore {
     state: StoreState,
     /// Bytes appended since the last sync.
     unsynced: u64,
+    /// A write failed: the file may end in part of a record, so nothing more is appended.
+    failed: bool,
 }
 
 impl SessionStore {
@@ -178,12 +197,19 @@ impl SessionStore {
         lock(&file, path)?;
         file.write_all(&frame::header()).map_err(io)?;
         file.sync_data().map_err(io)?;
+        // The new file's directory entry must reach the disk too.
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            File::open(parent)
+                .and_then(|dir| dir.sync_all())
+                .map_err(io)?;
+        }
         Ok(SessionStore {
             path: path.to_path_buf(),
             file,
             sync,
             state: StoreState::default(),
             unsynced: 0,
+            failed: false,
         })
     }
 
@@ -220,6 +246,7 @@ impl SessionStore {
             sync,
             state,
             unsynced: 0,
+            failed: false,
         })
     }
 
@@ -259,8 +286,9 @@ impl SessionStore {
     }
 
     /// Records that the host truncated its history to its first `to` messages (to re-run from
-    /// there): the store stays append-only; the state drops the later messages and the
-    /// reductions that address them.
+    /// there): the store stays append-only; the state drops the later messages, and the log from
+    /// its first reduction that addresses one of them (so the log stays a prefix whose ids keep
+    /// their ordinals).
     ///
     /// # Errors
     ///
@@ -319,22 +347,40 @@ impl SessionStore {
         Ok(())
     }
 
-    /// Writes one record with a single write, then syncs as the setting says.
+    /// Writes one record with a single write, then syncs as the setting says. After a failed
+    /// write or sync nothing more is appended: the file may end in part of a record, which the
+    /// next open reports and `repair` truncates.
     fn append(&mut self, kind: u8, payload: &[u8]) -> Result<(), StoreError> {
+        if self.failed {
+            return Err(StoreError::Failed {
+                path: self.path.clone(),
+            });
+        }
+        if payload.len() > frame::MAX_PAYLOAD_BYTES as usize {
+            return Err(StoreError::RecordTooLarge {
+                path: self.path.clone(),
+                bytes: payload.len() as u64,
+            });
+        }
         let record = frame::encode(kind, payload);
-        self.file
-            .write_all(&record)
-            .map_err(|source| StoreError::Io {
+        if let Err(source) = self.file.write_all(&record) {
+            self.failed = true;
+            return Err(StoreError::Io {
                 path: self.path.clone(),
                 source,
-            })?;
+            });
+        }
         self.state.records += 1;
         self.unsynced += record.len() as u64;
-        match self.sync {
+        let synced = match self.sync {
             Sync::EveryRecord => self.sync(),
             Sync::EveryBytes(n) if self.unsynced >= n => self.sync(),
             Sync::EveryBytes(_) | Sync::Never => Ok(()),
+        };
+        if synced.is_err() {
+            self.failed = true;
         }
+        synced
     }
 }
 
@@ -541,15 +587,20 @@ fn load(path: &Path, bytes: &[u8]) -> Result<(StoreState, Option<TornTail>), Sto
     Ok((state, torn))
 }
 
-/// Truncates the state's timeline to `to` messages and drops the reductions addressing what
-/// was cut.
+/// Truncates the state's timeline to `to` messages, and the log before its first reduction
+/// that addresses what was cut (the log stays a prefix, so every id keeps its ordinal; the host
+/// mints again what it needs).
 fn apply_rewind(state: &mut StoreState, to: u64) {
     let to_len = usize::try_from(to).unwrap_or(usize::MAX);
     state.messages.truncate(to_len);
-    state
+    let cut = state
         .log
         .reductions
-        .retain(|r| (r.ptr.addr.index as u64) < to && last_index(r) < to);
+        .iter()
+        .position(|r| (r.ptr.addr.index as u64) >= to || last_index(r) >= to);
+    if let Some(cut) = cut {
+        state.log.reductions.truncate(cut);
+    }
     state.rewinds.push(to);
 }
 

@@ -451,7 +451,8 @@ fn anthropic_merges_roles_and_keeps_reasoning_whole_or_not_at_all() {
             Message::text(Role::Assistant, "plan"),
             &[("thinking", "a\n\nb"), ("thinking_signature", "s1\ns2")],
         ),
-        // Redacted thinking alone: one block per line, before the calls.
+        // Redacted thinking alone, but merged into the assistant message before it: left out
+        // whole (reasoning must open a message).
         with_meta(
             calling(
                 None,
@@ -502,7 +503,7 @@ fn anthropic_merges_roles_and_keeps_reasoning_whole_or_not_at_all() {
     let expected = concat!(
         r#"{"system":"be brief\n\nand kind","messages":["#,
         r#"{"role":"user","content":[{"type":"text","text":"first"},{"type":"text","text":"second"}]},"#,
-        r#"{"role":"assistant","content":[{"type":"text","text":"plan"},{"type":"redacted_thinking","data":"d1"},{"type":"redacted_thinking","data":"d2"},{"type":"tool_use","id":"t1","name":"ls","input":{}},{"type":"tool_use","id":"t2","name":"cat","input":{ "path" : "x" }}]},"#,
+        r#"{"role":"assistant","content":[{"type":"text","text":"plan"},{"type":"tool_use","id":"t1","name":"ls","input":{}},{"type":"tool_use","id":"t2","name":"cat","input":{ "path" : "x" }}]},"#,
         r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"},{"type":"tool_result","tool_use_id":"t2","content":"boom","is_error":true},{"type":"text","text":"why"}]},"#,
         r#"{"role":"assistant","content":[{"type":"text","text":"done"}]},"#,
         r#"{"role":"user","content":[{"source":{"data":"AA==","media_type":"image/png","type":"base64"},"type":"image"}]},"#,
@@ -728,4 +729,35 @@ fn check_anthropic_body(body: &[u8]) {
         assert!(role == "assistant" || expected_uses.is_empty());
     }
     assert!(expected_uses.is_empty(), "the last calls are unanswered");
+}
+
+#[test]
+fn redacted_thinking_opens_its_message_and_empty_assistants_leave_the_openai_body() {
+    let minted = vec![
+        Message::text(Role::User, "go"),
+        with_meta(
+            Message::text(Role::Assistant, "ok"),
+            &[("redacted_thinking", "d1\nd2")],
+        ),
+        Message::text(Role::User, "again"),
+        // Only reasoning: no content, no calls.
+        with_meta(
+            Message {
+                role: Role::Assistant,
+                ..Message::default()
+            },
+            &[("thinking", "hmm")],
+        ),
+    ];
+    let log = ReductionLog::default();
+    let anthropic = export_session(&minted, &log, &minted, ExportFormat::Anthropic).unwrap();
+    assert_eq!(
+        String::from_utf8(anthropic).unwrap(),
+        r#"{"messages":[{"role":"user","content":[{"type":"text","text":"go"}]},{"role":"assistant","content":[{"type":"redacted_thinking","data":"d1"},{"type":"redacted_thinking","data":"d2"},{"type":"text","text":"ok"}]},{"role":"user","content":[{"type":"text","text":"again"}]}]}"#
+    );
+    let openai = export_session(&minted, &log, &minted, ExportFormat::OpenAi).unwrap();
+    assert_eq!(
+        String::from_utf8(openai).unwrap(),
+        r#"{"messages":[{"role":"user","content":"go"},{"role":"assistant","content":"ok"},{"role":"user","content":"again"}]}"#
+    );
 }

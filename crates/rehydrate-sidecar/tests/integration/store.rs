@@ -354,3 +354,80 @@ fn a_model_switch_drops_reasoning_whole_and_is_recorded() {
     // The store keeps full fidelity.
     assert_eq!(state.messages[1], thinking);
 }
+
+#[test]
+fn a_zero_filled_tail_is_torn_not_corrupt() {
+    let _serial = serial();
+    let dir = scratch("zeros");
+    let path = dir.join("s.rhyd");
+    small_store(&path, 3);
+    let whole = std::fs::read(&path).unwrap();
+    for zeros in [1, 15, 16, 4096] {
+        let mut bytes = whole.clone();
+        bytes.extend(std::iter::repeat_n(0u8, zeros));
+        std::fs::write(&path, &bytes).unwrap();
+        let (state, torn) = read_store(&path).unwrap();
+        assert_eq!(state.records, 4, "{zeros} zeros");
+        let torn = torn.unwrap_or_else(|| panic!("{zeros} zeros: no torn tail"));
+        assert_eq!(torn.offset, whole.len() as u64);
+        assert_eq!(repair(&path).unwrap().dropped_bytes, zeros as u64);
+        assert_eq!(std::fs::read(&path).unwrap(), whole);
+    }
+    // A nonzero reserved header field is not a store of this format.
+    let mut bytes = whole.clone();
+    bytes[12] = 1;
+    std::fs::write(&path, &bytes).unwrap();
+    assert!(matches!(
+        read_store(&path),
+        Err(StoreError::NotAStore { .. })
+    ));
+}
+
+#[test]
+fn a_rewind_keeps_the_log_a_prefix() {
+    use rehydrate_model::{MessageAddr, Reduction, ReductionId, ReductionKind, Role, SidecarPtr};
+    let _serial = serial();
+    let dir = scratch("rewind-log");
+    let path = dir.join("s.rhyd");
+    let mut store = SessionStore::create(&path, Sync::Never).unwrap();
+    for i in 0..10 {
+        store.append_message(&message(i)).unwrap();
+    }
+    let reduction = |ordinal: usize, index: usize| {
+        let digest = rehydrate_sidecar::content_digest(format!("{ordinal}").as_bytes());
+        Reduction {
+            id: ReductionId::new(ordinal, &digest),
+            kind: ReductionKind::DuplicateOutput {
+                canonical: MessageAddr {
+                    index: 0,
+                    role: Role::Tool,
+                },
+                original_bytes: 1,
+            },
+            ptr: SidecarPtr {
+                addr: MessageAddr {
+                    index,
+                    role: Role::Tool,
+                },
+                span: None,
+                digest,
+            },
+            stub: String::new(),
+        }
+    };
+    // r0 at 3, r1 at 6, r2 at 9, r3 at 2: a rewind to 8 cuts the log before r2.
+    for (ordinal, index) in [(0, 3), (1, 6), (2, 9), (3, 2)] {
+        store.append_reduction(&reduction(ordinal, index)).unwrap();
+    }
+    store.rewind(8).unwrap();
+    let ordinals: Vec<usize> = store
+        .state()
+        .log
+        .reductions
+        .iter()
+        .map(|r| r.id.ordinal())
+        .collect();
+    assert_eq!(ordinals, [0, 1]);
+    drop(store);
+    assert_eq!(read_store(&path).unwrap().0.log.reductions.len(), 2);
+}
