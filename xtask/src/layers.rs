@@ -6,7 +6,7 @@
 //! |-------|-----------------------------------------|
 //! | 0     | rehydrate-model                         |
 //! | 1     | rehydrate-sidecar, rehydrate-formats    |
-//! | 2     | rehydrate-reduce, rehydrate-search, rehydrate-replay |
+//! | 2     | rehydrate-reduce, rehydrate-search, rehydrate-replay, rehydrate-signals |
 //! | 3     | rehydrate-evidence                      |
 //! | 4     | rehydrate-cli                           |
 //! | 5     | rehydrate-bench                         |
@@ -36,7 +36,12 @@ const LAYERS: &[&[&str]] = &[
     // layer 1
     &["rehydrate-sidecar", "rehydrate-formats"],
     // layer 2
-    &["rehydrate-reduce", "rehydrate-search", "rehydrate-replay"],
+    &[
+        "rehydrate-reduce",
+        "rehydrate-search",
+        "rehydrate-replay",
+        "rehydrate-signals",
+    ],
     // layer 3
     &["rehydrate-evidence"],
     // layer 4

@@ -123,6 +123,22 @@ pub enum Error {
 }
 
 impl Error {
+    /// The reduction id the error names (`None` for a view message that matches no reduction).
+    pub fn reduction_id(&self) -> Option<&str> {
+        match self {
+            Error::UnknownId { id, .. }
+            | Error::MissingMessage { id, .. }
+            | Error::RoleMismatch { id, .. }
+            | Error::NoTextContent { id, .. }
+            | Error::DigestMismatch { id, .. }
+            | Error::BadSpan { id, .. }
+            | Error::Inconsistent { id, .. }
+            | Error::ReversedRange { id, .. }
+            | Error::RangeBeyondEnd { id, .. } => Some(id),
+            Error::ViewMismatch { .. } => None,
+        }
+    }
+
     /// Whether the error says that bytes do not verify against the recorded digest.
     pub fn is_digest_mismatch(&self) -> bool {
         matches!(self, Error::DigestMismatch { .. })

@@ -71,6 +71,6 @@ pub use render::{TurnsFacts, expected_stub, expected_stub_from_facts, render_tur
 pub use resolve::{RangeScan, Resolved, Verified, resolve, verify_reduction};
 pub use sources::Sources;
 pub use store::{
-    ModelSwitch, RepairReport, SessionStore, StoreError, StoreState, StoreWriter, Sync, TornTail,
-    parse_store, read_store, repair,
+    Miss, MissReason, ModelSwitch, RepairReport, SessionStore, StoreError, StoreState, StoreWriter,
+    SummaryRecord, Sync, TornTail, parse_store, read_store, repair,
 };

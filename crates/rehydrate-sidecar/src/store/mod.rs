@@ -40,6 +40,45 @@ pub struct StoreState {
     pub rewinds: Vec<u64>,
     /// The model switches recorded, in order.
     pub model_switches: Vec<ModelSwitch>,
+    /// The compaction summaries recorded, in order (see [`SessionStore::record_summary`]).
+    pub summaries: Vec<SummaryRecord>,
+    /// The expand and search misses the host reported, in order.
+    pub misses: Vec<Miss>,
+}
+
+/// A compaction summary the host wrote (SPEC seed 002): its text, in which it cites reductions
+/// with stub lines, and the monotonic compaction epoch it was written at.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SummaryRecord {
+    /// The compaction epoch, one per summary written, increasing.
+    pub epoch: u64,
+    /// The summary text.
+    pub text: String,
+    /// The epochs of earlier summaries this one retires from the active set (the summaries it
+    /// replaces on the host's surface).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub retires: Vec<u64>,
+}
+
+/// An `expand_reduction` or `sidecar_search` that did not resolve, as the host reported it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Miss {
+    /// The reduction id asked for.
+    pub reduction_id: String,
+    /// Why: `unknown` (no such reduction) or `digest` (its bytes did not verify).
+    pub reason: MissReason,
+}
+
+/// Why an expand or search missed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MissReason {
+    /// No reduction has the id.
+    Unknown,
+    /// The reduction's original did not verify against its digest.
+    Digest,
 }
 
 /// A switch of the session to another model (see [`SessionStore::switch_model`]).
@@ -162,6 +201,8 @@ const KIND_MESSAGE: u8 = 1;
 const KIND_REDUCTION: u8 = 2;
 const KIND_REWIND: u8 = 3;
 const KIND_MODEL_SWITCH: u8 = 4;
+const KIND_SUMMARY: u8 = 5;
+const KIND_MISS: u8 = 6;
 
 /// A session's store, open for appending; it holds the file's exclusive advisory lock.
 #[derive(Debug)]
@@ -333,6 +374,45 @@ impl SessionStore {
         Ok(touched)
     }
 
+    /// Records a compaction summary at the next epoch (one more than the last summary's, from
+    /// 0), retiring the earlier summaries whose epochs `retires` lists; returns the epoch.
+    ///
+    /// # Errors
+    ///
+    /// As [`SessionStore::append_message`].
+    pub fn record_summary(&mut self, text: &str, retires: &[u64]) -> Result<u64, StoreError> {
+        let epoch = self.state.summaries.last().map_or(0, |s| s.epoch + 1);
+        let summary = SummaryRecord {
+            epoch,
+            text: text.to_string(),
+            retires: retires.to_vec(),
+        };
+        let payload = serde_json::to_vec(&summary).expect("a summary always serializes");
+        self.append(KIND_SUMMARY, &payload)?;
+        self.state.summaries.push(summary);
+        Ok(epoch)
+    }
+
+    /// Records an expand or search miss the host met.
+    ///
+    /// # Errors
+    ///
+    /// As [`SessionStore::append_message`].
+    pub fn record_miss(
+        &mut self,
+        reduction_id: &str,
+        reason: MissReason,
+    ) -> Result<(), StoreError> {
+        let miss = Miss {
+            reduction_id: reduction_id.to_string(),
+            reason,
+        };
+        let payload = serde_json::to_vec(&miss).expect("a miss always serializes");
+        self.append(KIND_MISS, &payload)?;
+        self.state.misses.push(miss);
+        Ok(())
+    }
+
     /// Syncs every appended byte to the disk.
     ///
     /// # Errors
@@ -422,6 +502,17 @@ impl<W: Write> StoreWriter<W> {
     pub fn reduction(&mut self, reduction: &Reduction) -> std::io::Result<()> {
         let payload = serde_json::to_vec(reduction).expect("reductions always serialize");
         self.record(KIND_REDUCTION, &payload)
+    }
+
+    /// Writes a summary record as it is (its epoch included: a host importing an existing
+    /// session's summaries; [`SessionStore::record_summary`] numbers them itself).
+    ///
+    /// # Errors
+    ///
+    /// The writer's errors.
+    pub fn summary(&mut self, summary: &SummaryRecord) -> std::io::Result<()> {
+        let payload = serde_json::to_vec(summary).expect("a summary always serializes");
+        self.record(KIND_SUMMARY, &payload)
     }
 
     /// The records written so far.
@@ -571,6 +662,16 @@ fn load(path: &Path, bytes: &[u8]) -> Result<(StoreState, Option<TornTail>), Sto
                 let switch = serde_json::from_slice(record.payload)
                     .map_err(|e| corrupt(format!("a model-switch record does not parse: {e}")))?;
                 state.model_switches.push(switch);
+            }
+            KIND_SUMMARY => {
+                let summary = serde_json::from_slice(record.payload)
+                    .map_err(|e| corrupt(format!("a summary record does not parse: {e}")))?;
+                state.summaries.push(summary);
+            }
+            KIND_MISS => {
+                let miss = serde_json::from_slice(record.payload)
+                    .map_err(|e| corrupt(format!("a miss record does not parse: {e}")))?;
+                state.misses.push(miss);
             }
             other => return Err(corrupt(format!("unknown record kind {other}"))),
         }

@@ -1,0 +1,119 @@
+//! [`check_compaction_boundary`] and [`auto_compact`]: what the signals allow.
+
+use rehydrate_sidecar::SessionStore;
+
+use crate::error::{CompactError, GROWING_CITATIONS, RehydrationDivergence};
+use crate::signals::CompactionSignals;
+
+/// What a host does at a compaction boundary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Keep compacting.
+    Continue,
+    /// Keep compacting, and widen the store's retention (re-index): the summaries cite what the
+    /// store does not hold, which is recoverable.
+    WidenRetention,
+    /// Stop auto-compaction and run a full reconcile pass.
+    Freeze,
+}
+
+impl Decision {
+    /// `continue`, `widen_retention` or `freeze`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Decision::Continue => "continue",
+            Decision::WidenRetention => "widen_retention",
+            Decision::Freeze => "freeze",
+        }
+    }
+}
+
+/// The decision at a compaction boundary (SPEC seed 002 rules 1-4, with this crate's choices
+/// for the cases the seed leaves open; docs/FORMATS.md, "Divergence signals"):
+///
+/// - a reduction whose bytes failed their digest → freeze (the store cannot serve what is cited);
+/// - divergence (signal 1, or any dangling citation) while references per summary grow
+///   (signal 2) → freeze, the message starting with [`GROWING_CITATIONS`];
+/// - divergence alone, or reported misses → widen retention (never continue while a summary
+///   cites an id that does not resolve);
+/// - signal 2 alone → continue (it is reported in the signals);
+/// - otherwise → continue.
+///
+/// # Errors
+///
+/// [`RehydrationDivergence`] for freeze, naming why.
+pub fn check_compaction_boundary(
+    signals: &CompactionSignals,
+) -> Result<Decision, RehydrationDivergence> {
+    let diverging = signals.ratio_inverted() || !signals.dangling.is_empty();
+    let mut reasons = Vec::new();
+    if diverging && signals.refs_growing() {
+        reasons.push(GROWING_CITATIONS.to_string());
+        reasons.push(format!(
+            "Active summaries cite {} distinct ids, the store resolves {}, and {} cited ids do not resolve.",
+            signals.cited.len(),
+            signals.resolvable.len(),
+            signals.dangling.values().map(Vec::len).sum::<usize>()
+        ));
+    }
+    if !signals.digest_failures.is_empty() {
+        reasons.push(format!(
+            "{} reductions failed their digest ({}); reconcile before compacting again.",
+            signals.digest_failures.len(),
+            signals
+                .digest_failures
+                .iter()
+                .take(5)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if !reasons.is_empty() {
+        return Err(RehydrationDivergence {
+            signals: Box::new(signals.clone()),
+            reasons,
+        });
+    }
+    if diverging || signals.misses > 0 {
+        return Ok(Decision::WidenRetention);
+    }
+    Ok(Decision::Continue)
+}
+
+/// What [`auto_compact`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Compacted {
+    /// The decision that allowed it.
+    pub decision: Decision,
+    /// The epoch of the summary recorded.
+    pub epoch: u64,
+}
+
+/// A summary the host's summarizer wrote.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Summary {
+    /// The text, citing reductions with their stub lines.
+    pub text: String,
+    /// The epochs of earlier summaries it replaces.
+    pub retires: Vec<u64>,
+}
+
+/// Runs the host's summarizer only when the store's signals allow it, and records its summary
+/// at the next epoch (SPEC seed 002 guard B).
+///
+/// # Errors
+///
+/// [`CompactError::Divergence`] or [`CompactError::Invalid`] without calling `summarize`;
+/// [`CompactError::Store`] when the summary cannot be recorded.
+pub fn auto_compact(
+    store: &mut SessionStore,
+    summarize: impl FnOnce(&CompactionSignals, Decision) -> Summary,
+) -> Result<Compacted, CompactError> {
+    let signals = CompactionSignals::from_store(store.state())?;
+    let decision = check_compaction_boundary(&signals)?;
+    let summary = summarize(&signals, decision);
+    let epoch = store.record_summary(&summary.text, &summary.retires)?;
+    Ok(Compacted { decision, epoch })
+}
