@@ -70,6 +70,16 @@ pub(crate) enum Command {
         /// The output directory of `rehydrate reduce`.
         dir: PathBuf,
     },
+    /// Compute the divergence signals of the directory's store (its compaction summaries
+    /// against the reductions it resolves) and the decision at a compaction boundary:
+    /// continue, widen_retention (exit 0) or freeze (exit 4, the reasons on stderr).
+    Signals {
+        /// The output directory of `rehydrate reduce`.
+        dir: PathBuf,
+        /// Print one JSON object instead of a summary.
+        #[arg(long)]
+        json: bool,
+    },
     /// Describe a session file: format, messages by role, tool calls, bytes, tokens.
     Inspect {
         /// The session file.

@@ -13,7 +13,7 @@ use rehydrate_sidecar::{check_inverts, expand_reduction, render_turns, verify_lo
 use crate::cli::{Cli, Command, Preset, ReduceArgs};
 use crate::failure::{Failure, input};
 use crate::tokens::TokenCounter;
-use crate::{evidence, load, replay, session_dir};
+use crate::{evidence, load, replay, session_dir, signals};
 
 pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
@@ -42,6 +42,7 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
         Command::Verify { dir } => verify(&dir),
         Command::Repair { dir } => repair(&dir),
         Command::Export { dir, to } => export(&dir, to.format()),
+        Command::Signals { dir, json } => signals::run(&dir, json),
         Command::Inspect {
             transcript,
             format,
@@ -493,7 +494,7 @@ pub(crate) fn push_printable(out: &mut String, text: &str, keep_tab: bool) {
 
 /// A directory whose files differ from its manifest is a verification failure for every
 /// command, not only `verify` (docs/FORMATS.md, "CLI JSON").
-fn refuse_mismatched_files(loaded: &session_dir::SessionDir) -> Result<(), Failure> {
+pub(crate) fn refuse_mismatched_files(loaded: &session_dir::SessionDir) -> Result<(), Failure> {
     if loaded.file_mismatches.is_empty() {
         Ok(())
     } else {

@@ -1,7 +1,8 @@
 //! Why a command failed, and the exit code that says so.
 
 /// A failed command: bad input or usage (exit 2), a verification failure (exit 1) listing
-/// every failed check, or evidence over its size limit (exit 3).
+/// every failed check, evidence over its size limit (exit 3), or divergence signals that say
+/// freeze (exit 4).
 #[derive(Debug)]
 pub(crate) enum Failure {
     /// Bad input or usage: exit 2, one line.
@@ -11,6 +12,9 @@ pub(crate) enum Failure {
     /// The projected evidence is over its size limit: exit 3, one line naming
     /// `evidence-too-large`.
     TooLarge(String),
+    /// The divergence signals decided freeze: exit 4, one line with the reasons (the report
+    /// itself is on stdout).
+    Freeze(String),
 }
 
 impl Failure {
@@ -19,12 +23,15 @@ impl Failure {
             Failure::Input(_) => 2,
             Failure::Verify(_) => 1,
             Failure::TooLarge(_) => 3,
+            Failure::Freeze(_) => 4,
         }
     }
 
     pub(crate) fn lines(&self) -> Vec<String> {
         match self {
-            Failure::Input(line) | Failure::TooLarge(line) => vec![line.clone()],
+            Failure::Input(line) | Failure::TooLarge(line) | Failure::Freeze(line) => {
+                vec![line.clone()]
+            }
             Failure::Verify(lines) => lines.clone(),
         }
     }

@@ -1,7 +1,7 @@
 //! `rehydrate`: reduce agent session files reversibly, expand what was reduced, verify, inspect.
 //!
 //! Exit codes: 0 success, 1 verification failure, 2 usage or bad input, 3 evidence over its
-//! size limit. Errors are one line on stderr. The command-line contract is documented in
+//! size limit, 4 divergence signals that say freeze. Errors are one line on stderr. The command-line contract is documented in
 //! docs/FORMATS.md ("CLI JSON").
 
 #![forbid(unsafe_code)]
@@ -13,6 +13,7 @@ mod failure;
 mod load;
 mod replay;
 mod session_dir;
+mod signals;
 mod tokens;
 
 #[cfg(test)]

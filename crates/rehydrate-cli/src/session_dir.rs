@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, SyncSender};
 
 use rehydrate_model::{Digest, Message, ReductionLog};
-use rehydrate_sidecar::{StoreWriter, content_digest, parse_store};
+use rehydrate_sidecar::{Miss, StoreWriter, SummaryRecord, content_digest, parse_store};
 
 use crate::failure::{Failure, input};
 
@@ -20,7 +20,7 @@ const MANIFEST_VERSION: u32 = 2;
 /// The files the manifest records, relative to the directory.
 const VIEW: &str = "view.json";
 const LOG: &str = "reductions.json";
-const STORE: &str = "sidecar/session.rhyd";
+pub(crate) const STORE: &str = "sidecar/session.rhyd";
 const MANIFEST: &str = "sidecar/manifest.json";
 
 /// `sidecar/manifest.json`: what the directory holds and the digest of every file.
@@ -52,6 +52,10 @@ pub(crate) struct SessionDir {
     pub(crate) view: Vec<Message>,
     pub(crate) log: ReductionLog,
     pub(crate) sidecar: Vec<Message>,
+    /// The compaction summaries the store records, in order.
+    pub(crate) summaries: Vec<SummaryRecord>,
+    /// The expand and search misses the store records, in order.
+    pub(crate) misses: Vec<Miss>,
     pub(crate) manifest: Manifest,
     /// Files whose bytes differ from the manifest: one line each.
     pub(crate) file_mismatches: Vec<String>,
@@ -498,6 +502,8 @@ pub(crate) fn read(dir: &Path) -> Result<SessionDir, Failure> {
         view,
         log,
         sidecar,
+        summaries: state.summaries,
+        misses: state.misses,
         manifest,
         file_mismatches,
     })

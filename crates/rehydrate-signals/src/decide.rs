@@ -29,37 +29,62 @@ impl Decision {
     }
 }
 
-/// The decision at a compaction boundary (SPEC seed 002 rules 1-4, with this crate's choices
-/// for the cases the seed leaves open; docs/FORMATS.md, "Divergence signals"):
+/// A decision and why.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Assessment {
+    /// What to do.
+    pub decision: Decision,
+    /// Why, one clause each (none for continue); for a freeze caused by growing citations the
+    /// first is [`GROWING_CITATIONS`].
+    pub reasons: Vec<String>,
+}
+
+/// The decision at a compaction boundary, with its reasons (SPEC seed 002 rules 1-4, with this
+/// crate's choices for the cases the seed leaves open; docs/FORMATS.md, "Divergence signals"):
 ///
 /// - a reduction whose bytes failed their digest → freeze (the store cannot serve what is cited);
 /// - divergence (signal 1, or any dangling citation) while references per summary grow
-///   (signal 2) → freeze, the message starting with [`GROWING_CITATIONS`];
+///   (signal 2) → freeze, the first reason [`GROWING_CITATIONS`];
 /// - divergence alone, or reported misses → widen retention (never continue while a summary
 ///   cites an id that does not resolve);
 /// - signal 2 alone → continue (it is reported in the signals);
 /// - otherwise → continue.
-///
-/// # Errors
-///
-/// [`RehydrationDivergence`] for freeze, naming why.
-pub fn check_compaction_boundary(
-    signals: &CompactionSignals,
-) -> Result<Decision, RehydrationDivergence> {
-    let diverging = signals.ratio_inverted() || !signals.dangling.is_empty();
-    let mut reasons = Vec::new();
-    if diverging && signals.refs_growing() {
-        reasons.push(GROWING_CITATIONS.to_string());
-        reasons.push(format!(
-            "Active summaries cite {} distinct ids, the store resolves {}, and {} cited ids do not resolve.",
-            signals.cited.len(),
-            signals.resolvable.len(),
-            signals.dangling.values().map(Vec::len).sum::<usize>()
+pub fn assess(signals: &CompactionSignals) -> Assessment {
+    let dangling: usize = signals.dangling.values().map(Vec::len).sum();
+    let diverging = signals.ratio_inverted() || dangling > 0;
+    let mut divergence = format!(
+        "active summaries cite {} distinct ids, the store resolves {}, {dangling} cited ids do not resolve",
+        signals.cited.len(),
+        signals.resolvable.len()
+    );
+    if dangling > 0 {
+        // Cited ids come from stub lines, so they follow the id grammar.
+        let ids: Vec<&str> = signals
+            .dangling
+            .values()
+            .flatten()
+            .take(5)
+            .map(String::as_str)
+            .collect();
+        let more = dangling.saturating_sub(ids.len());
+        divergence.push_str(&format!(
+            " ({}{})",
+            ids.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
         ));
     }
+    let mut freeze = Vec::new();
+    if diverging && signals.refs_growing() {
+        freeze.push(GROWING_CITATIONS.to_string());
+        freeze.push(divergence.clone());
+    }
     if !signals.digest_failures.is_empty() {
-        reasons.push(format!(
-            "{} reductions failed their digest ({}); reconcile before compacting again.",
+        freeze.push(format!(
+            "{} reductions failed their digest ({}): reconcile before compacting again",
             signals.digest_failures.len(),
             signals
                 .digest_failures
@@ -70,16 +95,50 @@ pub fn check_compaction_boundary(
                 .join(", ")
         ));
     }
-    if !reasons.is_empty() {
-        return Err(RehydrationDivergence {
+    if !freeze.is_empty() {
+        return Assessment {
+            decision: Decision::Freeze,
+            reasons: freeze,
+        };
+    }
+    let mut widen = Vec::new();
+    if diverging {
+        widen.push(divergence);
+    }
+    if signals.misses > 0 {
+        widen.push(format!(
+            "the host reported {} expand or search misses",
+            signals.misses
+        ));
+    }
+    if widen.is_empty() {
+        return Assessment {
+            decision: Decision::Continue,
+            reasons: Vec::new(),
+        };
+    }
+    Assessment {
+        decision: Decision::WidenRetention,
+        reasons: widen,
+    }
+}
+
+/// [`assess`], with a freeze as an error: what a host checks at a compaction boundary.
+///
+/// # Errors
+///
+/// [`RehydrationDivergence`] for freeze, with its reasons.
+pub fn check_compaction_boundary(
+    signals: &CompactionSignals,
+) -> Result<Decision, RehydrationDivergence> {
+    let Assessment { decision, reasons } = assess(signals);
+    match decision {
+        Decision::Freeze => Err(RehydrationDivergence {
             signals: Box::new(signals.clone()),
             reasons,
-        });
+        }),
+        other => Ok(other),
     }
-    if diverging || signals.misses > 0 {
-        return Ok(Decision::WidenRetention);
-    }
-    Ok(Decision::Continue)
 }
 
 /// What [`auto_compact`] did.

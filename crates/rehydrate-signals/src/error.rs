@@ -36,7 +36,7 @@ pub enum InvalidSignals {
 /// Auto-compaction must stop: the summaries and the store diverge (SPEC seed 002,
 /// `RehydrationDivergenceError`). Carries the signals and why.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{}", reasons.join(" "))]
+#[error("{}", reasons.join("; "))]
 pub struct RehydrationDivergence {
     /// The signals that decided it.
     pub signals: Box<CompactionSignals>,

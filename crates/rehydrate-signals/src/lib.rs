@@ -40,7 +40,9 @@ mod error;
 mod reconcile;
 mod signals;
 
-pub use decide::{Compacted, Decision, Summary, auto_compact, check_compaction_boundary};
+pub use decide::{
+    Assessment, Compacted, Decision, Summary, assess, auto_compact, check_compaction_boundary,
+};
 pub use error::{CompactError, GROWING_CITATIONS, InvalidSignals, RehydrationDivergence};
 pub use reconcile::{ReconcileReport, reconcile};
 pub use signals::CompactionSignals;

@@ -3,8 +3,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rehydrate_model::find_stubs;
-use rehydrate_sidecar::{MissReason, StoreState};
+use rehydrate_model::{ReductionLog, find_stubs};
+use rehydrate_sidecar::{Miss, MissReason, StoreState, SummaryRecord};
 
 use crate::error::InvalidSignals;
 
@@ -39,14 +39,25 @@ impl CompactionSignals {
     ///
     /// [`InvalidSignals`] naming the condition broken.
     pub fn from_store(state: &StoreState) -> Result<CompactionSignals, InvalidSignals> {
-        let digest_failures: BTreeSet<String> = state
-            .misses
+        CompactionSignals::from_records(&state.log, &state.summaries, &state.misses)
+    }
+
+    /// [`CompactionSignals::from_store`] from the three parts of a store's state it reads.
+    ///
+    /// # Errors
+    ///
+    /// As [`CompactionSignals::from_store`].
+    pub fn from_records(
+        log: &ReductionLog,
+        summaries: &[SummaryRecord],
+        misses: &[Miss],
+    ) -> Result<CompactionSignals, InvalidSignals> {
+        let digest_failures: BTreeSet<String> = misses
             .iter()
             .filter(|m| m.reason == MissReason::Digest)
             .map(|m| m.reduction_id.clone())
             .collect();
-        let resolvable: BTreeSet<String> = state
-            .log
+        let resolvable: BTreeSet<String> = log
             .reductions
             .iter()
             .map(|r| r.id.to_string())
@@ -54,9 +65,9 @@ impl CompactionSignals {
             .collect();
         // Active summaries by epoch, with the distinct ids each cites.
         let mut active: BTreeMap<u64, BTreeSet<String>> = BTreeMap::new();
-        let mut refs_per_summary = Vec::with_capacity(state.summaries.len());
+        let mut refs_per_summary = Vec::with_capacity(summaries.len());
         let mut last: Option<u64> = None;
-        for (k, summary) in state.summaries.iter().enumerate() {
+        for (k, summary) in summaries.iter().enumerate() {
             if let Some(previous) = last
                 && summary.epoch <= previous
             {
@@ -103,7 +114,7 @@ impl CompactionSignals {
             refs_per_summary,
             dangling,
             digest_failures,
-            misses: state.misses.len(),
+            misses: misses.len(),
         })
     }
 

@@ -1019,3 +1019,232 @@ fn repair_of_a_damaged_directory_is_a_verification_failure() {
     assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
     assert!(stderr(&out).contains("missing, though the manifest records it"));
 }
+
+/// Records the directory's store, as it is now, in the manifest (as `rehydrate repair` does),
+/// so a store a host appended to is not refused as differing from the manifest.
+fn record_store_in_manifest(dir: &Path) {
+    let store = std::fs::read(dir.join("sidecar/session.rhyd")).unwrap();
+    let manifest_path = dir.join("sidecar/manifest.json");
+    let mut manifest: Value =
+        serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    manifest["files"]["sidecar/session.rhyd"] = serde_json::json!({
+        "bytes": store.len(),
+        "blake3": rehydrate_sidecar::content_digest(&store).to_string(),
+    });
+    std::fs::write(
+        &manifest_path,
+        serde_json::to_vec_pretty(&manifest).unwrap(),
+    )
+    .unwrap();
+}
+
+/// Appends to the directory's store as a host does (opened under its lock), then records it in
+/// the manifest.
+fn extend_store(dir: &Path, append: impl FnOnce(&mut rehydrate_sidecar::SessionStore)) {
+    let path = dir.join("sidecar/session.rhyd");
+    let mut store =
+        rehydrate_sidecar::SessionStore::open(&path, rehydrate_sidecar::Sync::Never).unwrap();
+    append(&mut store);
+    drop(store);
+    record_store_in_manifest(dir);
+}
+
+/// The stub lines of the directory's reductions, in log order.
+fn stub_lines(dir: &Path) -> Vec<String> {
+    let log: rehydrate_model::ReductionLog =
+        serde_json::from_slice(&std::fs::read(dir.join("reductions.json")).unwrap()).unwrap();
+    log.reductions.into_iter().map(|r| r.stub).collect()
+}
+
+/// A well-formed stub line for an id the store never minted.
+fn unminted_stub(ordinal: usize) -> String {
+    let id: rehydrate_model::ReductionId = format!("r{ordinal}.abcdef").parse().unwrap();
+    rehydrate_model::Stub::render_line(
+        rehydrate_model::StubKind::ToolOutput,
+        &id,
+        "90 of 100 bytes hidden (3 lines); expand_reduction restores them",
+    )
+    .unwrap()
+}
+
+fn signals_json(dir: &Path) -> (Option<i32>, Value, String) {
+    let out = rehydrate(&["signals", dir.to_str().unwrap(), "--json"]);
+    let report =
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {}", stderr(&out)));
+    (out.status.code(), report, stderr(&out))
+}
+
+#[test]
+fn signals_of_a_reduced_directory_continue() {
+    let (dir, _) = reduce_fixture("signals_continue");
+    let (code, report, err) = signals_json(&dir);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(err, "");
+    assert_eq!(report["decision"], "continue");
+    assert_eq!(report["signal_1"], false);
+    assert_eq!(report["signal_2"], false);
+    assert_eq!(report["reasons"], serde_json::json!([]));
+    let signals = &report["signals"];
+    assert_eq!(signals["epoch"], Value::Null);
+    assert_eq!(signals["cited"], serde_json::json!([]));
+    assert_eq!(signals["resolvable"].as_array().unwrap().len(), 3);
+    assert_eq!(signals["misses"], 0);
+
+    let out = rehydrate(&["signals", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("\nepoch             - (no summary)\n"),
+        "{text}"
+    );
+    assert!(text.contains("\nresolvable        3 ids\n"), "{text}");
+    assert!(text.ends_with("\ndecision          continue\n"), "{text}");
+}
+
+#[test]
+fn signals_widen_on_a_never_minted_citation_and_freeze_when_citations_grow() {
+    let (dir, _) = reduce_fixture("signals_widen_freeze");
+    let stubs = stub_lines(&dir);
+    // Epoch 0 cites a minted reduction and an id the store never minted.
+    extend_store(&dir, |store| {
+        let text = format!("So far: built it.\n{}\n{}\n", stubs[0], unminted_stub(99));
+        store.record_summary(&text, &[]).unwrap();
+    });
+    let (code, report, err) = signals_json(&dir);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(report["decision"], "widen_retention");
+    assert_eq!(report["signal_1"], false);
+    assert_eq!(report["signal_2"], false);
+    assert_eq!(report["signals"]["epoch"], 0);
+    assert_eq!(
+        report["signals"]["dangling"],
+        serde_json::json!({"0": ["r99.abcdef"]})
+    );
+    assert_eq!(
+        report["reasons"],
+        serde_json::json!([
+            "active summaries cite 2 distinct ids, the store resolves 3, 1 cited ids do not resolve (r99.abcdef)"
+        ])
+    );
+
+    // Epoch 1 replaces it and cites more ids it never saw minted: references per summary grow.
+    extend_store(&dir, |store| {
+        let text = format!(
+            "So far: built and tested it.\n{}\n{}\n{}\n",
+            stubs[1],
+            unminted_stub(99),
+            unminted_stub(100)
+        );
+        store.record_summary(&text, &[0]).unwrap();
+    });
+    let (code, report, err) = signals_json(&dir);
+    assert_eq!(code, Some(4), "{err}");
+    assert_eq!(report["decision"], "freeze");
+    assert_eq!(report["signal_2"], true);
+    assert_eq!(
+        report["signals"]["refs_per_summary"],
+        serde_json::json!([2.0, 3.0])
+    );
+    let reasons = report["reasons"].as_array().unwrap();
+    assert_eq!(reasons[0], rehydrate_signals::GROWING_CITATIONS);
+    // stdout carries the report; stderr one line naming the freeze and why.
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.starts_with("error: "), "{err}");
+    assert!(
+        err.contains(": freeze: references-per-summary increased across compaction epochs;"),
+        "{err}"
+    );
+
+    let out = rehydrate(&["signals", dir.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(4));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("\nepoch             1\n"), "{text}");
+    assert!(
+        text.contains("\nrefs per summary  3.00 (epoch before: 2.00)\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\ndangling          2; epoch 1: r100.abcdef, r99.abcdef\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\ndecision          freeze\nreason            references-per-summary"),
+        "{text}"
+    );
+}
+
+#[test]
+fn signals_freeze_on_a_digest_failure_and_refuse_a_store_the_manifest_does_not_record() {
+    let (dir, report) = reduce_fixture("signals_digest");
+    let id = report["reductions"][1]["id"].as_str().unwrap().to_string();
+    extend_store(&dir, |store| {
+        store
+            .record_miss(&id, rehydrate_sidecar::MissReason::Digest)
+            .unwrap();
+    });
+    let (code, report, err) = signals_json(&dir);
+    assert_eq!(code, Some(4), "{err}");
+    assert_eq!(report["decision"], "freeze");
+    assert_eq!(
+        report["signals"]["digest_failures"],
+        serde_json::json!([id])
+    );
+    assert_eq!(report["signals"]["misses"], 1);
+    assert_eq!(report["signals"]["resolvable"].as_array().unwrap().len(), 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(&format!("1 reductions failed their digest ({id})")),
+        "{err}"
+    );
+
+    // A store appended to without the manifest recording it is refused, as by every command.
+    let path = dir.join("sidecar/session.rhyd");
+    let mut store =
+        rehydrate_sidecar::SessionStore::open(&path, rehydrate_sidecar::Sync::Never).unwrap();
+    store.record_summary("nothing cited", &[]).unwrap();
+    drop(store);
+    let out = rehydrate(&["signals", dir.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    assert!(
+        stderr(&out).contains("sidecar/session.rhyd: digest mismatch"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn signals_of_a_store_with_epochs_out_of_order_is_a_verification_failure() {
+    let (dir, _) = reduce_fixture("signals_invalid");
+    let path = dir.join("sidecar/session.rhyd");
+    let (state, _) = rehydrate_sidecar::read_store(&path).unwrap();
+    let mut store = rehydrate_sidecar::StoreWriter::new(Vec::new()).unwrap();
+    for m in &state.messages {
+        store.message(m).unwrap();
+    }
+    for r in &state.log.reductions {
+        store.reduction(r).unwrap();
+    }
+    for epoch in [1, 0] {
+        store
+            .summary(&rehydrate_sidecar::SummaryRecord {
+                epoch,
+                text: format!("summary {epoch}"),
+                retires: Vec::new(),
+            })
+            .unwrap();
+    }
+    std::fs::write(&path, store.into_inner()).unwrap();
+    record_store_in_manifest(&dir);
+    let out = rehydrate(&["signals", dir.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains(
+            "sidecar/session.rhyd: compaction epochs out of order: summary 1 has epoch 0 after epoch 1"
+        ),
+        "{err}"
+    );
+}

@@ -4,4 +4,5 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
 mod fixtures;
+mod simulation;
 mod stores;

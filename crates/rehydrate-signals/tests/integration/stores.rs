@@ -162,7 +162,7 @@ fn a_reduction_that_failed_its_digest_freezes() {
     assert_eq!(
         err.to_string(),
         format!(
-            "1 reductions failed their digest ({}); reconcile before compacting again.",
+            "1 reductions failed their digest ({}): reconcile before compacting again",
             reductions[2].id
         )
     );
