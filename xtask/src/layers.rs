@@ -7,7 +7,7 @@
 //! | 0     | rehydrate-model                         |
 //! | 1     | rehydrate-sidecar, rehydrate-formats    |
 //! | 2     | rehydrate-reduce, rehydrate-search, rehydrate-replay, rehydrate-signals |
-//! | 3     | rehydrate-evidence                      |
+//! | 3     | rehydrate-evidence, rehydrate-intrinsics |
 //! | 4     | rehydrate-cli                           |
 //! | 5     | rehydrate-bench                         |
 //!
@@ -43,7 +43,7 @@ const LAYERS: &[&[&str]] = &[
         "rehydrate-signals",
     ],
     // layer 3
-    &["rehydrate-evidence"],
+    &["rehydrate-evidence", "rehydrate-intrinsics"],
     // layer 4
     &["rehydrate-cli"],
     // layer 5: benchmarks, which may depend on everything (and alone on the peer)

@@ -1,0 +1,37 @@
+//! Agent intrinsics: the tool definitions and dispatch that let a model undo a reduction
+//! mid-flight, `expand_reduction` and `sidecar_search` (SPEC seed 000 rules 24-26).
+//!
+//! A framework adopting rehydrate advertises [`tool_definitions`] (OpenAI or Anthropic shape)
+//! while a reduction policy is active ([`advertised_tools`]), and answers each of the model's
+//! calls with [`Intrinsics::call`], which validates the arguments strictly and returns an
+//! ordinary tool result, or a tool error the model can read and retry from. An expansion is an
+//! ordinary tool result: once it ages out of the protected window the reducer may reduce it
+//! again like any other output; nothing here writes stub text.
+//!
+//! # Example
+//!
+//! ```
+//! use rehydrate_intrinsics::{Intrinsics, Session, ToolFormat, advertised_tools};
+//! use rehydrate_model::{Message, ReductionLog};
+//!
+//! assert_eq!(advertised_tools(true, ToolFormat::Anthropic).len(), 2);
+//! let minted = vec![Message::tool_result("c1", "hello")];
+//! let log = ReductionLog::default();
+//! let out = Intrinsics::call("expand_reduction", r#"{"reduction_id":"r0.abcdef"}"#, &Session::new(&log, &minted));
+//! assert!(out.is_error);
+//! assert_eq!(out.content, "Error: expand_reduction: no reduction with id `r0.abcdef`; valid ids: (none)");
+//! ```
+//!
+//! # Untrusted input
+//!
+//! Arguments come from a model: any text gives a tool result or a tool error, never a panic.
+
+#![forbid(unsafe_code)]
+
+mod call;
+mod tools;
+
+pub use call::{Intrinsics, Session, ToolResult};
+pub use tools::{
+    EXPAND_REDUCTION, SCHEMA_DRAFT, SIDECAR_SEARCH, ToolFormat, advertised_tools, tool_definitions,
+};

@@ -1,0 +1,100 @@
+//! The tool definitions a host advertises to its model: `expand_reduction` and
+//! `sidecar_search`, as OpenAI function tools or Anthropic tools (docs/FORMATS.md, "Agent
+//! intrinsics").
+
+use serde_json::{Value, json};
+
+/// The name of the tool that returns the bytes behind a stub.
+pub const EXPAND_REDUCTION: &str = "expand_reduction";
+
+/// The name of the tool that searches what the stubs hide.
+pub const SIDECAR_SEARCH: &str = "sidecar_search";
+
+/// The JSON-schema draft the parameter schemas declare.
+pub const SCHEMA_DRAFT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// The shape of a tool definition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ToolFormat {
+    /// OpenAI function tools: `{"type":"function","function":{"name","description","parameters"}}`.
+    OpenAi,
+    /// Anthropic tools: `{"name","description","input_schema"}`.
+    Anthropic,
+}
+
+const EXPAND_DESCRIPTION: &str = "Return the exact original bytes behind a reduction stub. Parts of this conversation were reduced to save context: a one-line stub such as `[rehydrate:tool-output r3.9f3c2a | 12000 of 13168 bytes hidden (240 lines); expand_reduction restores them]` stands where the original was (a tool output's hidden middle, a duplicate output, or whole cleared turns). Call this with the stub's id (`r3.9f3c2a`) when you need what it hides: the bytes come back verified, exactly as they were. For a large original, ask for a part with `byte_range`: a half-open range [start, end) of BYTES (not characters or lines) of the original; the reply then starts with a line giving the range served and the original's total size, and ranges are rounded down to whole characters.";
+
+const SEARCH_DESCRIPTION: &str = "Search only the content hidden behind reduction stubs (what you cannot see in the conversation now), not the visible messages. Returns JSON with at most 50 matches, each with the reduction id to expand and a short snippet (secrets redacted), the total number of matches, and whether the list was cut. The query is a regular expression when it is a valid one and literal text otherwise, matched ignoring case; set `mode` to `literal` or `regex` to choose. Use it to find which stub hides something, then expand_reduction with that id.";
+
+/// The parameter schema of `expand_reduction`.
+fn expand_schema() -> Value {
+    json!({
+        "$schema": SCHEMA_DRAFT,
+        "type": "object",
+        "properties": {
+            "reduction_id": {
+                "type": "string",
+                "description": "The id in the stub, such as r3.9f3c2a."
+            },
+            "byte_range": {
+                "type": "array",
+                "description": "Optional half-open byte range [start, end) of the original, in bytes; omit for the whole original.",
+                "items": {"type": "integer", "minimum": 0},
+                "minItems": 2,
+                "maxItems": 2
+            }
+        },
+        "required": ["reduction_id"],
+        "additionalProperties": false
+    })
+}
+
+/// The parameter schema of `sidecar_search`.
+fn search_schema() -> Value {
+    json!({
+        "$schema": SCHEMA_DRAFT,
+        "type": "object",
+        "properties": {
+            "query": {
+                "type": "string",
+                "description": "What to find in the hidden content: a regular expression or literal text."
+            },
+            "mode": {
+                "type": "string",
+                "enum": ["literal", "regex"],
+                "description": "Read the query as literal text or as a regular expression; omit to decide from the query."
+            }
+        },
+        "required": ["query"],
+        "additionalProperties": false
+    })
+}
+
+/// The two tool definitions in `format`, `expand_reduction` first.
+pub fn tool_definitions(format: ToolFormat) -> Vec<Value> {
+    [
+        (EXPAND_REDUCTION, EXPAND_DESCRIPTION, expand_schema()),
+        (SIDECAR_SEARCH, SEARCH_DESCRIPTION, search_schema()),
+    ]
+    .into_iter()
+    .map(|(name, description, schema)| match format {
+        ToolFormat::OpenAi => json!({
+            "type": "function",
+            "function": {"name": name, "description": description, "parameters": schema}
+        }),
+        ToolFormat::Anthropic => json!({
+            "name": name, "description": description, "input_schema": schema
+        }),
+    })
+    .collect()
+}
+
+/// The tools to advertise: both definitions when a reduction policy is active, none otherwise
+/// (without reductions there is nothing to expand or search; SPEC seed 000 rule 24).
+pub fn advertised_tools(policy_active: bool, format: ToolFormat) -> Vec<Value> {
+    if policy_active {
+        tool_definitions(format)
+    } else {
+        Vec::new()
+    }
+}

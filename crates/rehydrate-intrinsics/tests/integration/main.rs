@@ -1,0 +1,5 @@
+//! Integration tests of rehydrate-intrinsics.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
+
+mod validation;
