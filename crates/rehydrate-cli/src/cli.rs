@@ -80,6 +80,25 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Print the agent intrinsics' tool definitions (expand_reduction, sidecar_search) as a
+    /// JSON array, to advertise to a model.
+    Tools {
+        /// The shape of each definition.
+        #[arg(long, value_enum, default_value_t = ToolsFormat::Openai)]
+        format: ToolsFormat,
+    },
+    /// Answer one intrinsic tool call against a directory, as a host would: the tool result's
+    /// content on stdout exactly as the model sees it; exit 0 for a result, 1 for a tool error
+    /// (its `Error: <message>` text on stdout, nothing on stderr).
+    Call {
+        /// The output directory of `rehydrate reduce`.
+        dir: PathBuf,
+        /// The tool name: expand_reduction or sidecar_search.
+        tool: String,
+        /// The call's arguments, a JSON object such as {"reduction_id":"r3.9f3c2a"}.
+        #[arg(allow_hyphen_values = true)]
+        arguments: String,
+    },
     /// Describe a session file: format, messages by role, tool calls, bytes, tokens.
     Inspect {
         /// The session file.
@@ -202,6 +221,24 @@ impl ExportTo {
             ExportTo::Jsonl => ExportFormat::Jsonl,
             ExportTo::Openai => ExportFormat::OpenAi,
             ExportTo::Anthropic => ExportFormat::Anthropic,
+        }
+    }
+}
+
+/// The shapes `rehydrate tools` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ToolsFormat {
+    /// OpenAI function tools.
+    Openai,
+    /// Anthropic tools.
+    Anthropic,
+}
+
+impl ToolsFormat {
+    pub(crate) fn format(self) -> rehydrate_intrinsics::ToolFormat {
+        match self {
+            ToolsFormat::Openai => rehydrate_intrinsics::ToolFormat::OpenAi,
+            ToolsFormat::Anthropic => rehydrate_intrinsics::ToolFormat::Anthropic,
         }
     }
 }

@@ -13,7 +13,7 @@ use rehydrate_sidecar::{check_inverts, expand_reduction, render_turns, verify_lo
 use crate::cli::{Cli, Command, Preset, ReduceArgs};
 use crate::failure::{Failure, input};
 use crate::tokens::TokenCounter;
-use crate::{evidence, load, replay, session_dir, signals};
+use crate::{evidence, intrinsics, load, replay, session_dir, signals};
 
 pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
@@ -43,6 +43,12 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
         Command::Repair { dir } => repair(&dir),
         Command::Export { dir, to } => export(&dir, to.format()),
         Command::Signals { dir, json } => signals::run(&dir, json),
+        Command::Tools { format } => intrinsics::tools(format.format()),
+        Command::Call {
+            dir,
+            tool,
+            arguments,
+        } => intrinsics::call(&dir, &tool, &arguments),
         Command::Inspect {
             transcript,
             format,

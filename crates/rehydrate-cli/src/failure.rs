@@ -15,6 +15,9 @@ pub(crate) enum Failure {
     /// The divergence signals decided freeze: exit 4, one line with the reasons (the report
     /// itself is on stdout).
     Freeze(String),
+    /// `rehydrate call` answered with a tool error: exit 1, nothing on stderr (the error text
+    /// is the tool result, already on stdout).
+    ToolError,
 }
 
 impl Failure {
@@ -24,6 +27,7 @@ impl Failure {
             Failure::Verify(_) => 1,
             Failure::TooLarge(_) => 3,
             Failure::Freeze(_) => 4,
+            Failure::ToolError => 1,
         }
     }
 
@@ -33,6 +37,7 @@ impl Failure {
                 vec![line.clone()]
             }
             Failure::Verify(lines) => lines.clone(),
+            Failure::ToolError => Vec::new(),
         }
     }
 }

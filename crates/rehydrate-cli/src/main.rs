@@ -1,7 +1,8 @@
 //! `rehydrate`: reduce agent session files reversibly, expand what was reduced, verify, inspect.
 //!
-//! Exit codes: 0 success, 1 verification failure, 2 usage or bad input, 3 evidence over its
-//! size limit, 4 divergence signals that say freeze. Errors are one line on stderr. The command-line contract is documented in
+//! Exit codes: 0 success, 1 verification failure (or a tool error of `call`, whose text is on
+//! stdout), 2 usage or bad input, 3 evidence over its size limit, 4 divergence signals that say
+//! freeze. Errors are one line on stderr. The command-line contract is documented in
 //! docs/FORMATS.md ("CLI JSON").
 
 #![forbid(unsafe_code)]
@@ -10,6 +11,7 @@ mod cli;
 mod commands;
 mod evidence;
 mod failure;
+mod intrinsics;
 mod load;
 mod replay;
 mod session_dir;

@@ -1248,3 +1248,120 @@ fn signals_of_a_store_with_epochs_out_of_order_is_a_verification_failure() {
         "{err}"
     );
 }
+
+#[test]
+fn tools_prints_both_definitions_in_each_format() {
+    for (args, name_of, schema_of) in [
+        (&["tools"][..], "/function/name", "/function/parameters"),
+        (
+            &["tools", "--format", "openai"][..],
+            "/function/name",
+            "/function/parameters",
+        ),
+        (
+            &["tools", "--format", "anthropic"][..],
+            "/name",
+            "/input_schema",
+        ),
+    ] {
+        let out = rehydrate(args);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        assert!(out.stderr.is_empty());
+        let tools: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let tools = tools.as_array().unwrap();
+        let names: Vec<&str> = tools
+            .iter()
+            .map(|t| t.pointer(name_of).unwrap().as_str().unwrap())
+            .collect();
+        assert_eq!(names, ["expand_reduction", "sidecar_search"], "{args:?}");
+        for t in tools {
+            let schema = t.pointer(schema_of).unwrap();
+            assert_eq!(
+                schema["$schema"],
+                "https://json-schema.org/draft/2020-12/schema"
+            );
+            assert_eq!(schema["type"], "object");
+        }
+    }
+    let bad = rehydrate(&["tools", "--format", "gemini"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn call_answers_as_the_model_would_see_it() {
+    let (dir, report) = reduce_fixture("call");
+    let d = dir.to_str().unwrap();
+    let id = report["reductions"][1]["id"].as_str().unwrap();
+
+    // A whole expand: exactly what `rehydrate expand` prints.
+    let args = format!(r#"{{"reduction_id":"{id}"}}"#);
+    let whole = rehydrate(&["call", d, "expand_reduction", &args]);
+    assert_eq!(whole.status.code(), Some(0), "{}", stderr(&whole));
+    assert!(whole.stderr.is_empty());
+    let expand = rehydrate(&["expand", d, id]);
+    assert_eq!(expand.status.code(), Some(0));
+    assert_eq!(whole.stdout, expand.stdout);
+
+    // A ranged expand: the header line, then the bytes.
+    let args = format!(r#"{{"reduction_id":"{id}","byte_range":[10,30]}}"#);
+    let ranged = rehydrate(&["call", d, "expand_reduction", &args]);
+    assert_eq!(ranged.status.code(), Some(0), "{}", stderr(&ranged));
+    let mut want = format!("[{id}: bytes 10..30 of 13950]\n").into_bytes();
+    want.extend_from_slice(&expand.stdout[10..30]);
+    assert_eq!(ranged.stdout, want);
+
+    // A malformed range is a tool error: its text on stdout naming the true size, exit 1,
+    // nothing on stderr.
+    let args = format!(r#"{{"reduction_id":"{id}","byte_range":[30,10]}}"#);
+    let bad = rehydrate(&["call", d, "expand_reduction", &args]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(bad.stderr.is_empty(), "{}", stderr(&bad));
+    let text = String::from_utf8(bad.stdout).unwrap();
+    assert!(
+        text.starts_with("Error: expand_reduction: malformed byte_range [30,10]"),
+        "{text}"
+    );
+    assert!(text.contains("the original is 13950 bytes"), "{text}");
+
+    // Unknown tools and bad JSON are tool errors too.
+    for (tool, args) in [("rm_rf", "{}"), ("sidecar_search", "not json")] {
+        let out = rehydrate(&["call", d, tool, args]);
+        assert_eq!(out.status.code(), Some(1), "{tool}");
+        assert!(out.stderr.is_empty());
+        assert!(out.stdout.starts_with(b"Error: "), "{tool}");
+    }
+
+    // A search: the compact JSON `rehydrate search --json` prints, without its line break.
+    let found = rehydrate(&[
+        "call",
+        d,
+        "sidecar_search",
+        r#"{"query":"crate-100","mode":"literal"}"#,
+    ]);
+    assert_eq!(found.status.code(), Some(0), "{}", stderr(&found));
+    let result: Value = serde_json::from_slice(&found.stdout).unwrap();
+    assert_eq!(result["mode"], "literal");
+    assert_eq!(result["total_matches"], 2);
+    let first = report["reductions"][0]["id"].as_str().unwrap();
+    for m in result["matches"].as_array().unwrap() {
+        assert_eq!(m["reduction_id"], first);
+    }
+    let cli = rehydrate(&["search", d, "crate-100", "--literal", "--json"]);
+    assert_eq!([found.stdout.as_slice(), b"\n"].concat(), cli.stdout);
+
+    // A directory whose files differ from the manifest is refused as for `expand`: a
+    // verification failure on stderr, nothing on stdout.
+    reframe_store(&dir, |m| {
+        edit_text(m, 3, "Compiling crate-050", "compiling crate-050");
+    });
+    let args = format!(r#"{{"reduction_id":"{id}"}}"#);
+    let refused = rehydrate(&["call", d, "expand_reduction", &args]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(refused.stdout.is_empty());
+    assert!(stderr(&refused).contains("session.rhyd: digest mismatch"));
+
+    // A directory that is not one is bad input, as for `expand`.
+    let missing = rehydrate(&["call", "/nonexistent-dir", "expand_reduction", "{}"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(missing.stdout.is_empty());
+}
