@@ -68,6 +68,26 @@ pub enum Content {
     Parts(Vec<serde_json::Value>),
 }
 
+impl Content {
+    /// Appends the content's wire form: the text as a JSON string, or the parts as a JSON
+    /// array of compact values with sorted keys (as in [`Message::write_wire`]).
+    pub fn write_wire(&self, out: &mut Vec<u8>) {
+        match self {
+            Content::Text(t) => write_json_str(t, out),
+            Content::Parts(parts) => {
+                out.push(b'[');
+                for (i, p) in parts.iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_json_value(p, out);
+                }
+                out.push(b']');
+            }
+        }
+    }
+}
+
 /// One tool call an assistant message makes.
 ///
 /// The canonical and wire shape is the OpenAI chat-completions one:
@@ -248,22 +268,9 @@ impl Message {
         out.extend_from_slice(b"{\"role\":\"");
         out.extend_from_slice(self.role.as_str().as_bytes());
         out.push(b'"');
-        match &self.content {
-            None => {}
-            Some(Content::Text(t)) => {
-                out.extend_from_slice(b",\"content\":");
-                write_json_str(t, out);
-            }
-            Some(Content::Parts(parts)) => {
-                out.extend_from_slice(b",\"content\":[");
-                for (i, p) in parts.iter().enumerate() {
-                    if i > 0 {
-                        out.push(b',');
-                    }
-                    write_json_value(p, out);
-                }
-                out.push(b']');
-            }
+        if let Some(content) = &self.content {
+            out.extend_from_slice(b",\"content\":");
+            content.write_wire(out);
         }
         if !self.tool_calls.is_empty() {
             out.extend_from_slice(b",\"tool_calls\":[");

@@ -519,22 +519,9 @@ impl Block<'_> {
             Block::ToolResult(m) => {
                 out.extend_from_slice(b"{\"type\":\"tool_result\",\"tool_use_id\":");
                 write_str(m.tool_call_id.as_deref().unwrap_or_default(), out);
-                match &m.content {
-                    None => {}
-                    Some(Content::Text(text)) => {
-                        out.extend_from_slice(b",\"content\":");
-                        write_str(text, out);
-                    }
-                    Some(Content::Parts(parts)) => {
-                        out.extend_from_slice(b",\"content\":[");
-                        for (i, p) in parts.iter().enumerate() {
-                            if i > 0 {
-                                out.push(b',');
-                            }
-                            write_json_value(p, out);
-                        }
-                        out.push(b']');
-                    }
+                if let Some(content) = &m.content {
+                    out.extend_from_slice(b",\"content\":");
+                    content.write_wire(out);
                 }
                 if m.is_error() {
                     out.extend_from_slice(b",\"is_error\":true");
