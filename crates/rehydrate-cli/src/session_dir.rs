@@ -262,8 +262,13 @@ pub(crate) fn commit(
         messages,
         files,
     };
+    write_manifest(dir, &manifest)
+}
+
+/// Writes `sidecar/manifest.json` under its temporary name and renames it into place.
+fn write_manifest(dir: &Path, manifest: &Manifest) -> Result<(), Failure> {
     let mut staged = write_tmp(dir, MANIFEST, |w| {
-        serde_json::to_writer_pretty(&mut *w, &manifest)?;
+        serde_json::to_writer_pretty(&mut *w, manifest)?;
         w.write_all(b"\n")
     })?;
     fs::rename(&staged.tmp, &staged.path)
@@ -551,13 +556,7 @@ pub(crate) fn repair(dir: &Path) -> Result<Repaired, Failure> {
                 blake3: content_digest(&store),
             },
         );
-        let mut staged = write_tmp(dir, MANIFEST, |w| {
-            serde_json::to_writer_pretty(&mut *w, &manifest)?;
-            w.write_all(b"\n")
-        })?;
-        fs::rename(&staged.tmp, &staged.path)
-            .map_err(|e| input(format!("cannot write {}: {e}", staged.path.display())))?;
-        staged.committed = true;
+        write_manifest(dir, &manifest)?;
     }
     Ok(Repaired { path, report })
 }

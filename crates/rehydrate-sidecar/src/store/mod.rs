@@ -262,19 +262,9 @@ impl SessionStore {
     /// truncated without being asked), [`StoreError::Corrupt`], [`StoreError::NotAStore`],
     /// [`StoreError::Version`], [`StoreError::Locked`], [`StoreError::Io`].
     pub fn open(path: &Path, sync: Sync) -> Result<SessionStore, StoreError> {
-        let io = |source| StoreError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .open(path)
-            .map_err(io)?;
-        lock(&file, path)?;
-        let mut bytes = Vec::new();
-        file.read_to_end(&mut bytes).map_err(io)?;
-        let (state, torn) = load(path, &bytes)?;
+        let mut options = OpenOptions::new();
+        options.read(true).append(true);
+        let (file, _, state, torn) = open_locked(path, &options)?;
         if let Some(torn) = torn {
             return Err(StoreError::Torn {
                 path: path.to_path_buf(),
@@ -545,6 +535,24 @@ pub fn parse_store(
     load(path, bytes)
 }
 
+/// Opens the store at `path` with `options`, takes its lock, and reads it: the file, its
+/// length in bytes, its state and its torn tail.
+fn open_locked(
+    path: &Path,
+    options: &OpenOptions,
+) -> Result<(File, u64, StoreState, Option<TornTail>), StoreError> {
+    let io = |source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut file = options.open(path).map_err(io)?;
+    lock(&file, path)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes).map_err(io)?;
+    let (state, torn) = load(path, &bytes)?;
+    Ok((file, bytes.len() as u64, state, torn))
+}
+
 /// Takes the file's exclusive advisory lock, or says another writer holds it.
 fn lock(file: &File, path: &Path) -> Result<(), StoreError> {
     match file.try_lock() {
@@ -587,16 +595,9 @@ pub fn repair(path: &Path) -> Result<RepairReport, StoreError> {
         path: path.to_path_buf(),
         source,
     };
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(io)?;
-    lock(&file, path)?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).map_err(io)?;
-    let (state, torn) = load(path, &bytes)?;
-    let total = bytes.len() as u64;
+    let mut options = OpenOptions::new();
+    options.read(true).write(true);
+    let (mut file, total, state, torn) = open_locked(path, &options)?;
     let kept = torn.as_ref().map_or(total, |t| t.offset);
     if torn.is_some() {
         file.set_len(kept).map_err(io)?;
