@@ -654,6 +654,17 @@ fn roundtrip(
                     .unwrap_or_default()
                     .to_string()
             }
+            ReductionKind::UnansweredCall { call, .. } => messages[r.ptr.addr.index]
+                .tool_calls
+                .get(call)
+                .map(|c| c.arguments.clone())
+                .unwrap_or_default(),
+            ReductionKind::OrphanResult { .. }
+            | ReductionKind::SecondAnswer { .. }
+            | ReductionKind::MovedResult { .. } => {
+                let i = r.ptr.addr.index;
+                render_turns(&messages[i..=i], i)
+            }
         };
         match expand_reduction(&out.log, messages, r.id.as_str(), None) {
             Ok(got) if got.content == expected => expanded += 1,

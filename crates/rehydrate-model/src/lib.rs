@@ -70,7 +70,7 @@ pub use reasoning::{
     REASONING_CONTENT_PART_TYPES, REASONING_METADATA_KEYS, filter_reasoning_artifacts,
 };
 pub use reduction::{
-    MessageAddr, REDUCTION_METADATA_KEY, Reduction, ReductionId, ReductionKind, ReductionLog,
+    MOVED_METADATA_KEY, MessageAddr, REDUCTION_METADATA_KEY, Reduction, ReductionId, ReductionKind, ReductionLog,
     SidecarPtr,
 };
 pub use span::Span;

@@ -224,6 +224,24 @@ impl Message {
         }
     }
 
+    /// An assistant message that makes one tool call, `name` with the raw JSON `arguments`,
+    /// and says nothing else.
+    pub fn tool_call(
+        id: impl Into<String>,
+        name: impl Into<String>,
+        arguments: impl Into<String>,
+    ) -> Message {
+        Message {
+            role: Role::Assistant,
+            tool_calls: vec![ToolCall {
+                id: id.into(),
+                name: name.into(),
+                arguments: arguments.into(),
+            }],
+            ..Message::default()
+        }
+    }
+
     /// The text content, or `None` when the content is absent or made of parts.
     pub fn content_text(&self) -> Option<&str> {
         match &self.content {

@@ -14,6 +14,12 @@ use crate::stub::StubKind;
 /// reduction id. Metadata never reaches the model, so this costs no tokens.
 pub const REDUCTION_METADATA_KEY: &str = "rehydrate.reduction";
 
+/// The `metadata` key a view message carries when a [`ReductionKind::MovedResult`] placed it
+/// out of the history's order; its value is that reduction's id. It is separate from
+/// [`REDUCTION_METADATA_KEY`] because the moved message may itself stand for another
+/// reduction (a truncated output that was also moved).
+pub const MOVED_METADATA_KEY: &str = "rehydrate.moved";
+
 /// A reduction id: `r<ordinal>.<first 6 hex digits of the digest>`, such as `r12.9f3c2a`.
 ///
 /// The ordinal is the reduction's 0-based position in its log, in decimal without padding, so
@@ -154,6 +160,43 @@ pub enum ReductionKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         summary: Option<String>,
     },
+    /// Pairing repair: tool call `call` of the addressed assistant message got no result (the
+    /// session ended, or the model was called again without it). The view inserts a synthetic
+    /// tool result whose content is the stub; nothing of the history is hidden, and
+    /// expanding gives the call's arguments. The digest is of the arguments text.
+    UnansweredCall {
+        /// 0-based position of the call in the message's `tool_calls`.
+        call: usize,
+        /// Length in bytes of the call's arguments text.
+        original_bytes: usize,
+    },
+    /// Pairing repair: a tool result whose call is not in the history right before it (its
+    /// call was dropped by the agent's own truncation or compaction), hidden behind a user
+    /// message holding the stub. Hashed and expanded like a one-message turns-cleared range.
+    OrphanResult {
+        /// Length in bytes of the hashed original (the message's wire form followed by `\n`).
+        original_bytes: usize,
+    },
+    /// Pairing repair: a second tool result for a call already answered (a resume, a proxy
+    /// retry), hidden behind a user message holding the stub; the first answer stays in
+    /// place. Hashed and expanded like a one-message turns-cleared range.
+    SecondAnswer {
+        /// The message holding the first answer (informational).
+        first: MessageAddr,
+        /// Length in bytes of the hashed original (the message's wire form followed by `\n`).
+        original_bytes: usize,
+    },
+    /// Pairing repair: a tool result separated from its call by other messages (a summary or
+    /// a user message written between them) is shown right after the call's other results;
+    /// the messages between follow it. Nothing is hidden: the view message is the result's
+    /// own view form with [`MOVED_METADATA_KEY`] set, and `invert` puts it back in place.
+    /// Hashed and expanded like a one-message turns-cleared range.
+    MovedResult {
+        /// The assistant message that makes the call.
+        call_message: MessageAddr,
+        /// Length in bytes of the hashed original (the message's wire form followed by `\n`).
+        original_bytes: usize,
+    },
 }
 
 impl ReductionKind {
@@ -163,6 +206,10 @@ impl ReductionKind {
             ReductionKind::ToolOutputTruncated { .. } => StubKind::ToolOutput,
             ReductionKind::DuplicateOutput { .. } => StubKind::Duplicate,
             ReductionKind::TurnsCleared { .. } => StubKind::TurnsCleared,
+            ReductionKind::UnansweredCall { .. } => StubKind::UnansweredCall,
+            ReductionKind::OrphanResult { .. } => StubKind::OrphanResult,
+            ReductionKind::SecondAnswer { .. } => StubKind::SecondAnswer,
+            ReductionKind::MovedResult { .. } => StubKind::MovedResult,
         }
     }
 
@@ -171,7 +218,25 @@ impl ReductionKind {
         match *self {
             ReductionKind::ToolOutputTruncated { original_bytes, .. }
             | ReductionKind::DuplicateOutput { original_bytes, .. }
-            | ReductionKind::TurnsCleared { original_bytes, .. } => original_bytes,
+            | ReductionKind::TurnsCleared { original_bytes, .. }
+            | ReductionKind::UnansweredCall { original_bytes, .. }
+            | ReductionKind::OrphanResult { original_bytes }
+            | ReductionKind::SecondAnswer { original_bytes, .. }
+            | ReductionKind::MovedResult { original_bytes, .. } => original_bytes,
+        }
+    }
+
+    /// Whether this is a pairing repair (made so the view is a valid request body) rather than
+    /// a reduction made to save tokens.
+    pub fn is_repair(&self) -> bool {
+        match self {
+            ReductionKind::ToolOutputTruncated { .. }
+            | ReductionKind::DuplicateOutput { .. }
+            | ReductionKind::TurnsCleared { .. } => false,
+            ReductionKind::UnansweredCall { .. }
+            | ReductionKind::OrphanResult { .. }
+            | ReductionKind::SecondAnswer { .. }
+            | ReductionKind::MovedResult { .. } => true,
         }
     }
 }

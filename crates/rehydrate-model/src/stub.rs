@@ -21,15 +21,30 @@ pub enum StubKind {
     Duplicate,
     /// `turns-cleared`: whole old turns are hidden.
     TurnsCleared,
+    /// `unanswered-call`: a tool call that got no result; the stub is the synthetic result
+    /// the view gives it.
+    UnansweredCall,
+    /// `orphan-result`: a tool result whose tool call is not in the history is hidden.
+    OrphanResult,
+    /// `second-answer`: a second tool result for an already answered call is hidden.
+    SecondAnswer,
+    /// `moved-result`: a tool result that arrived after other messages is shown right after its
+    /// tool call; its stub line is in the log, not in the view.
+    MovedResult,
 }
 
 impl StubKind {
-    /// The token: `tool-output`, `duplicate` or `turns-cleared`.
+    /// The token: `tool-output`, `duplicate`, `turns-cleared`, `unanswered-call`,
+    /// `orphan-result`, `second-answer` or `moved-result`.
     pub fn as_str(self) -> &'static str {
         match self {
             StubKind::ToolOutput => "tool-output",
             StubKind::Duplicate => "duplicate",
             StubKind::TurnsCleared => "turns-cleared",
+            StubKind::UnansweredCall => "unanswered-call",
+            StubKind::OrphanResult => "orphan-result",
+            StubKind::SecondAnswer => "second-answer",
+            StubKind::MovedResult => "moved-result",
         }
     }
 
@@ -38,6 +53,10 @@ impl StubKind {
             "tool-output" => Some(StubKind::ToolOutput),
             "duplicate" => Some(StubKind::Duplicate),
             "turns-cleared" => Some(StubKind::TurnsCleared),
+            "unanswered-call" => Some(StubKind::UnansweredCall),
+            "orphan-result" => Some(StubKind::OrphanResult),
+            "second-answer" => Some(StubKind::SecondAnswer),
+            "moved-result" => Some(StubKind::MovedResult),
             _ => None,
         }
     }

@@ -6,12 +6,12 @@
 
 use std::collections::HashMap;
 
-use rehydrate_model::Message;
+use rehydrate_model::{Message, Role};
 
 /// What is known of a growing history's boundaries.
 ///
-/// A boundary `b` is *final* once every call before it has its result: results that arrive
-/// later cannot cross it. Final boundaries are kept in `safe`; boundaries after the oldest
+/// A boundary `b` is *final* once every call before it has its result or was abandoned (an
+/// assistant message came after it first): results that arrive later cannot cross it. Final boundaries are kept in `safe`; boundaries after the oldest
 /// pending call are unsafe until it is answered (and those it crosses stay unsafe).
 #[derive(Debug, Clone)]
 pub(crate) struct Boundaries {
@@ -76,14 +76,28 @@ impl Boundaries {
         if message.is_turn_start() {
             self.turn_starts.push(i);
         }
-        if let Some(id) = &message.tool_call_id
+        if message.role == Role::Assistant {
+            // The model was called again: a call still pending will get no result (the view
+            // gives it a synthetic one right after it), so it crosses no later boundary.
+            for (_, call) in self.pending.drain() {
+                self.pending_at[call] -= 1;
+            }
+        }
+        if message.role == Role::Tool
+            && let Some(id) = &message.tool_call_id
             && let Some(call) = self.pending.remove(id.as_str())
         {
             self.forget_pending(call);
             self.diff[call + 1] += 1;
             self.diff[i + 1] -= 1;
         }
-        for c in &message.tool_calls {
+        // Only an assistant message makes calls (as in the pairing repairs).
+        let calls = if message.role == Role::Assistant {
+            message.tool_calls.as_slice()
+        } else {
+            &[]
+        };
+        for c in calls {
             if let Some(replaced) = self.pending.insert(c.id.clone(), i) {
                 self.forget_pending(replaced);
             }

@@ -38,13 +38,14 @@
 //! let big = "log line\n".repeat(2000); // 18000 bytes
 //! let mut history = vec![Message::text(Role::User, "build it")];
 //! for i in 0..5 {
+//!     history.push(Message::tool_call(format!("c{i}"), "bash", "{}"));
 //!     history.push(Message::tool_result(format!("c{i}"), big.clone()));
 //! }
 //! let out = project_messages(&history, &ReductionLog::default(), &ReductionPolicy::default());
 //! // The newest three tool results are protected; c0 is truncated, c1 duplicates c0.
 //! assert_eq!(out.log.len(), 2);
-//! assert!(out.view[1].content_text().unwrap().contains("[rehydrate:tool-output r0."));
-//! assert!(out.view[2].content_text().unwrap().starts_with("[rehydrate:duplicate r1."));
+//! assert!(out.view[2].content_text().unwrap().contains("[rehydrate:tool-output r0."));
+//! assert!(out.view[4].content_text().unwrap().starts_with("[rehydrate:duplicate r1."));
 //! ```
 //!
 //! # Untrusted input
@@ -58,6 +59,7 @@
 mod boundaries;
 mod cut;
 mod digests;
+mod pairing;
 mod policy;
 mod project;
 mod reducer;

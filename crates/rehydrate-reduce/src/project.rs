@@ -29,8 +29,16 @@ pub struct Projection {
 ///   a stub ([`crate::truncation_span`]);
 /// - everything else is kept as it is.
 ///
+/// Whatever the input's defects, the view is a valid request body for both APIs as far as
+/// tool-call pairing goes (`rehydrate_sidecar::check_request`): each change made for that is a
+/// pairing repair, a reduction like any other (docs/FORMATS.md, "Pairing repairs"): a call that
+/// got no result is answered by a synthetic result saying so, a result whose call is not right
+/// before it or that answers a call a second time is hidden behind a stub, and a result that
+/// arrived after other messages is shown right after its call. The session is treated as
+/// complete ([`Reducer::close`]): a call still waiting at the end gets its synthetic result.
+///
 /// A reduction is minted only when its view form is smaller than what it hides by at least
-/// `min_saved_bytes`. Reductions get ids `r<ordinal>.<hex>` continuing the log's ordinals.
+/// `min_saved_bytes` (pairing repairs excepted: they are made for validity). Reductions get ids `r<ordinal>.<hex>` continuing the log's ordinals.
 /// Linear in the total bytes of `history` (each tool result is hashed once).
 ///
 /// The result is idempotent: `project_messages(history, &p.log, policy)` returns `p` again
@@ -42,7 +50,7 @@ pub fn project_messages(
     policy: &ReductionPolicy,
 ) -> Projection {
     let mut reducer = Reducer::resume(policy.clone(), log.clone());
-    let minted = reducer.project(history.iter().cloned());
+    let minted = reducer.project(history.iter().cloned()) + reducer.close();
     let view = reducer.view().to_vec();
     let (_, log) = reducer.into_parts();
     Projection { view, log, minted }

@@ -2,15 +2,19 @@
 
 use std::collections::HashMap;
 
+use std::collections::BTreeMap;
+
 use rehydrate_model::{
-    Digest, Message, MessageAddr, Reduction, ReductionId, ReductionKind, ReductionLog, SidecarPtr,
-    json_str_len,
+    Digest, Message, MessageAddr, Reduction, ReductionId, ReductionKind, ReductionLog, Role,
+    SidecarPtr, json_str_len,
 };
 use rehydrate_sidecar::{
-    RangeScan, expected_stub, expected_stub_from_facts, stub_message, verify_reduction,
+    RangeScan, content_digest, expected_stub, expected_stub_from_facts, moved_message,
+    stub_message, turns_digest, verify_reduction,
 };
 
 use crate::boundaries::Boundaries;
+use crate::pairing::{Abandoned, Decision, Pairing};
 use crate::cut::truncation_span;
 use crate::digests::DigestCache;
 use crate::policy::ReductionPolicy;
@@ -41,13 +45,14 @@ use crate::policy::ReductionPolicy;
 /// reducer.project([Message::text(Role::User, "build it")]);
 /// for i in 0..4 {
 ///     // One tool result per turn; the oldest leaves the protected window at the fourth.
-///     let minted = reducer.project([Message::tool_result(format!("c{i}"), big.clone())]);
+///     let call = Message::tool_call(format!("c{i}"), "bash", "{}");
+///     let minted = reducer.project([call, Message::tool_result(format!("c{i}"), big.clone())]);
 ///     assert_eq!(minted, usize::from(i == 3));
 /// }
 /// assert_eq!(reducer.log().len(), 1);
 /// let view = reducer.view();
-/// assert_eq!(view.len(), 5);
-/// assert!(view.get(1).unwrap().content_text().unwrap().contains("[rehydrate:tool-output r0."));
+/// assert_eq!(view.len(), 9);
+/// assert!(view.get(2).unwrap().content_text().unwrap().contains("[rehydrate:tool-output r0."));
 /// ```
 #[derive(Debug, Clone)]
 pub struct Reducer {
@@ -81,6 +86,60 @@ pub struct Reducer {
     range: RangeScan,
     /// A resumed log's per-message reductions not yet matched: history index → log position.
     resumed: HashMap<usize, usize>,
+    /// Which tool result answers which call, message by message.
+    pairing: Pairing,
+    /// The pairing repairs of the log (minted here, or a resumed log's): what they repair →
+    /// log position, and whether they are trusted (minted here, or verified once).
+    repairs: HashMap<RepairKey, (usize, bool)>,
+    /// What the view shows after a history message besides the message itself: moved results
+    /// and synthetic results of abandoned calls, keyed by that message's index.
+    extras: BTreeMap<usize, Extras>,
+    /// Moved results: history index → the anchor whose extras show it.
+    moved: HashMap<usize, usize>,
+    /// Synthetic results in `extras`, in all.
+    synthetic: usize,
+    /// The synthetic results [`Reducer::close`] gave the latest assistant message's
+    /// unanswered calls, after the anchor; dropped by the next [`Reducer::project`].
+    closing: Option<(usize, Vec<Message>)>,
+}
+
+/// What a pairing repair repairs, to find it again in the log.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum RepairKey {
+    /// Call `position` of assistant message `index` got no result.
+    Unanswered { index: usize, position: usize },
+    /// The tool result at `index` is hidden (orphan result or second answer).
+    Hidden(usize),
+    /// The tool result at `index` is moved.
+    Moved(usize),
+}
+
+impl RepairKey {
+    fn of(r: &Reduction) -> Option<RepairKey> {
+        let index = r.ptr.addr.index;
+        match r.kind {
+            ReductionKind::UnansweredCall { call, .. } => Some(RepairKey::Unanswered {
+                index,
+                position: call,
+            }),
+            ReductionKind::OrphanResult { .. } | ReductionKind::SecondAnswer { .. } => {
+                Some(RepairKey::Hidden(index))
+            }
+            ReductionKind::MovedResult { .. } => Some(RepairKey::Moved(index)),
+            ReductionKind::ToolOutputTruncated { .. }
+            | ReductionKind::DuplicateOutput { .. }
+            | ReductionKind::TurnsCleared { .. } => None,
+        }
+    }
+}
+
+/// The messages the view shows after one history message (its anchor).
+#[derive(Debug, Clone, Default)]
+struct Extras {
+    /// Moved results, in arrival order: history index and view form.
+    moved: Vec<(usize, Message)>,
+    /// Synthetic results of abandoned calls, in call order.
+    synthetic: Vec<Message>,
 }
 
 /// Hashes a [`Digest`] key by its first 8 bytes: a blake3 digest is already uniformly
@@ -153,12 +212,21 @@ impl Reducer {
     pub fn resume(policy: ReductionPolicy, log: ReductionLog) -> Reducer {
         let mut resumed = HashMap::new();
         let mut resumed_cleared = None;
+        let mut repairs = HashMap::new();
         for (position, r) in log.reductions.iter().enumerate() {
             match r.kind {
                 ReductionKind::TurnsCleared { .. } => resumed_cleared = Some(position),
                 ReductionKind::ToolOutputTruncated { .. }
                 | ReductionKind::DuplicateOutput { .. } => {
                     resumed.insert(r.ptr.addr.index, position);
+                }
+                ReductionKind::UnansweredCall { .. }
+                | ReductionKind::OrphanResult { .. }
+                | ReductionKind::SecondAnswer { .. }
+                | ReductionKind::MovedResult { .. } => {
+                    if let Some(key) = RepairKey::of(r) {
+                        repairs.insert(key, (position, false));
+                    }
                 }
             }
         }
@@ -178,6 +246,12 @@ impl Reducer {
             unhidden: false,
             range: RangeScan::default(),
             resumed,
+            pairing: Pairing::default(),
+            repairs,
+            extras: BTreeMap::new(),
+            moved: HashMap::new(),
+            synthetic: 0,
+            closing: None,
         }
     }
 
@@ -191,6 +265,7 @@ impl Reducer {
     /// tool results hold more than [`crate::PARALLEL_HASH_MIN_BYTES`], they are hashed on up to 8
     /// threads (a whole session at once); a turn is hashed on the calling thread.
     pub fn project(&mut self, new_messages: impl IntoIterator<Item = Message>) -> usize {
+        self.closing = None;
         let before = self.log.len();
         let new: Vec<Message> = new_messages.into_iter().collect();
         let digests = self.digests.digests(&self.history, &new);
@@ -258,6 +333,22 @@ impl Reducer {
         let message = &self.history[index];
         self.boundaries.push(message);
         self.stubs.push(None);
+        let (decision, abandoned) = self.pairing.push(index, message);
+        if let Some(abandoned) = abandoned {
+            self.abandon(&abandoned);
+        }
+        let message = &self.history[index];
+        match decision {
+            Decision::Keep => {}
+            Decision::Orphan | Decision::SecondAnswer { .. } => {
+                // A result that cannot be sent is hidden on arrival, whatever else the policy
+                // would do with it: it is not a tool result of the view.
+                self.resumed.remove(&index);
+                self.stubs[index] = self.hidden(index, &decision).map(Box::new);
+                return;
+            }
+            Decision::Moved { .. } => {}
+        }
         if !message.is_tool_result() {
             return;
         }
@@ -276,6 +367,175 @@ impl Reducer {
             digest,
             skipped: false,
         });
+        if let Decision::Moved {
+            call_message,
+            anchor,
+        } = decision
+        {
+            self.move_result(index, call_message, anchor);
+        }
+    }
+
+    /// The trusted pairing repair of `key` that `fits` accepts, reusing a resumed one once it
+    /// verifies; `None` when the log holds none (or one that no longer verifies or fits).
+    fn repair(&mut self, key: RepairKey, fits: impl Fn(&ReductionKind) -> bool) -> Option<usize> {
+        let &(position, trusted) = self.repairs.get(&key)?;
+        let r = &self.log.reductions[position];
+        if !fits(&r.kind) || (!trusted && verify_reduction(r, &self.history).is_err()) {
+            self.repairs.remove(&key);
+            return None;
+        }
+        self.repairs.insert(key, (position, true));
+        Some(position)
+    }
+
+    /// Appends a newly minted pairing repair to the log; returns its position.
+    fn push_repair(&mut self, key: RepairKey, kind: ReductionKind, digest: Digest, role: Role) -> usize {
+        let position = self.log.len();
+        let index = match key {
+            RepairKey::Unanswered { index, .. } | RepairKey::Hidden(index) | RepairKey::Moved(index) => index,
+        };
+        let mut reduction = Reduction {
+            id: ReductionId::new(position, &digest),
+            kind,
+            ptr: SidecarPtr {
+                addr: MessageAddr { index, role },
+                span: None,
+                digest,
+            },
+            stub: String::new(),
+        };
+        reduction.stub = expected_stub(&reduction, &self.history);
+        self.log.reductions.push(reduction);
+        self.repairs.insert(key, (position, true));
+        position
+    }
+
+    /// The view form of the orphan result or second answer at `index`.
+    fn hidden(&mut self, index: usize, decision: &Decision) -> Option<Message> {
+        let first = match *decision {
+            Decision::SecondAnswer { first } => Some(first),
+            _ => None,
+        };
+        let key = RepairKey::Hidden(index);
+        let position = match self.repair(key, |k| match (k, first) {
+            (ReductionKind::OrphanResult { .. }, None) => true,
+            (ReductionKind::SecondAnswer { first: f, .. }, Some(first)) => f.index == first,
+            _ => false,
+        }) {
+            Some(position) => position,
+            None => {
+                let message = &self.history[index];
+                let (digest, original_bytes) = turns_digest(std::slice::from_ref(message));
+                let kind = match first {
+                    None => ReductionKind::OrphanResult { original_bytes },
+                    Some(first) => ReductionKind::SecondAnswer {
+                        first: MessageAddr {
+                            index: first,
+                            role: self.history[first].role,
+                        },
+                        original_bytes,
+                    },
+                };
+                self.push_repair(key, kind, digest, message.role)
+            }
+        };
+        stub_message(&self.log.reductions[position], &self.history[index]).ok()
+    }
+
+    /// Shows the tool result at `index`, which answers a call of `call_message`, right after
+    /// `anchor`.
+    fn move_result(&mut self, index: usize, call_message: usize, anchor: usize) {
+        let key = RepairKey::Moved(index);
+        let position = match self.repair(key, |k| {
+            matches!(k, ReductionKind::MovedResult { call_message: c, .. } if c.index == call_message)
+        }) {
+            Some(position) => position,
+            None => {
+                let message = &self.history[index];
+                let (digest, original_bytes) = turns_digest(std::slice::from_ref(message));
+                let kind = ReductionKind::MovedResult {
+                    call_message: MessageAddr {
+                        index: call_message,
+                        role: self.history[call_message].role,
+                    },
+                    original_bytes,
+                };
+                self.push_repair(key, kind, digest, message.role)
+            }
+        };
+        let view = moved_message(&self.log.reductions[position], self.own_slot(index));
+        self.extras.entry(anchor).or_default().moved.push((index, view));
+        self.moved.insert(index, anchor);
+    }
+
+    /// Gives the calls `abandoned` lists their synthetic results, shown after its anchor.
+    fn abandon(&mut self, abandoned: &Abandoned) {
+        let results = self.synthetic_results(abandoned.call_message, &abandoned.calls);
+        self.synthetic += results.len();
+        self.extras
+            .entry(abandoned.anchor)
+            .or_default()
+            .synthetic
+            .extend(results);
+    }
+
+    /// The synthetic results of calls `positions` of assistant message `index`, minting the
+    /// unanswered-call repairs the log does not hold yet.
+    fn synthetic_results(&mut self, index: usize, positions: &[usize]) -> Vec<Message> {
+        let mut out = Vec::with_capacity(positions.len());
+        for &call in positions {
+            let key = RepairKey::Unanswered {
+                index,
+                position: call,
+            };
+            let position = match self.repair(key, |k| matches!(k, ReductionKind::UnansweredCall { .. })) {
+                Some(position) => position,
+                None => {
+                    let arguments = &self.history[index].tool_calls[call].arguments;
+                    let kind = ReductionKind::UnansweredCall {
+                        call,
+                        original_bytes: arguments.len(),
+                    };
+                    let digest = content_digest(arguments.as_bytes());
+                    self.push_repair(key, kind, digest, Role::Assistant)
+                }
+            };
+            if let Ok(m) = stub_message(&self.log.reductions[position], &self.history[index]) {
+                out.push(m);
+            }
+        }
+        out
+    }
+
+    /// Treats the session as complete: every call of the latest assistant message still
+    /// waiting for its result is given a synthetic result saying it got none (an
+    /// unanswered-call repair, minted once and reused), so the view is a valid request body.
+    /// Returns how many reductions this minted.
+    ///
+    /// A live host does not call this between turns: a call whose result is on its way is not
+    /// a defect. What is written as a finished artifact (a request body, an export, the view
+    /// `rehydrate reduce` writes) is closed first; [`crate::project_messages`] closes. The
+    /// synthetic results stay in the view until the next [`Reducer::project`], which drops
+    /// them (a result that then arrives is paired as usual; the reductions stay in the log).
+    pub fn close(&mut self) -> usize {
+        let before = self.log.len();
+        self.closing = None;
+        if let Some(open) = self.pairing.open() {
+            let (index, anchor, calls) = (open.index, open.anchor, open.unanswered());
+            let results = self.synthetic_results(index, &calls);
+            self.closing = Some((anchor, results));
+        }
+        self.log.len() - before
+    }
+
+    /// The view form of history message `index` as its own reductions give it (its stub, or
+    /// the message itself), without a move.
+    fn own_slot(&self, index: usize) -> &Message {
+        match &self.stubs[index] {
+            Some(stub) => stub,
+            None => &self.history[index],
+        }
     }
 
     /// The view form of a resumed log's reduction of message `index`, when it verifies.
@@ -472,6 +732,25 @@ impl Reducer {
                 .flatten()
         });
         self.stubs[index] = minted.map(Box::new);
+        if self.stubs[index].is_some()
+            && let Some(&anchor) = self.moved.get(&index)
+        {
+            self.refresh_moved(index, anchor);
+        }
+    }
+
+    /// Brings the view form of moved result `index` (shown after `anchor`) up to date with its
+    /// own reductions.
+    fn refresh_moved(&mut self, index: usize, anchor: usize) {
+        let Some(&(position, _)) = self.repairs.get(&RepairKey::Moved(index)) else {
+            return;
+        };
+        let view = moved_message(&self.log.reductions[position], self.own_slot(index));
+        if let Some(extras) = self.extras.get_mut(&anchor)
+            && let Some(slot) = extras.moved.iter_mut().find(|(i, _)| *i == index)
+        {
+            slot.1 = view;
+        }
     }
 
     /// The first visible tool result byte-identical to the one at `index` (possibly itself).
@@ -500,11 +779,19 @@ pub struct View<'a> {
 impl<'a> View<'a> {
     /// Number of messages in the view.
     pub fn len(&self) -> usize {
-        let n = self.reducer.history.len();
-        match self.reducer.cleared {
-            Some((first, last)) => n - (last - first),
-            None => n,
+        let r = self.reducer;
+        let n = r.history.len();
+        let mut len = n + r.synthetic + r.closing.as_ref().map_or(0, |(_, c)| c.len());
+        if let Some((first, last)) = r.cleared {
+            len -= last - first;
+            // Extras inside the cleared range are hidden with it.
+            len -= r
+                .extras
+                .range(first..=last)
+                .map(|(_, e)| e.synthetic.len())
+                .sum::<usize>();
         }
+        len
     }
 
     /// Whether the view holds no message.
@@ -513,8 +800,13 @@ impl<'a> View<'a> {
     }
 
     /// The view message at position `i` (not a history index), if any.
+    ///
+    /// Constant time while the view repairs no pairing; linear in `i` otherwise.
     pub fn get(&self, i: usize) -> Option<&'a Message> {
         let r = self.reducer;
+        if !r.extras.is_empty() || r.closing.is_some() {
+            return self.iter().nth(i);
+        }
         let index = match r.cleared {
             Some((first, _)) if i == first => {
                 return r.latest_cleared.as_ref().map(|c| &c.view);
@@ -533,10 +825,27 @@ impl<'a> View<'a> {
             Some((first, last)) => (first, r.latest_cleared.as_ref().map(|c| &c.view), last + 1),
             None => (n, None, n),
         };
+        let plain = r.extras.is_empty() && r.closing.is_none();
+        let at = move |i: usize| {
+            let own = if plain || !r.moved.contains_key(&i) {
+                r.slot(i)
+            } else {
+                None
+            };
+            let extras = if plain { None } else { r.extras.get(&i) };
+            let moved = extras.into_iter().flat_map(|e| e.moved.iter().map(|(_, m)| m));
+            let synthetic = extras.into_iter().flat_map(|e| e.synthetic.iter());
+            let closing = r
+                .closing
+                .iter()
+                .filter(move |(anchor, _)| *anchor == i)
+                .flat_map(|(_, c)| c.iter());
+            own.into_iter().chain(moved).chain(synthetic).chain(closing)
+        };
         (0..before)
-            .filter_map(move |i| r.slot(i))
+            .flat_map(at)
             .chain(cleared)
-            .chain((after..n).filter_map(move |i| r.slot(i)))
+            .chain((after..n).flat_map(at))
     }
 
     /// The view as owned messages.

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 
-use rehydrate_model::Message;
+use rehydrate_model::{Message, Role};
 
 /// Indices of the messages that open a turn: user messages written by a person (not
 /// observations), in order.
@@ -19,21 +19,29 @@ pub fn turn_starts(history: &[Message]) -> Vec<usize> {
 /// clearing may start or end there: no tool call before `b` has its result at or after `b`,
 /// and no call before `b` is still waiting for its result (it would arrive after the boundary).
 /// Calls and results are matched by `tool_call_id`; a result matches the latest earlier call
-/// with its id. Linear in the number of messages.
+/// with its id, made by the latest assistant message: a call still waiting when another
+/// assistant message arrives is abandoned (it gets no result) and crosses nothing. Linear in
+/// the number of messages.
 pub fn safe_boundaries(history: &[Message]) -> Vec<bool> {
     let n = history.len();
     // crossing[b] > 0 when some call/result pair spans boundary b (call < b <= result).
     let mut diff = vec![0i64; n + 2];
     let mut pending: HashMap<&str, usize> = HashMap::new();
     for (i, m) in history.iter().enumerate() {
-        if let Some(id) = &m.tool_call_id
+        if m.role == Role::Tool
+            && let Some(id) = &m.tool_call_id
             && let Some(c) = pending.remove(id.as_str())
         {
             diff[c + 1] += 1;
             diff[i + 1] -= 1;
         }
-        for c in &m.tool_calls {
-            pending.insert(c.id.as_str(), i);
+        if m.role == Role::Assistant {
+            // A call still pending when the model is called again is abandoned: it gets no
+            // result (the view gives it a synthetic one), so it crosses nothing.
+            pending.clear();
+            for c in &m.tool_calls {
+                pending.insert(c.id.as_str(), i);
+            }
         }
     }
     for &c in pending.values() {

@@ -56,8 +56,9 @@ pub struct Unresolvable<'a> {
 pub struct HiddenTexts<'a> {
     /// The reductions whose hidden bytes are searched.
     pub texts: Vec<HiddenText<'a>>,
-    /// Duplicate outputs whose canonical copy is still in the view, so nothing of them is
-    /// hidden (they verified).
+    /// Duplicate outputs whose canonical copy is still in the view, and the pairing repairs
+    /// that hide nothing (an unanswered call's synthetic result, a moved result), so nothing
+    /// of them is hidden (they verified).
     pub visible: Vec<&'a Reduction>,
     /// Reductions that do not verify against the minted view: never searched.
     pub unresolvable: Vec<Unresolvable<'a>>,
@@ -116,6 +117,7 @@ impl HiddenTexts<'_> {
 ///
 /// let mut history = vec![Message::text(Role::User, "build")];
 /// for i in 0..4 {
+///     history.push(Message::tool_call(format!("c{i}"), "cat", "{}"));
 ///     history.push(Message::tool_result(format!("c{i}"), format!("line {i}\n").repeat(3000)));
 /// }
 /// let out = project_messages(&history, &ReductionLog::default(), &ReductionPolicy::default());
@@ -250,7 +252,20 @@ fn resolve_chunk<'a>(
                 }
                 continue;
             }
-            (ReductionKind::TurnsCleared { .. }, Verified::Turns { first, messages }) => {
+            (
+                ReductionKind::UnansweredCall { .. } | ReductionKind::MovedResult { .. },
+                _,
+            ) => {
+                // The call stays in the view, and a moved result is shown whole.
+                out.visible.push(r);
+                continue;
+            }
+            (
+                ReductionKind::TurnsCleared { .. }
+                | ReductionKind::OrphanResult { .. }
+                | ReductionKind::SecondAnswer { .. },
+                Verified::Turns { first, messages },
+            ) => {
                 let text = render_turns(&sources.upgraded_range(first, messages), first);
                 let span = whole(text.len());
                 (Cow::Owned(text), span)
@@ -261,7 +276,12 @@ fn resolve_chunk<'a>(
                 ReductionKind::ToolOutputTruncated { .. } | ReductionKind::DuplicateOutput { .. },
                 Verified::Turns { .. },
             )
-            | (ReductionKind::TurnsCleared { .. }, Verified::Text(_)) => {
+            | (
+                ReductionKind::TurnsCleared { .. }
+                | ReductionKind::OrphanResult { .. }
+                | ReductionKind::SecondAnswer { .. },
+                Verified::Text(_),
+            ) => {
                 out.unresolvable.push(Unresolvable {
                     reduction: r,
                     error: rehydrate_sidecar::Error::Inconsistent {
@@ -320,12 +340,16 @@ impl ReducedMessages {
                     ranges.push((first, last, position));
                 }
                 ReductionKind::ToolOutputTruncated { .. }
-                | ReductionKind::DuplicateOutput { .. } => {
+                | ReductionKind::DuplicateOutput { .. }
+                | ReductionKind::OrphanResult { .. }
+                | ReductionKind::SecondAnswer { .. } => {
                     per_message
                         .entry(r.ptr.addr.index)
                         .or_default()
                         .push(position);
                 }
+                // These hide no message.
+                ReductionKind::UnansweredCall { .. } | ReductionKind::MovedResult { .. } => {}
             }
         }
         ranges.sort_unstable();

@@ -31,6 +31,7 @@
 //! log_lines.insert_str(3000, "connect ECONNREFUSED 127.0.0.1:5432\n");
 //! let mut history = vec![Message::text(Role::User, "run the server")];
 //! for i in 0..4 {
+//!     history.push(Message::tool_call(format!("c{i}"), "server", "{}"));
 //!     history.push(Message::tool_result(format!("c{i}"), format!("{log_lines}run {i}")));
 //! }
 //! let out = project_messages(&history, &ReductionLog::default(), &ReductionPolicy::default());

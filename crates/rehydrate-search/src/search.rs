@@ -47,6 +47,7 @@ use crate::snippet::snippets;
 /// output.push_str(&"compiling\n".repeat(500));
 /// let mut history = vec![Message::text(Role::User, "build")];
 /// for i in 0..4 {
+///     history.push(Message::tool_call(format!("c{i}"), "cargo", "{}"));
 ///     history.push(Message::tool_result(format!("c{i}"), format!("{output}{i}")));
 /// }
 /// let out = project_messages(&history, &ReductionLog::default(), &ReductionPolicy::default());

@@ -5,19 +5,13 @@
 //! docs/FORMATS.md, "Export", is the specification of the bytes written here.
 
 use rehydrate_model::{
-    Content, Message, REDUCTION_METADATA_KEY, ReductionLog, Role, STUB_SENTINEL, Stub, ToolCall,
-    ToolDetails, check_tool_input, find_stubs, write_json_value,
+    Content, Message, REDUCTION_METADATA_KEY, ReductionLog, Role, STUB_SENTINEL, Stub,
+    ToolDetails, check_tool_input, find_stubs,
 };
 
 use crate::error::Error;
 use crate::invert::{check_inverts, verify_log};
-
-/// The metadata key of an assistant message's thinking text (Claude Code's `thinking` blocks).
-const THINKING_KEY: &str = "thinking";
-/// The metadata key of the signatures of those thinking blocks, one per line.
-const THINKING_SIGNATURE_KEY: &str = "thinking_signature";
-/// The metadata key of an assistant message's `redacted_thinking` data, one block per line.
-const REDACTED_THINKING_KEY: &str = "redacted_thinking";
+use crate::request::{Api, Violation, anthropic, check_request, write_openai};
 
 /// The form [`export_session`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -133,29 +127,11 @@ pub enum ExportError {
         /// The call id.
         call_id: String,
     },
-    /// Anthropic: a tool call whose arguments are not a JSON object, so it has no `input`.
-    #[error(
-        "message {index}: tool call {call_id}: arguments are not a JSON object ({reason}); an Anthropic tool_use input must be one"
-    )]
-    BadArguments {
-        /// The assistant message's index.
-        index: usize,
-        /// The call id.
-        call_id: String,
-        /// What the arguments are instead.
-        reason: String,
-    },
-    /// Anthropic: a system message with a content part that is not a text part, which the
-    /// `system` text cannot hold.
-    #[error(
-        "message {index}: system content part {part} is not a text part; the Anthropic system text holds text only"
-    )]
-    SystemPart {
-        /// The system message's index.
-        index: usize,
-        /// The 0-based position of the part.
-        part: usize,
-    },
+    /// A rule of the request body that the tool-call links do not cover (for Anthropic: an
+    /// input that is not a JSON object, a system part that is not text, a first message that
+    /// is not a user message, a tool id of another shape, …; see [`crate::check_request`]).
+    #[error("{0}")]
+    Invalid(Violation),
 }
 
 impl ExportError {
@@ -208,8 +184,8 @@ impl ExportError {
 /// [`ExportError::Unresolved`] when the view does not invert or a reduction does not verify
 /// (naming the reduction id or the view index); [`ExportError::ReductionKeyLeft`] and
 /// [`ExportError::StubLeft`] from the leak guard; for the request bodies, the errors of
-/// [`check_tool_links`]; for Anthropic, [`ExportError::BadArguments`] and
-/// [`ExportError::SystemPart`].
+/// [`check_tool_links`], then [`ExportError::Invalid`] with the first other violation of
+/// [`crate::check_request`].
 ///
 /// # Example
 ///
@@ -243,11 +219,18 @@ pub fn export_session(
         ExportFormat::Jsonl => Ok(write_jsonl(messages)),
         ExportFormat::OpenAi => {
             check_tool_links(messages)?;
+            if let Some(v) = check_request(messages, Api::OpenAi).into_iter().next() {
+                return Err(ExportError::Invalid(v));
+            }
             Ok(write_openai(messages))
         }
         ExportFormat::Anthropic => {
             check_tool_links(messages)?;
-            write_anthropic(messages)
+            let (body, violations) = anthropic(messages);
+            if let Some(v) = violations.into_iter().next() {
+                return Err(ExportError::Invalid(v));
+            }
+            Ok(body.write())
         }
     }
 }
@@ -439,262 +422,3 @@ fn write_jsonl(messages: &[Message]) -> Vec<u8> {
     out
 }
 
-/// The OpenAI chat-completions body: `{"messages":[…]}` of wire forms.
-fn write_openai(messages: &[Message]) -> Vec<u8> {
-    let mut out = Vec::from(&b"{\"messages\":["[..]);
-    let mut first = true;
-    for m in messages {
-        // The API refuses an assistant message with neither content nor tool calls (one that
-        // held only reasoning, which the wire form leaves out): it is left out.
-        let empty = match &m.content {
-            None => true,
-            Some(rehydrate_model::Content::Parts(parts)) => parts.is_empty(),
-            Some(rehydrate_model::Content::Text(_)) => false,
-        };
-        if m.role == rehydrate_model::Role::Assistant && empty && m.tool_calls.is_empty() {
-            continue;
-        }
-        if !first {
-            out.push(b',');
-        }
-        first = false;
-        m.write_wire(&mut out);
-    }
-    out.extend_from_slice(b"]}");
-    out
-}
-
-/// One content block of an Anthropic message, borrowed from the canonical messages.
-enum Block<'a> {
-    /// `{"type":"text","text":…}`.
-    Text(&'a str),
-    /// `{"type":"thinking","thinking":…,"signature":…}`.
-    Thinking {
-        thinking: &'a str,
-        signature: &'a str,
-    },
-    /// `{"type":"redacted_thinking","data":…}`.
-    RedactedThinking(&'a str),
-    /// `{"type":"tool_use","id":…,"name":…,"input":<arguments verbatim>}`.
-    ToolUse(&'a ToolCall),
-    /// `{"type":"tool_result","tool_use_id":…,"content":…}`, `"is_error":true` when it failed.
-    ToolResult(&'a Message),
-    /// A content part, written as it is.
-    Part(&'a serde_json::Value),
-}
-
-impl Block<'_> {
-    fn write(&self, out: &mut Vec<u8>) {
-        match self {
-            Block::Text(text) => {
-                out.extend_from_slice(b"{\"type\":\"text\",\"text\":");
-                write_str(text, out);
-                out.push(b'}');
-            }
-            Block::Thinking {
-                thinking,
-                signature,
-            } => {
-                out.extend_from_slice(b"{\"type\":\"thinking\",\"thinking\":");
-                write_str(thinking, out);
-                out.extend_from_slice(b",\"signature\":");
-                write_str(signature, out);
-                out.push(b'}');
-            }
-            Block::RedactedThinking(data) => {
-                out.extend_from_slice(b"{\"type\":\"redacted_thinking\",\"data\":");
-                write_str(data, out);
-                out.push(b'}');
-            }
-            Block::ToolUse(call) => {
-                out.extend_from_slice(b"{\"type\":\"tool_use\",\"id\":");
-                write_str(&call.id, out);
-                out.extend_from_slice(b",\"name\":");
-                write_str(&call.name, out);
-                out.extend_from_slice(b",\"input\":");
-                // Checked to parse as a JSON object before any block is built.
-                out.extend_from_slice(call.arguments.as_bytes());
-                out.push(b'}');
-            }
-            Block::ToolResult(m) => {
-                out.extend_from_slice(b"{\"type\":\"tool_result\",\"tool_use_id\":");
-                write_str(m.tool_call_id.as_deref().unwrap_or_default(), out);
-                if let Some(content) = &m.content {
-                    out.extend_from_slice(b",\"content\":");
-                    content.write_wire(out);
-                }
-                if m.is_error() {
-                    out.extend_from_slice(b",\"is_error\":true");
-                }
-                out.push(b'}');
-            }
-            Block::Part(p) => write_json_value(p, out),
-        }
-    }
-}
-
-/// One Anthropic message: `user` or `assistant` and its blocks.
-struct Turn<'a> {
-    assistant: bool,
-    blocks: Vec<Block<'a>>,
-}
-
-/// The Anthropic Messages body. `messages` passed [`check_tool_links`].
-fn write_anthropic(messages: &[Message]) -> Result<Vec<u8>, ExportError> {
-    let mut system: Vec<&str> = Vec::new();
-    let mut turns: Vec<Turn<'_>> = Vec::new();
-    for (index, m) in messages.iter().enumerate() {
-        let (assistant, blocks) = match m.role {
-            Role::System => {
-                system_pieces(index, m, &mut system)?;
-                continue;
-            }
-            Role::User => (false, content_blocks(m)),
-            Role::Tool => (false, vec![Block::ToolResult(m)]),
-            Role::Assistant => {
-                let mut blocks = reasoning_blocks(m);
-                blocks.extend(content_blocks(m));
-                for call in &m.tool_calls {
-                    check_arguments(index, call)?;
-                    blocks.push(Block::ToolUse(call));
-                }
-                (true, blocks)
-            }
-        };
-        if blocks.is_empty() {
-            continue;
-        }
-        match turns.last_mut() {
-            Some(last) if last.assistant == assistant => {
-                // Reasoning opens an assistant message: merged into the middle of one it would
-                // not, so a merged message's reasoning is left out, whole.
-                last.blocks.extend(blocks.into_iter().filter(|b| {
-                    !(assistant && matches!(b, Block::Thinking { .. } | Block::RedactedThinking(_)))
-                }));
-            }
-            _ => turns.push(Turn { assistant, blocks }),
-        }
-    }
-
-    let mut out = Vec::from(&b"{"[..]);
-    if !system.is_empty() {
-        out.extend_from_slice(b"\"system\":");
-        write_str(&system.join("\n\n"), &mut out);
-        out.push(b',');
-    }
-    out.extend_from_slice(b"\"messages\":[");
-    for (i, turn) in turns.iter().enumerate() {
-        if i > 0 {
-            out.push(b',');
-        }
-        out.extend_from_slice(if turn.assistant {
-            b"{\"role\":\"assistant\",\"content\":["
-        } else {
-            b"{\"role\":\"user\",\"content\":["
-        });
-        for (k, block) in turn.blocks.iter().enumerate() {
-            if k > 0 {
-                out.push(b',');
-            }
-            block.write(&mut out);
-        }
-        out.extend_from_slice(b"]}");
-    }
-    out.extend_from_slice(b"]}");
-    Ok(out)
-}
-
-/// Adds the non-empty texts of system message `m` (its text, or each text part's `text`) to
-/// `pieces`.
-fn system_pieces<'a>(
-    index: usize,
-    m: &'a Message,
-    pieces: &mut Vec<&'a str>,
-) -> Result<(), ExportError> {
-    match &m.content {
-        None => {}
-        Some(Content::Text(text)) => pieces.extend(Some(text.as_str()).filter(|t| !t.is_empty())),
-        Some(Content::Parts(parts)) => {
-            for (part, p) in parts.iter().enumerate() {
-                let text = (p.get("type").and_then(serde_json::Value::as_str) == Some("text"))
-                    .then(|| p.get("text").and_then(serde_json::Value::as_str))
-                    .flatten()
-                    .ok_or(ExportError::SystemPart { index, part })?;
-                pieces.extend(Some(text).filter(|t| !t.is_empty()));
-            }
-        }
-    }
-    Ok(())
-}
-
-/// A message's content as blocks: a non-empty text as one text block (the API refuses empty
-/// ones), each content part as it is.
-fn content_blocks(m: &Message) -> Vec<Block<'_>> {
-    match &m.content {
-        None => Vec::new(),
-        Some(Content::Text(text)) if text.is_empty() => Vec::new(),
-        Some(Content::Text(text)) => vec![Block::Text(text)],
-        Some(Content::Parts(parts)) => parts.iter().map(Block::Part).collect(),
-    }
-}
-
-/// The reasoning blocks of an assistant message, whole and unedited, or none.
-///
-/// The importer joined several thinking blocks into one `thinking` text and their signatures
-/// one per line, and lost the order of thinking and redacted thinking; only what can be given
-/// back exactly is written: one thinking block with its one non-empty signature and no
-/// redacted thinking, or redacted thinking alone (one block per line, none empty). Anything
-/// else (unsigned thinking, several thinking blocks, both kinds) is left out whole.
-fn reasoning_blocks(m: &Message) -> Vec<Block<'_>> {
-    let get = |key| m.metadata.get(key).map(String::as_str);
-    match (
-        get(THINKING_KEY),
-        get(THINKING_SIGNATURE_KEY),
-        get(REDACTED_THINKING_KEY),
-    ) {
-        (Some(thinking), Some(signature), None)
-            if !signature.is_empty() && !signature.contains('\n') =>
-        {
-            vec![Block::Thinking {
-                thinking,
-                signature,
-            }]
-        }
-        (None, None, Some(data)) if data.split('\n').all(|d| !d.is_empty()) => {
-            data.split('\n').map(Block::RedactedThinking).collect()
-        }
-        _ => Vec::new(),
-    }
-}
-
-/// Checks that a call's arguments parse as a JSON object, the only `input` Anthropic accepts.
-fn check_arguments(index: usize, call: &ToolCall) -> Result<(), ExportError> {
-    let bad = |reason: String| ExportError::BadArguments {
-        index,
-        call_id: call.id.clone(),
-        reason,
-    };
-    match serde_json::from_str::<serde_json::Value>(&call.arguments) {
-        Ok(serde_json::Value::Object(_)) => Ok(()),
-        Ok(other) => Err(bad(format!("a JSON {}", json_kind(&other)))),
-        Err(e) => Err(bad(format!("invalid JSON: {e}"))),
-    }
-}
-
-/// The kind of a JSON value, for messages.
-fn json_kind(v: &serde_json::Value) -> &'static str {
-    use serde_json::Value;
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
-}
-
-/// Appends `s` as a JSON string, escaped as the wire form escapes strings.
-fn write_str(s: &str, out: &mut Vec<u8>) {
-    serde_json::to_writer(out, s).expect("a string serializes into a Vec");
-}

@@ -1,9 +1,11 @@
 //! `invert`: splice every original back into a view; `check_inverts`, the same check without
 //! building the result; and `verify_log`.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
-use rehydrate_model::{Message, REDUCTION_METADATA_KEY, Reduction, ReductionKind, ReductionLog};
+use rehydrate_model::{
+    MOVED_METADATA_KEY, Message, REDUCTION_METADATA_KEY, Reduction, ReductionKind, ReductionLog,
+};
 
 use crate::error::Error;
 use crate::render::stub_message;
@@ -16,8 +18,12 @@ use crate::resolve::{RangeScan, addressed, verify_reduction, verify_with};
 /// the minted message at the cursor is unreduced and kept. Any other view message must carry
 /// the [`REDUCTION_METADATA_KEY`] metadata naming a reduction that sits exactly where its
 /// pointer says, verifies, and renders to that very message ([`stub_message`]); it is replaced
-/// by the verified original (for turns cleared, all messages of the range). The result has
-/// exactly as many messages as the minted view and equals it, or this is an error.
+/// by the verified original (for turns cleared, all messages of the range). Two pairing repairs
+/// stand elsewhere: a synthetic result of an unanswered call stands for no message at all (it
+/// must follow its call), and a message carrying [`MOVED_METADATA_KEY`] stands for the later
+/// minted message its moved-result reduction addresses, which the cursor then passes over.
+/// The result has exactly as many messages as the minted view and equals it, or this is an
+/// error.
 ///
 /// # Errors
 ///
@@ -30,11 +36,9 @@ pub fn invert(
     log: &ReductionLog,
     minted_view: &[Message],
 ) -> Result<Vec<Message>, Error> {
-    let mut out = Vec::with_capacity(minted_view.len());
-    walk(view, log, minted_view, |originals| {
-        out.extend_from_slice(originals);
-    })?;
-    Ok(out)
+    check_inverts(view, log, minted_view)?;
+    // Every minted message was stood for exactly once, by itself or by a verified reduction.
+    Ok(minted_view.to_vec())
 }
 
 /// Checks that a reduced `view` inverts to `minted_view` under `log`, without building the
@@ -71,31 +75,77 @@ pub fn check_inverts<'a>(
     log: &ReductionLog,
     minted_view: &[Message],
 ) -> Result<(), Error> {
-    walk(view, log, minted_view, |_| {})
-}
-
-/// The walk shared by [`invert`] and [`check_inverts`]: checks each view message in order
-/// against `minted_view` and hands `originals` the minted messages it stands for (one message,
-/// or a whole turns-cleared range), in order.
-fn walk<'a, 'm>(
-    view: impl IntoIterator<Item = &'a Message>,
-    log: &ReductionLog,
-    minted_view: &'m [Message],
-    mut originals: impl FnMut(&'m [Message]),
-) -> Result<(), Error> {
     let by_id: HashMap<&str, &Reduction> =
         log.reductions.iter().map(|r| (r.id.as_str(), r)).collect();
-    // The number of minted messages the view stood for so far: the index the next view
-    // message must stand at.
+    // The number of minted messages the view stood for so far, in order: the index the next
+    // view message must stand at, once the moved messages already stood for are passed over.
     let mut cursor = 0;
+    // Minted indices past the cursor that a moved view message already stood for.
+    let mut ahead: BTreeSet<usize> = BTreeSet::new();
     let mut view_len = 0;
     for (view_index, vm) in view.into_iter().enumerate() {
         view_len = view_index + 1;
+        while ahead.first() == Some(&cursor) {
+            ahead.pop_first();
+            cursor += 1;
+        }
+        let mismatch = |reason: String| Error::ViewMismatch { view_index, reason };
+        let unreduced = minted_view
+            .get(cursor)
+            .is_some_and(|m| std::ptr::eq(vm, m) || vm == m);
+        if !unreduced && let Some(id) = vm.metadata.get(MOVED_METADATA_KEY) {
+            let r = by_id.get(id.as_str()).ok_or_else(|| {
+                mismatch(format!("names moved result `{id}`, which is not in the log"))
+            })?;
+            let ReductionKind::MovedResult { .. } = r.kind else {
+                return Err(mismatch(format!("{id} is not a moved-result reduction")));
+            };
+            let index = r.ptr.addr.index;
+            if index <= cursor || ahead.contains(&index) {
+                return Err(mismatch(format!(
+                    "reduction {id} moves message {index} to minted position {cursor}, which is not before it or already stood for"
+                )));
+            }
+            verify_reduction(r, minted_view)?;
+            let mut inner = vm.clone();
+            inner.metadata.remove(MOVED_METADATA_KEY);
+            let stands_for = view_message(&inner, view_index, index, &by_id, minted_view)?;
+            if stands_for.len() != 1 {
+                return Err(mismatch(format!(
+                    "moved by {id} but stands for {} messages",
+                    stands_for.len()
+                )));
+            }
+            ahead.insert(index);
+            continue;
+        }
+        if !unreduced
+            && let Some(id) = vm.metadata.get(REDUCTION_METADATA_KEY)
+            && let Some(r) = by_id.get(id.as_str())
+            && let ReductionKind::UnansweredCall { .. } = r.kind
+        {
+            let call_index = r.ptr.addr.index;
+            if call_index >= cursor {
+                return Err(mismatch(format!(
+                    "the synthetic result of reduction {id} stands before its tool call in message {call_index}"
+                )));
+            }
+            verify_reduction(r, minted_view)?;
+            if *vm != stub_message(r, addressed(r, minted_view)?)? {
+                return Err(mismatch(format!(
+                    "does not match the stub of reduction {id}"
+                )));
+            }
+            continue;
+        }
         let stands_for = view_message(vm, view_index, cursor, &by_id, minted_view)?;
-        originals(stands_for);
         cursor += stands_for.len();
     }
-    if cursor != minted_view.len() {
+    while ahead.first() == Some(&cursor) {
+        ahead.pop_first();
+        cursor += 1;
+    }
+    if cursor != minted_view.len() || !ahead.is_empty() {
         return Err(Error::ViewMismatch {
             view_index: view_len,
             reason: format!(
@@ -154,9 +204,12 @@ fn view_message<'m>(
         ReductionKind::TurnsCleared { first, last, .. } => {
             minted_view.get(first..=last).unwrap_or_default()
         }
-        ReductionKind::ToolOutputTruncated { .. } | ReductionKind::DuplicateOutput { .. } => {
-            std::slice::from_ref(original)
-        }
+        ReductionKind::ToolOutputTruncated { .. }
+        | ReductionKind::DuplicateOutput { .. }
+        | ReductionKind::UnansweredCall { .. }
+        | ReductionKind::OrphanResult { .. }
+        | ReductionKind::SecondAnswer { .. }
+        | ReductionKind::MovedResult { .. } => std::slice::from_ref(original),
     })
 }
 

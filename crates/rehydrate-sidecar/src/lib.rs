@@ -58,6 +58,7 @@ mod export;
 mod hash;
 mod invert;
 mod render;
+mod request;
 mod resolve;
 mod sources;
 mod store;
@@ -67,7 +68,10 @@ pub use expand::{ExpandOutcome, expand_reduction, reduction_total_bytes};
 pub use export::{ExportError, ExportFormat, check_tool_links, export_session};
 pub use hash::{TurnsHasher, content_digest, turns_digest};
 pub use invert::{check_inverts, invert, verify_log};
-pub use render::{TurnsFacts, expected_stub, expected_stub_from_facts, render_turns, stub_message};
+pub use render::{
+    TurnsFacts, expected_stub, expected_stub_from_facts, moved_message, render_turns, stub_message,
+};
+pub use request::{Api, RequestError, Rule, Violation, check_request, request_body};
 pub use resolve::{RangeScan, Resolved, Verified, resolve, verify_reduction};
 pub use sources::Sources;
 pub use store::{

@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use rehydrate_model::{
-    Content, Message, REDUCTION_METADATA_KEY, Reduction, ReductionKind, Role, Stub,
-    write_json_value,
+    Content, IS_ERROR_METADATA_KEY, MOVED_METADATA_KEY, Message, REDUCTION_METADATA_KEY,
+    Reduction, ReductionKind, Role, Stub, write_json_value,
 };
 
 use crate::error::Error;
@@ -19,18 +19,48 @@ use crate::error::Error;
 /// - Turns cleared: a new user message whose content is the stub line, followed by
 ///   `"\n\n" + summary` when a summary was given.
 ///
-/// In every case the message's `metadata` gains [`REDUCTION_METADATA_KEY`] = the reduction id,
-/// and the stub carries no `details` (they describe the hidden content; the sidecar keeps them).
+/// - Unanswered call (a pairing repair): a synthetic tool result inserted after the call's
+///   results, answering the call with the stub line, marked as a failure (`is_error`); the
+///   addressed assistant message itself is unchanged.
+/// - Orphan result, second answer: a new user message whose content is the stub line.
+/// - Moved result: the addressed message with [`MOVED_METADATA_KEY`] = the reduction id (and not
+///   [`REDUCTION_METADATA_KEY`]); a moved message that another reduction also stands for is
+///   that reduction's view form with the key added ([`moved_message`]).
+///
+/// In every other case the message's `metadata` gains [`REDUCTION_METADATA_KEY`] = the
+/// reduction id, and the stub carries no `details` (they describe the hidden content; the
+/// sidecar keeps them).
 /// This is the only place the view form of a reduction is defined (docs/FORMATS.md, "View").
 ///
 /// # Errors
 ///
-/// [`Error::NoTextContent`] when a per-message reduction addresses a message without text, and
-/// [`Error::BadSpan`] when a truncation's span does not fit the text on char boundaries.
+/// [`Error::NoTextContent`] when a per-message reduction addresses a message without text,
+/// [`Error::BadSpan`] when a truncation's span does not fit the text on char boundaries, and
+/// [`Error::Inconsistent`] when an unanswered call names a call the message does not make.
 pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error> {
     let id = r.id.to_string();
     let index = r.ptr.addr.index;
     let content = match &r.kind {
+        ReductionKind::UnansweredCall { call, .. } => {
+            let call = addressed
+                .tool_calls
+                .get(*call)
+                .ok_or_else(|| Error::Inconsistent {
+                    id: id.clone(),
+                    reason: format!("message {index} makes no tool call at position {call}"),
+                })?;
+            let mut msg = Message::tool_result(call.id.clone(), r.stub.clone());
+            msg.metadata.insert(REDUCTION_METADATA_KEY.to_string(), id);
+            msg.metadata
+                .insert(IS_ERROR_METADATA_KEY.to_string(), "true".to_string());
+            return Ok(msg);
+        }
+        ReductionKind::OrphanResult { .. } | ReductionKind::SecondAnswer { .. } => {
+            let mut msg = Message::text(Role::User, r.stub.clone());
+            msg.metadata.insert(REDUCTION_METADATA_KEY.to_string(), id);
+            return Ok(msg);
+        }
+        ReductionKind::MovedResult { .. } => return Ok(moved_message(r, addressed)),
         ReductionKind::TurnsCleared { summary, .. } => {
             let mut text = r.stub.clone();
             if let Some(summary) = summary {
@@ -84,10 +114,21 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
     })
 }
 
+/// The view form of a moved result ([`ReductionKind::MovedResult`] `r`) whose own view form is
+/// `inner` (the original, or the stub message of another reduction of it): `inner` with
+/// [`MOVED_METADATA_KEY`] = the id of `r`.
+pub fn moved_message(r: &Reduction, inner: &Message) -> Message {
+    let mut msg = inner.clone();
+    msg.metadata
+        .insert(MOVED_METADATA_KEY.to_string(), r.id.to_string());
+    msg
+}
+
 /// The stub line a reduction must carry: the single definition of every stub's summary
-/// (docs/FORMATS.md, "Stub grammar"). `minted_view` is used for turns cleared only (the number
-/// of turns and the size of the expanded text); a range it does not hold gives an empty string,
-/// which no stored stub equals.
+/// (docs/FORMATS.md, "Stub grammar"). `minted_view` is used for turns cleared (the number
+/// of turns and the size of the expanded text) and for the pairing repairs (the call id and
+/// tool name they mention); a message it does not hold gives an empty string, which no stored
+/// stub equals.
 ///
 /// - tool output: `<hidden> of <total> bytes hidden (<n> lines); expand_reduction restores them`
 /// - duplicate: `same <total> bytes as message <index>; expand_reduction restores them`
@@ -117,8 +158,75 @@ pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
             };
             return expected_stub_from_facts(r, TurnsFacts::of(range, *first));
         }
+        ReductionKind::UnansweredCall {
+            call,
+            original_bytes,
+        } => {
+            let Some(call) = minted_view
+                .get(r.ptr.addr.index)
+                .and_then(|m| m.tool_calls.get(*call))
+            else {
+                return String::new();
+            };
+            let mut summary = String::from("tool call");
+            for part in [token(&call.id), token(&call.name)].into_iter().flatten() {
+                summary.push(' ');
+                summary.push_str(part);
+            }
+            let _ = write!(
+                summary,
+                " got no result (the session ended or the call was interrupted); expand_reduction shows its {original_bytes} bytes of arguments"
+            );
+            summary
+        }
+        ReductionKind::OrphanResult { original_bytes } => {
+            let Some(m) = minted_view.get(r.ptr.addr.index) else {
+                return String::new();
+            };
+            format!(
+                "tool result{} ({original_bytes} bytes) hidden: its tool call is not in the history before it; expand_reduction restores it",
+                for_call(m)
+            )
+        }
+        ReductionKind::SecondAnswer {
+            first,
+            original_bytes,
+        } => {
+            let Some(m) = minted_view.get(r.ptr.addr.index) else {
+                return String::new();
+            };
+            format!(
+                "second tool result{} ({original_bytes} bytes) hidden: message {} answered the call first; expand_reduction restores it",
+                for_call(m),
+                first.index
+            )
+        }
+        ReductionKind::MovedResult { call_message, .. } => format!(
+            "tool result message {} is shown right after its tool call in message {}; expand_reduction shows it in place",
+            r.ptr.addr.index, call_message.index
+        ),
     };
     render_stub(r, summary)
+}
+
+/// ` for call <id>` when the message's `tool_call_id` is a [`token`], else nothing.
+fn for_call(m: &Message) -> String {
+    m.tool_call_id
+        .as_deref()
+        .and_then(token)
+        .map(|id| format!(" for call {id}"))
+        .unwrap_or_default()
+}
+
+/// `s` when a stub summary may quote it: 1 to 64 ASCII letters, digits, `_`, `-`, `.` or `:`
+/// (call ids and tool names are; text of any other shape is left out of the summary).
+fn token(s: &str) -> Option<&str> {
+    let ok = !s.is_empty()
+        && s.len() <= 64
+        && s
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'));
+    ok.then_some(s)
 }
 
 /// [`expected_stub`] with the facts of a turns-cleared range already known (see

@@ -75,9 +75,11 @@ pub(crate) fn resolve_reduction<'a>(
 /// What [`verify_reduction`] found behind a reduction that verified.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Verified<'a> {
-    /// The whole original text of the addressed message (per-message kinds).
+    /// The whole original text of the addressed message (truncated and duplicate outputs), or
+    /// the arguments text of the call an unanswered-call repair names.
     Text(&'a str),
-    /// The cleared messages, the first of which is at index `first` of the minted view.
+    /// The cleared messages, the first of which is at index `first` of the minted view (for
+    /// the repairs of a tool result: that one message).
     Turns {
         /// Index of `messages[0]` in the minted view.
         first: usize,
@@ -231,6 +233,56 @@ pub(crate) fn verify_with<'a>(
                 }
             }
             Verified::Text(text)
+        }
+        ReductionKind::UnansweredCall {
+            call,
+            original_bytes,
+        } => {
+            let call = msg.tool_calls.get(*call).ok_or_else(|| {
+                inconsistent(format!("message {index} makes no tool call at position {call}"))
+            })?;
+            let text = call.arguments.as_str();
+            check_digest(r, content_digest(text.as_bytes()))?;
+            if *original_bytes != text.len() || r.ptr.span.is_some() {
+                return Err(inconsistent(format!(
+                    "records {original_bytes} original bytes but tool call {} has {} bytes of arguments",
+                    call.id,
+                    text.len()
+                )));
+            }
+            Verified::Text(text)
+        }
+        ReductionKind::OrphanResult { original_bytes }
+        | ReductionKind::SecondAnswer { original_bytes, .. }
+        | ReductionKind::MovedResult { original_bytes, .. } => {
+            if !msg.is_tool_result() || r.ptr.span.is_some() {
+                return Err(inconsistent(format!(
+                    "a pairing repair of a tool result addresses message {index}, which is not one"
+                )));
+            }
+            let before = match r.kind {
+                ReductionKind::SecondAnswer { first, .. } => Some(first.index),
+                ReductionKind::MovedResult { call_message, .. } => Some(call_message.index),
+                _ => None,
+            };
+            if before.is_some_and(|b| b >= index) {
+                return Err(inconsistent(format!(
+                    "names message {} as earlier than message {index}",
+                    before.unwrap_or_default()
+                )));
+            }
+            let range = std::slice::from_ref(msg);
+            let (actual, hashed_bytes) = crate::hash::turns_digest(range);
+            check_digest(r, actual)?;
+            if hashed_bytes != *original_bytes {
+                return Err(inconsistent(format!(
+                    "records {original_bytes} original bytes but message {index} hashes {hashed_bytes}"
+                )));
+            }
+            Verified::Turns {
+                first: index,
+                messages: range,
+            }
         }
         ReductionKind::TurnsCleared {
             first,

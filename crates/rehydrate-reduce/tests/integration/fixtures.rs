@@ -1,12 +1,13 @@
 //! Data-driven reducer cases: each `fixtures/reduce/*.json` holds a note, policy overrides and
-//! canonical messages; the view and log are snapshotted, and every case must verify, expand
-//! and invert exactly.
+//! canonical messages; the view, the log and the view's OpenAI and Anthropic request bodies are
+//! snapshotted, and every case must verify, expand and invert exactly, and give bodies that pass
+//! both checkers.
 
 use std::path::Path;
 
 use rehydrate_model::{Message, ReductionLog};
 use rehydrate_reduce::{ReductionPolicy, project_messages};
-use rehydrate_sidecar::{expand_reduction, invert, verify_log};
+use rehydrate_sidecar::{Api, expand_reduction, invert, request_body, verify_log};
 use serde_json::Value;
 
 fn policy_from(overrides: &Value) -> ReductionPolicy {
@@ -41,10 +42,19 @@ fn check(path: &Path) {
     assert_eq!(invert(&out.view, &out.log, &history).unwrap(), history);
     for r in &out.log.reductions {
         let full = expand_reduction(&out.log, &history, r.id.as_str(), None).unwrap();
-        if !matches!(r.kind, rehydrate_model::ReductionKind::TurnsCleared { .. }) {
+        use rehydrate_model::ReductionKind as K;
+        if let K::ToolOutputTruncated { .. } | K::DuplicateOutput { .. } | K::UnansweredCall { .. } =
+            r.kind
+        {
             assert_eq!(full.total_bytes, r.kind.original_bytes());
         }
     }
+    // Whatever the input's defects, the view is a valid request body for both APIs.
+    let body = |api| {
+        let bytes = request_body(&out.view, api).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        serde_json::from_slice::<Value>(&bytes).unwrap()
+    };
+    let (openai, anthropic) = (body(Api::OpenAi), body(Api::Anthropic));
     let again = project_messages(&history, &out.log, &policy);
     assert_eq!(again.view, out.view);
     assert_eq!(again.log, out.log);
@@ -52,6 +62,8 @@ fn check(path: &Path) {
         "note": case["note"],
         "view": out.view,
         "log": out.log,
+        "openai": openai,
+        "anthropic": anthropic,
     }));
 }
 

@@ -171,7 +171,11 @@ fn oracle_hidden(log: &ReductionLog, minted: &[Message]) -> (Vec<(String, String
             // A duplicate's bytes are the canonical's: visible, or searched through the
             // canonical's own reduction.
             ReductionKind::DuplicateOutput { .. } => continue,
-            ReductionKind::TurnsCleared { .. } => full.content.into_owned(),
+            // A synthetic result and a moved result hide nothing.
+            ReductionKind::UnansweredCall { .. } | ReductionKind::MovedResult { .. } => continue,
+            ReductionKind::TurnsCleared { .. }
+            | ReductionKind::OrphanResult { .. }
+            | ReductionKind::SecondAnswer { .. } => full.content.into_owned(),
         };
         out.push((r.id.to_string(), hidden));
     }

@@ -1,0 +1,811 @@
+//! Request bodies: the validity rules of the OpenAI chat-completions and Anthropic Messages
+//! APIs (`check_request`), and the writers of both bodies (`request_body`).
+//!
+//! docs/FORMATS.md, "Request validity" and "Export", is the specification of the rules and of
+//! the bytes written here.
+
+use std::fmt;
+
+use rehydrate_model::{Content, Message, Role, ToolCall, write_json_value};
+
+/// The metadata key of an assistant message's thinking text (Claude Code's `thinking` blocks).
+const THINKING_KEY: &str = "thinking";
+/// The metadata key of the signatures of those thinking blocks, one per line.
+const THINKING_SIGNATURE_KEY: &str = "thinking_signature";
+/// The metadata key of an assistant message's `redacted_thinking` data, one block per line.
+const REDACTED_THINKING_KEY: &str = "redacted_thinking";
+
+/// The API a request body is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Api {
+    /// OpenAI chat completions: `{"messages":[…]}`.
+    OpenAi,
+    /// Anthropic Messages: `{"system":…,"messages":[…]}` with content blocks.
+    Anthropic,
+}
+
+impl Api {
+    /// The token naming the API: `openai` or `anthropic`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Api::OpenAi => "openai",
+            Api::Anthropic => "anthropic",
+        }
+    }
+}
+
+impl fmt::Display for Api {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A validity rule of a request body (docs/FORMATS.md, "Request validity", gives each rule
+/// with the provider's documentation it comes from).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Rule {
+    /// Both APIs: every tool call is answered by the messages right after its assistant
+    /// message (OpenAI: its `tool` messages; Anthropic: `tool_result` blocks of the next user
+    /// message).
+    UnansweredCall,
+    /// Both APIs: a tool result answers a tool call of the assistant message right before it.
+    ResultWithoutCall,
+    /// Both APIs: a tool result names the call it answers.
+    ResultWithoutCallId,
+    /// Both APIs: a tool call is answered once.
+    SecondAnswer,
+    /// Both APIs: the tool call ids of one assistant message (Anthropic: of one merged
+    /// assistant message) are distinct.
+    DuplicateCallId,
+    /// Both APIs: the conversation (after system messages) does not start with a tool result.
+    StartsWithToolResult,
+    /// Anthropic: the first message is a user message.
+    FirstNotUser,
+    /// Anthropic: the `tool_result` blocks of a user message come before any other block.
+    TextBeforeToolResult,
+    /// Anthropic: text blocks are non-empty.
+    EmptyText,
+    /// Anthropic: tool use ids match `^[a-zA-Z0-9_-]+$`.
+    BadToolId,
+    /// OpenAI: function names match `^[a-zA-Z0-9_-]{1,64}$`.
+    BadFunctionName,
+    /// Anthropic: a `tool_use` input is a JSON object.
+    ArgumentsNotObject,
+    /// Anthropic: the `system` text holds text only.
+    SystemPart,
+    /// Anthropic: the body has at least one message besides the system text.
+    NoMessages,
+}
+
+impl Rule {
+    /// The rule's token, such as `unanswered-call`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Rule::UnansweredCall => "unanswered-call",
+            Rule::ResultWithoutCall => "result-without-call",
+            Rule::ResultWithoutCallId => "result-without-call-id",
+            Rule::SecondAnswer => "second-answer",
+            Rule::DuplicateCallId => "duplicate-call-id",
+            Rule::StartsWithToolResult => "starts-with-tool-result",
+            Rule::FirstNotUser => "first-not-user",
+            Rule::TextBeforeToolResult => "text-before-tool-result",
+            Rule::EmptyText => "empty-text",
+            Rule::BadToolId => "bad-tool-id",
+            Rule::BadFunctionName => "bad-function-name",
+            Rule::ArgumentsNotObject => "arguments-not-object",
+            Rule::SystemPart => "system-part",
+            Rule::NoMessages => "no-messages",
+        }
+    }
+}
+
+impl fmt::Display for Rule {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One broken rule: the message it is at, the tool call id involved (if any) and what is
+/// wrong. Displayed as one line: `message 4 (unanswered-call): tool call t1 has no tool result
+/// right after it`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Violation {
+    /// 0-based index of the message in the checked messages (for a merged Anthropic message,
+    /// the message the offending block came from).
+    pub index: usize,
+    /// The rule broken.
+    pub rule: Rule,
+    /// The tool call id involved, if any.
+    pub id: Option<String>,
+    /// What is wrong, one lowercase line without the index.
+    pub detail: String,
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "message {} ({}): {}", self.index, self.rule, self.detail)
+    }
+}
+
+/// Why [`request_body`] wrote nothing: the messages break these rules, in message order.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{api} request body is invalid: {}{}", first(.violations), more(.violations))]
+pub struct RequestError {
+    /// The API checked.
+    pub api: Api,
+    /// Every violation, in message order (never empty).
+    pub violations: Vec<Violation>,
+}
+
+fn first(violations: &[Violation]) -> String {
+    violations.first().map(ToString::to_string).unwrap_or_default()
+}
+
+fn more(violations: &[Violation]) -> String {
+    match violations.len() {
+        0 | 1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    }
+}
+
+/// Checks `messages` (canonical messages: a view, or any host's history) against the validity
+/// rules of `api` and returns every violation, in message order; empty when the body
+/// [`request_body`] writes for them is valid.
+///
+/// The messages are checked as they are written: for OpenAI, an assistant message with
+/// neither content nor tool calls is left out; for Anthropic, system messages go to `system`,
+/// messages without blocks are left out and consecutive messages of one role are merged, and
+/// the rules apply to the merged messages. A tool call id belongs to its assistant message, so
+/// a later message may reuse it. Observations are user messages, not tool results.
+///
+/// # Example
+///
+/// ```
+/// use rehydrate_model::{Message, Role, ToolCall};
+/// use rehydrate_sidecar::{Api, Rule, check_request};
+///
+/// let mut call = Message { role: Role::Assistant, ..Message::default() };
+/// call.tool_calls.push(ToolCall { id: "t1".into(), name: "ls".into(), arguments: "{}".into() });
+/// let messages = [Message::text(Role::User, "list"), call, Message::text(Role::User, "stop")];
+/// let violations = check_request(&messages, Api::OpenAi);
+/// assert_eq!(violations.len(), 1);
+/// assert_eq!(violations[0].rule, Rule::UnansweredCall);
+/// assert_eq!(
+///     violations[0].to_string(),
+///     "message 1 (unanswered-call): tool call t1 has no tool result right after it"
+/// );
+/// ```
+pub fn check_request(messages: &[Message], api: Api) -> Vec<Violation> {
+    match api {
+        Api::OpenAi => check_openai(messages),
+        Api::Anthropic => anthropic(messages).1,
+    }
+}
+
+/// Writes `messages` as a request body for `api`, after [`check_request`].
+///
+/// - OpenAI: `{"messages":[…]}`, each message in its wire form ([`Message::write_wire`]);
+///   an assistant message with neither content nor tool calls is left out.
+/// - Anthropic: `{"system":"…","messages":[…]}` (docs/FORMATS.md, "Anthropic Messages body").
+///
+/// Stub text is written as it is: this is the function for a reduced view. For the session
+/// with every reduction undone, see [`crate::export_session`].
+///
+/// # Errors
+///
+/// [`RequestError`] with every violation when the messages break a rule of `api`.
+///
+/// # Example
+///
+/// ```
+/// use rehydrate_model::{Message, Role};
+/// use rehydrate_sidecar::{Api, request_body};
+///
+/// let messages = [Message::text(Role::System, "be brief"), Message::text(Role::User, "hi")];
+/// assert_eq!(
+///     request_body(&messages, Api::OpenAi)?,
+///     br#"{"messages":[{"role":"system","content":"be brief"},{"role":"user","content":"hi"}]}"#
+/// );
+/// # Ok::<(), rehydrate_sidecar::RequestError>(())
+/// ```
+pub fn request_body(messages: &[Message], api: Api) -> Result<Vec<u8>, RequestError> {
+    let (body, violations) = match api {
+        Api::OpenAi => (write_openai(messages), check_openai(messages)),
+        Api::Anthropic => {
+            let (body, violations) = anthropic(messages);
+            (body.write(), violations)
+        }
+    };
+    if violations.is_empty() {
+        Ok(body)
+    } else {
+        Err(RequestError { api, violations })
+    }
+}
+
+/// Whether the OpenAI body leaves this message out: an assistant message with neither content
+/// nor tool calls (one that held only reasoning, which the wire form leaves out).
+fn left_out_of_openai(m: &Message) -> bool {
+    let empty = match &m.content {
+        None => true,
+        Some(Content::Parts(parts)) => parts.is_empty(),
+        Some(Content::Text(_)) => false,
+    };
+    m.role == Role::Assistant && empty && m.tool_calls.is_empty()
+}
+
+/// The OpenAI chat-completions body: `{"messages":[…]}` of wire forms.
+pub(crate) fn write_openai(messages: &[Message]) -> Vec<u8> {
+    let mut out = Vec::from(&b"{\"messages\":["[..]);
+    let mut first = true;
+    for m in messages.iter().filter(|m| !left_out_of_openai(m)) {
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        m.write_wire(&mut out);
+    }
+    out.extend_from_slice(b"]}");
+    out
+}
+
+fn violation(index: usize, rule: Rule, id: Option<&str>, detail: String) -> Violation {
+    Violation {
+        index,
+        rule,
+        id: id.map(str::to_string),
+        detail,
+    }
+}
+
+/// The OpenAI rules, over the messages the body keeps.
+fn check_openai(messages: &[Message]) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let kept: Vec<(usize, &Message)> = messages
+        .iter()
+        .enumerate()
+        .filter(|(_, m)| !left_out_of_openai(m))
+        .collect();
+    let mut started = false;
+    let mut k = 0;
+    while let Some(&(index, m)) = kept.get(k) {
+        k += 1;
+        match m.role {
+            Role::System => continue,
+            Role::Tool => {
+                let rule = if started {
+                    Rule::ResultWithoutCall
+                } else {
+                    Rule::StartsWithToolResult
+                };
+                out.push(stray_result(index, m, rule));
+            }
+            Role::User => {}
+            Role::Assistant => {
+                for c in &m.tool_calls {
+                    if !is_function_name(&c.name) {
+                        out.push(violation(
+                            index,
+                            Rule::BadFunctionName,
+                            Some(&c.id),
+                            format!(
+                                "tool call {}: function name `{}` does not match ^[a-zA-Z0-9_-]{{1,64}}$",
+                                c.id,
+                                clip(&c.name)
+                            ),
+                        ));
+                    }
+                }
+                if !m.tool_calls.is_empty() {
+                    let run: Vec<(usize, &Message)> = kept[k..]
+                        .iter()
+                        .copied()
+                        .take_while(|(_, r)| r.role == Role::Tool)
+                        .collect();
+                    k += run.len();
+                    check_answers(index, &m.tool_calls, &run, &mut out);
+                }
+            }
+        }
+        started = true;
+    }
+    out
+}
+
+/// A tool result that stands where no call is answered.
+fn stray_result(index: usize, m: &Message, rule: Rule) -> Violation {
+    match &m.tool_call_id {
+        None => violation(
+            index,
+            Rule::ResultWithoutCallId,
+            None,
+            "tool result has no tool_call_id".to_string(),
+        ),
+        Some(id) if rule == Rule::StartsWithToolResult => violation(
+            index,
+            rule,
+            Some(id),
+            format!("the conversation starts with tool result {id}"),
+        ),
+        Some(id) => violation(
+            index,
+            rule,
+            Some(id),
+            format!(
+                "tool result {id} answers no tool call of the assistant message right before it"
+            ),
+        ),
+    }
+}
+
+/// Checks that `results` (message index and message, each a tool result) answer each of
+/// `calls` (made by message `call_index`) exactly once.
+fn check_answers(
+    call_index: usize,
+    calls: &[ToolCall],
+    results: &[(usize, &Message)],
+    out: &mut Vec<Violation>,
+) {
+    for (k, call) in calls.iter().enumerate() {
+        if calls[..k].iter().any(|c| c.id == call.id) {
+            out.push(violation(
+                call_index,
+                Rule::DuplicateCallId,
+                Some(&call.id),
+                format!("tool call id {} is used twice in one assistant message", call.id),
+            ));
+        }
+    }
+    let mut answered: Vec<Option<usize>> = vec![None; calls.len()];
+    for &(index, r) in results {
+        let Some(id) = &r.tool_call_id else {
+            out.push(stray_result(index, r, Rule::ResultWithoutCall));
+            continue;
+        };
+        let Some(k) = calls.iter().position(|c| &c.id == id) else {
+            out.push(stray_result(index, r, Rule::ResultWithoutCall));
+            continue;
+        };
+        match answered[k] {
+            Some(first) => out.push(violation(
+                index,
+                Rule::SecondAnswer,
+                Some(id),
+                format!("second tool result for tool call {id} (the first is message {first})"),
+            )),
+            None => answered[k] = Some(index),
+        }
+    }
+    for (k, call) in calls.iter().enumerate() {
+        let first_of_id = calls[..k].iter().all(|c| c.id != call.id);
+        if answered[k].is_none() && first_of_id {
+            out.push(violation(
+                call_index,
+                Rule::UnansweredCall,
+                Some(&call.id),
+                format!("tool call {} has no tool result right after it", call.id),
+            ));
+        }
+    }
+}
+
+/// Whether `name` matches `^[a-zA-Z0-9_-]{1,64}$`.
+fn is_function_name(name: &str) -> bool {
+    (1..=64).contains(&name.len()) && is_tool_id(name)
+}
+
+/// Whether `id` matches `^[a-zA-Z0-9_-]+$`.
+fn is_tool_id(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// At most 80 bytes of `s`, cut on a char boundary, for messages.
+fn clip(s: &str) -> &str {
+    &s[..s.floor_char_boundary(80)]
+}
+
+/// One content block of an Anthropic message, borrowed from the canonical messages.
+enum Block<'a> {
+    /// `{"type":"text","text":…}`.
+    Text(&'a str),
+    /// `{"type":"thinking","thinking":…,"signature":…}`.
+    Thinking {
+        thinking: &'a str,
+        signature: &'a str,
+    },
+    /// `{"type":"redacted_thinking","data":…}`.
+    RedactedThinking(&'a str),
+    /// `{"type":"tool_use","id":…,"name":…,"input":<arguments verbatim>}`.
+    ToolUse(&'a ToolCall),
+    /// `{"type":"tool_result","tool_use_id":…,"content":…}`, `"is_error":true` when it failed.
+    ToolResult(&'a Message),
+    /// A content part, written as it is.
+    Part(&'a serde_json::Value),
+}
+
+impl Block<'_> {
+    fn write(&self, out: &mut Vec<u8>) {
+        match self {
+            Block::Text(text) => {
+                out.extend_from_slice(b"{\"type\":\"text\",\"text\":");
+                write_str(text, out);
+                out.push(b'}');
+            }
+            Block::Thinking {
+                thinking,
+                signature,
+            } => {
+                out.extend_from_slice(b"{\"type\":\"thinking\",\"thinking\":");
+                write_str(thinking, out);
+                out.extend_from_slice(b",\"signature\":");
+                write_str(signature, out);
+                out.push(b'}');
+            }
+            Block::RedactedThinking(data) => {
+                out.extend_from_slice(b"{\"type\":\"redacted_thinking\",\"data\":");
+                write_str(data, out);
+                out.push(b'}');
+            }
+            Block::ToolUse(call) => {
+                out.extend_from_slice(b"{\"type\":\"tool_use\",\"id\":");
+                write_str(&call.id, out);
+                out.extend_from_slice(b",\"name\":");
+                write_str(&call.name, out);
+                out.extend_from_slice(b",\"input\":");
+                // A body is written only when every input parsed as a JSON object.
+                out.extend_from_slice(call.arguments.as_bytes());
+                out.push(b'}');
+            }
+            Block::ToolResult(m) => {
+                out.extend_from_slice(b"{\"type\":\"tool_result\",\"tool_use_id\":");
+                write_str(m.tool_call_id.as_deref().unwrap_or_default(), out);
+                if let Some(content) = &m.content {
+                    out.extend_from_slice(b",\"content\":");
+                    content.write_wire(out);
+                }
+                if m.is_error() {
+                    out.extend_from_slice(b",\"is_error\":true");
+                }
+                out.push(b'}');
+            }
+            Block::Part(p) => write_json_value(p, out),
+        }
+    }
+}
+
+/// One Anthropic message: `user` or `assistant` and its blocks, each with the index of the
+/// canonical message it came from.
+struct Turn<'a> {
+    assistant: bool,
+    blocks: Vec<(usize, Block<'a>)>,
+}
+
+/// An Anthropic body before it is written.
+pub(crate) struct AnthropicBody<'a> {
+    system: Vec<&'a str>,
+    turns: Vec<Turn<'a>>,
+}
+
+impl AnthropicBody<'_> {
+    /// The body's bytes.
+    pub(crate) fn write(&self) -> Vec<u8> {
+        let mut out = Vec::from(&b"{"[..]);
+        if !self.system.is_empty() {
+            out.extend_from_slice(b"\"system\":");
+            write_str(&self.system.join("\n\n"), &mut out);
+            out.push(b',');
+        }
+        out.extend_from_slice(b"\"messages\":[");
+        for (i, turn) in self.turns.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(if turn.assistant {
+                b"{\"role\":\"assistant\",\"content\":["
+            } else {
+                b"{\"role\":\"user\",\"content\":["
+            });
+            for (k, (_, block)) in turn.blocks.iter().enumerate() {
+                if k > 0 {
+                    out.push(b',');
+                }
+                block.write(&mut out);
+            }
+            out.extend_from_slice(b"]}");
+        }
+        out.extend_from_slice(b"]}");
+        out
+    }
+}
+
+/// The Anthropic body of `messages` and the violations of its rules, in message order.
+pub(crate) fn anthropic(messages: &[Message]) -> (AnthropicBody<'_>, Vec<Violation>) {
+    let mut violations = Vec::new();
+    let mut system: Vec<&str> = Vec::new();
+    let mut turns: Vec<Turn<'_>> = Vec::new();
+    for (index, m) in messages.iter().enumerate() {
+        let (assistant, blocks) = match m.role {
+            Role::System => {
+                system_pieces(index, m, &mut system, &mut violations);
+                continue;
+            }
+            Role::User => (false, content_blocks(m)),
+            Role::Tool => (false, vec![Block::ToolResult(m)]),
+            Role::Assistant => {
+                let mut blocks = reasoning_blocks(m);
+                blocks.extend(content_blocks(m));
+                for call in &m.tool_calls {
+                    if let Err(reason) = check_arguments(call) {
+                        violations.push(violation(
+                            index,
+                            Rule::ArgumentsNotObject,
+                            Some(&call.id),
+                            format!(
+                                "tool call {}: arguments are not a JSON object ({reason}); an Anthropic tool_use input must be one",
+                                call.id
+                            ),
+                        ));
+                    }
+                    blocks.push(Block::ToolUse(call));
+                }
+                (true, blocks)
+            }
+        };
+        if blocks.is_empty() {
+            continue;
+        }
+        let blocks = blocks.into_iter().map(|b| (index, b));
+        match turns.last_mut() {
+            Some(last) if last.assistant == assistant => {
+                // Reasoning opens an assistant message: merged into the middle of one it would
+                // not, so a merged message's reasoning is left out, whole.
+                last.blocks.extend(blocks.filter(|(_, b)| {
+                    !(assistant && matches!(b, Block::Thinking { .. } | Block::RedactedThinking(_)))
+                }));
+            }
+            _ => turns.push(Turn {
+                assistant,
+                blocks: blocks.collect(),
+            }),
+        }
+    }
+    check_turns(messages, &turns, &mut violations);
+    violations.sort_by_key(|v| v.index);
+    (AnthropicBody { system, turns }, violations)
+}
+
+/// The Anthropic rules over the merged messages.
+fn check_turns(messages: &[Message], turns: &[Turn<'_>], out: &mut Vec<Violation>) {
+    let Some(first) = turns.first() else {
+        out.push(violation(
+            messages.len(),
+            Rule::NoMessages,
+            None,
+            "the body has no message besides the system text".to_string(),
+        ));
+        return;
+    };
+    if first.assistant {
+        out.push(violation(
+            first.blocks.first().map_or(0, |(i, _)| *i),
+            Rule::FirstNotUser,
+            None,
+            "the first message is an assistant message; an Anthropic body opens with a user message".to_string(),
+        ));
+    }
+    let mut previous_calls: Vec<(usize, &ToolCall)> = Vec::new();
+    for (t, turn) in turns.iter().enumerate() {
+        for (index, block) in &turn.blocks {
+            let text = match block {
+                Block::Text(text) => Some(*text),
+                Block::Part(p) if p.get("type").and_then(serde_json::Value::as_str) == Some("text") => {
+                    p.get("text").and_then(serde_json::Value::as_str)
+                }
+                _ => None,
+            };
+            if text == Some("") {
+                out.push(violation(*index, Rule::EmptyText, None, "empty text block".to_string()));
+            }
+            let id = match block {
+                Block::ToolUse(call) => Some(call.id.as_str()),
+                Block::ToolResult(m) => m.tool_call_id.as_deref(),
+                _ => None,
+            };
+            if let Some(id) = id
+                && !is_tool_id(id)
+            {
+                out.push(violation(
+                    *index,
+                    Rule::BadToolId,
+                    Some(id),
+                    format!("tool id `{}` does not match ^[a-zA-Z0-9_-]+$", clip(id)),
+                ));
+            }
+        }
+        if turn.assistant {
+            let calls: Vec<(usize, &ToolCall)> = turn
+                .blocks
+                .iter()
+                .filter_map(|(i, b)| match b {
+                    Block::ToolUse(c) => Some((*i, *c)),
+                    _ => None,
+                })
+                .collect();
+            for (k, (index, call)) in calls.iter().enumerate() {
+                if calls[..k].iter().any(|(_, c)| c.id == call.id) {
+                    out.push(violation(
+                        *index,
+                        Rule::DuplicateCallId,
+                        Some(&call.id),
+                        format!("tool call id {} is used twice in one assistant message", call.id),
+                    ));
+                }
+            }
+            // Calls of the last assistant message are answered by the next user message; with
+            // none, they are unanswered.
+            if t + 1 == turns.len() {
+                unanswered(&calls, &[], out);
+            }
+            previous_calls = calls;
+            continue;
+        }
+        // A user message: its leading tool_result blocks answer the calls of the assistant
+        // message before it; any other tool_result answers nothing.
+        let leading = turn
+            .blocks
+            .iter()
+            .take_while(|(_, b)| matches!(b, Block::ToolResult(_)))
+            .count();
+        let mut answered: Vec<Option<usize>> = vec![None; previous_calls.len()];
+        for (k, (index, block)) in turn.blocks.iter().enumerate() {
+            let Block::ToolResult(m) = block else {
+                continue;
+            };
+            let Some(id) = m.tool_call_id.as_deref() else {
+                out.push(stray_result(*index, m, Rule::ResultWithoutCall));
+                continue;
+            };
+            if k >= leading {
+                out.push(violation(
+                    *index,
+                    Rule::TextBeforeToolResult,
+                    Some(id),
+                    format!("another block stands before the tool_result block of {id} in one user message"),
+                ));
+                continue;
+            }
+            match previous_calls.iter().position(|(_, c)| c.id == id) {
+                None if t == 0 => out.push(stray_result(*index, m, Rule::StartsWithToolResult)),
+                None => out.push(stray_result(*index, m, Rule::ResultWithoutCall)),
+                Some(c) => match answered[c] {
+                    Some(first) => out.push(violation(
+                        *index,
+                        Rule::SecondAnswer,
+                        Some(id),
+                        format!("second tool result for tool call {id} (the first is message {first})"),
+                    )),
+                    None => answered[c] = Some(*index),
+                },
+            }
+        }
+        unanswered(&previous_calls, &answered, out);
+        previous_calls = Vec::new();
+    }
+}
+
+/// Reports the calls that `answered` (index-parallel, or empty for none) leaves unanswered.
+fn unanswered(calls: &[(usize, &ToolCall)], answered: &[Option<usize>], out: &mut Vec<Violation>) {
+    for (k, (index, call)) in calls.iter().enumerate() {
+        let first_of_id = calls[..k].iter().all(|(_, c)| c.id != call.id);
+        if answered.get(k).copied().flatten().is_none() && first_of_id {
+            out.push(violation(
+                *index,
+                Rule::UnansweredCall,
+                Some(&call.id),
+                format!("tool call {} has no tool result right after it", call.id),
+            ));
+        }
+    }
+}
+
+/// Adds the non-empty texts of system message `m` (its text, or each text part's `text`) to
+/// `pieces`; a part that is not a text part is a violation.
+fn system_pieces<'a>(
+    index: usize,
+    m: &'a Message,
+    pieces: &mut Vec<&'a str>,
+    out: &mut Vec<Violation>,
+) {
+    match &m.content {
+        None => {}
+        Some(Content::Text(text)) => pieces.extend(Some(text.as_str()).filter(|t| !t.is_empty())),
+        Some(Content::Parts(parts)) => {
+            for (part, p) in parts.iter().enumerate() {
+                let text = (p.get("type").and_then(serde_json::Value::as_str) == Some("text"))
+                    .then(|| p.get("text").and_then(serde_json::Value::as_str))
+                    .flatten();
+                match text {
+                    Some(text) => pieces.extend(Some(text).filter(|t| !t.is_empty())),
+                    None => out.push(violation(
+                        index,
+                        Rule::SystemPart,
+                        None,
+                        format!("system content part {part} is not a text part; the Anthropic system text holds text only"),
+                    )),
+                }
+            }
+        }
+    }
+}
+
+/// A message's content as blocks: a non-empty text as one text block (the API refuses empty
+/// ones), each content part as it is.
+fn content_blocks(m: &Message) -> Vec<Block<'_>> {
+    match &m.content {
+        None => Vec::new(),
+        Some(Content::Text(text)) if text.is_empty() => Vec::new(),
+        Some(Content::Text(text)) => vec![Block::Text(text)],
+        Some(Content::Parts(parts)) => parts.iter().map(Block::Part).collect(),
+    }
+}
+
+/// The reasoning blocks of an assistant message, whole and unedited, or none.
+///
+/// The importer joined several thinking blocks into one `thinking` text and their signatures
+/// one per line, and lost the order of thinking and redacted thinking; only what can be given
+/// back exactly is written: one thinking block with its one non-empty signature and no
+/// redacted thinking, or redacted thinking alone (one block per line, none empty). Anything
+/// else (unsigned thinking, several thinking blocks, both kinds) is left out whole.
+fn reasoning_blocks(m: &Message) -> Vec<Block<'_>> {
+    let get = |key| m.metadata.get(key).map(String::as_str);
+    match (
+        get(THINKING_KEY),
+        get(THINKING_SIGNATURE_KEY),
+        get(REDACTED_THINKING_KEY),
+    ) {
+        (Some(thinking), Some(signature), None)
+            if !signature.is_empty() && !signature.contains('\n') =>
+        {
+            vec![Block::Thinking {
+                thinking,
+                signature,
+            }]
+        }
+        (None, None, Some(data)) if data.split('\n').all(|d| !d.is_empty()) => {
+            data.split('\n').map(Block::RedactedThinking).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Checks that a call's arguments parse as a JSON object, the only `input` Anthropic accepts;
+/// the error says what they are instead.
+fn check_arguments(call: &ToolCall) -> Result<(), String> {
+    match serde_json::from_str::<serde_json::Value>(&call.arguments) {
+        Ok(serde_json::Value::Object(_)) => Ok(()),
+        Ok(other) => Err(format!("a JSON {}", json_kind(&other))),
+        Err(e) => Err(format!("invalid JSON: {e}")),
+    }
+}
+
+/// The kind of a JSON value, for messages.
+fn json_kind(v: &serde_json::Value) -> &'static str {
+    use serde_json::Value;
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Appends `s` as a JSON string, escaped as the wire form escapes strings.
+fn write_str(s: &str, out: &mut Vec<u8>) {
+    serde_json::to_writer(out, s).expect("a string serializes into a Vec");
+}
