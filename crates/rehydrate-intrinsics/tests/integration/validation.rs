@@ -13,6 +13,7 @@ use rehydrate_reduce::{ReductionPolicy, project_messages};
 fn session() -> (Vec<Message>, ReductionLog) {
     let mut history = vec![Message::text(Role::User, "build")];
     for i in 0..4 {
+        history.push(Message::tool_call(format!("c{i}"), "cargo", "{}"));
         history.push(Message::tool_result(
             format!("c{i}"),
             format!("step {i}: compiling crate-{i:03}\n").repeat(600),
@@ -31,7 +32,7 @@ fn session() -> (Vec<Message>, ReductionLog) {
 fn argument_validation_table() {
     let (minted, log) = session();
     let id = log.reductions[0].id.to_string();
-    let total = minted[1].content_text().unwrap().len();
+    let total = minted[2].content_text().unwrap().len();
     let session = Session::new(&log, &minted);
     let cases: Vec<(&str, String)> = vec![
         ("missing id", r#"{}"#.to_string()),
@@ -135,7 +136,7 @@ fn argument_validation_table() {
         &session,
     );
     assert!(!whole.is_error);
-    assert_eq!(whole.content, minted[1].content_text().unwrap());
+    assert_eq!(whole.content, minted[2].content_text().unwrap());
     let ranged = Intrinsics::call(
         "expand_reduction",
         &format!(r#"{{"reduction_id":"{id}","byte_range":[0,8]}}"#),

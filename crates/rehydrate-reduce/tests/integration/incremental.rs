@@ -5,7 +5,7 @@
 use proptest::prelude::*;
 use rehydrate_model::{Content, Message, ReductionLog, Role, ToolCall};
 use rehydrate_reduce::{Reducer, ReductionPolicy, project_messages};
-use rehydrate_sidecar::{invert, verify_log};
+use rehydrate_sidecar::{Api, invert, verify_log};
 
 /// One message of a chaotic session: calls and results drawn from a small id pool, so calls go
 /// unanswered, results answer nothing, ids are reused and pairs nest and cross.
@@ -70,7 +70,9 @@ fn check_incremental(
     ends.push(history.len());
     ends.sort_unstable();
     for end in ends {
-        let minted = reducer.project(history[fed..end].iter().cloned());
+        // What the one-shot form gives is a finished artifact, closed: a trailing call gets
+        // its synthetic result, which the next chunk drops again.
+        let minted = reducer.project(history[fed..end].iter().cloned()) + reducer.close();
         fed = end;
         let one_shot = project_messages(&history[..end], &log, policy);
         prop_assert_eq!(minted, one_shot.minted, "minted after {} messages", end);
@@ -87,6 +89,10 @@ fn check_incremental(
             prop_assert_eq!(view.get(i), Some(m));
         }
         prop_assert_eq!(view.get(one_shot.view.len()), None);
+        for api in [Api::OpenAi, Api::Anthropic] {
+            let violations = crate::properties::repairable_violations(&one_shot.view, api);
+            prop_assert!(violations.is_empty(), "{}: {:?}", api, violations);
+        }
         log = one_shot.log;
     }
     prop_assert_eq!(reducer.history(), history);

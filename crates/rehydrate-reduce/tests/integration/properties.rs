@@ -3,9 +3,9 @@
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use rehydrate_model::{Message, ReductionKind, ReductionLog, Role, ToolCall};
+use rehydrate_model::{Message, REDUCTION_METADATA_KEY, ReductionKind, ReductionLog, Role, ToolCall};
 use rehydrate_reduce::{ReductionPolicy, project_messages};
-use rehydrate_sidecar::{expand_reduction, invert, render_turns, verify_log};
+use rehydrate_sidecar::{Api, Rule, check_request, expand_reduction, invert, render_turns, verify_log};
 
 /// Text made of pieces that stress cuts: multi-byte chars, line breaks, ASCII runs.
 fn text(max_pieces: usize) -> impl Strategy<Value = String> {
@@ -147,9 +147,39 @@ fn wire_bytes(messages: &[Message]) -> usize {
     messages.iter().map(Message::wire_len).sum()
 }
 
-/// Checks that every tool result in `view` follows its call and every call is answered,
-/// unless `history` itself lacked the pairing.
+/// The wire bytes of the view messages that stand for a pairing repair (a synthetic result, a
+/// hidden result's stub).
+pub(crate) fn repair_bytes(view: &[Message], log: &ReductionLog) -> usize {
+    view.iter()
+        .filter(|m| {
+            m.metadata
+                .get(REDUCTION_METADATA_KEY)
+                .and_then(|id| log.get(id))
+                .is_some_and(|r| r.kind.is_repair())
+        })
+        .map(Message::wire_len)
+        .sum()
+}
+
+/// The violations of `view` for `api` that the pairing repairs exist to prevent: all of them
+/// but an Anthropic body that opens with an assistant message or has none (a conversation
+/// without the person's words, which no repair invents), and one assistant message making two
+/// calls with one id (the call itself would have to change); docs/FORMATS.md, "Pairing
+/// repairs".
+pub(crate) fn repairable_violations(view: &[Message], api: Api) -> Vec<rehydrate_sidecar::Violation> {
+    check_request(view, api)
+        .into_iter()
+        .filter(|v| !matches!(v.rule, Rule::FirstNotUser | Rule::NoMessages | Rule::DuplicateCallId))
+        .collect()
+}
+
+/// Checks that the view is a valid request body for both APIs, and that every tool result in
+/// it follows its call and every call is answered.
 fn assert_pairs_kept(history: &[Message], view: &[Message]) {
+    for api in [Api::OpenAi, Api::Anthropic] {
+        let violations = repairable_violations(view, api);
+        assert!(violations.is_empty(), "{api}: {violations:?}");
+    }
     let answered: HashSet<&str> = history
         .iter()
         .filter_map(|m| m.tool_call_id.as_deref())
@@ -189,16 +219,25 @@ fn check_session(history: &[Message], policy: &ReductionPolicy) -> Result<(), Te
             ReductionKind::TurnsCleared { first, last, .. } => {
                 render_turns(&history[first..=last], first)
             }
-            _ => history[r.ptr.addr.index]
-                .content_text()
-                .unwrap()
-                .to_string(),
+            ReductionKind::UnansweredCall { call, .. } => {
+                history[r.ptr.addr.index].tool_calls[call].arguments.clone()
+            }
+            ReductionKind::OrphanResult { .. }
+            | ReductionKind::SecondAnswer { .. }
+            | ReductionKind::MovedResult { .. } => {
+                let i = r.ptr.addr.index;
+                render_turns(&history[i..=i], i)
+            }
+            ReductionKind::ToolOutputTruncated { .. } | ReductionKind::DuplicateOutput { .. } => {
+                history[r.ptr.addr.index].content_text().unwrap().to_string()
+            }
         };
         prop_assert_eq!(expanded.content.as_ref(), expected.as_str());
     }
     prop_assert_eq!(&invert(&out.view, &out.log, history).unwrap(), history);
     assert_pairs_kept(history, &out.view);
-    prop_assert!(wire_bytes(&out.view) <= wire_bytes(history));
+    // Reducing never grows a session, but for the repairs that make it valid.
+    prop_assert!(wire_bytes(&out.view) <= wire_bytes(history) + repair_bytes(&out.view, &out.log));
     let again = project_messages(history, &out.log, policy);
     prop_assert_eq!(again.minted, 0);
     prop_assert_eq!(
@@ -239,7 +278,13 @@ proptest! {
 
     #[test]
     fn ranged_expand_matches_naive_slicing(content in text(30), start in 0usize..2000, len in 0usize..2000) {
-        let history = vec![Message::text(Role::User, "go"), Message::tool_result("c", content.clone()), Message::tool_result("d", content.clone())];
+        let history = vec![
+            Message::text(Role::User, "go"),
+            Message::tool_call("c", "cat", "{}"),
+            Message::tool_result("c", content.clone()),
+            Message::tool_call("d", "cat", "{}"),
+            Message::tool_result("d", content.clone()),
+        ];
         let policy = ReductionPolicy { protect_last_n_tool_results: 1, ..ReductionPolicy::aggressive() };
         let out = project_messages(&history, &ReductionLog::default(), &policy);
         for r in &out.log.reductions {

@@ -62,10 +62,13 @@ fn line_breaks_around_the_stub_count_as_wire_bytes() {
 fn an_edited_stub_does_not_verify() {
     let mut history = vec![
         Message::text(Role::User, "go"),
+        Message::tool_call("a", "cat", "{}"),
         Message::tool_result("a", "line a\n".repeat(3000)),
+        Message::tool_call("b", "cat", "{}"),
         Message::tool_result("b", "line b\n".repeat(3000)),
     ];
     for i in 0..3 {
+        history.push(Message::tool_call(format!("s{i}"), "true", "{}"));
         history.push(Message::tool_result(format!("s{i}"), "ok"));
     }
     let out = project_messages(
@@ -94,7 +97,7 @@ fn an_edited_stub_does_not_verify() {
         Ok(history.clone())
     );
     assert!(
-        again.view[1]
+        again.view[2]
             .content_text()
             .unwrap()
             .contains(again.log.reductions[2].id.as_str())
@@ -142,8 +145,14 @@ fn a_call_before_the_first_turn_keeps_its_result() {
         Message::text(Role::User, "u2"),
     ];
     let out = project_messages(&history, &ReductionLog::default(), &policy);
+    // No turn is cleared (the range would start between c0 and its result); the result is
+    // moved up to its call, the person's message after it.
+    let kinds: Vec<&str> = out.log.reductions.iter().map(|r| r.kind.stub_kind().as_str()).collect();
+    assert_eq!(kinds, ["moved-result"]);
+    let texts: Vec<Option<&str>> = out.view.iter().map(Message::content_text).collect();
     assert_eq!(
-        out.minted, 0,
-        "the range would start between c0 and its result"
+        texts,
+        [Some("sys"), None, Some("r0"), history[2].content_text(), Some("u2")]
     );
+    assert_eq!(invert(&out.view, &out.log, &history), Ok(history));
 }

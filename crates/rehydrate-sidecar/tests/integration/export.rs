@@ -542,7 +542,7 @@ fn anthropic_refuses_what_it_cannot_carry() {
         assert_eq!(
             err.to_string(),
             format!(
-                "message 1: tool call t9: arguments are not a JSON object ({reason}); an Anthropic tool_use input must be one"
+                "message 1 (arguments-not-object): tool call t9: arguments are not a JSON object ({reason}); an Anthropic tool_use input must be one"
             )
         );
         // The OpenAI body carries arguments as a string.
@@ -559,14 +559,18 @@ fn anthropic_refuses_what_it_cannot_carry() {
     let err = export(std::slice::from_ref(&system), ExportFormat::Anthropic).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "message 0: system content part 1 is not a text part; the Anthropic system text holds text only"
+        "message 0 (system-part): system content part 1 is not a text part; the Anthropic system text holds text only"
     );
     let mut text_parts = system;
     if let Some(Content::Parts(parts)) = &mut text_parts.content {
         parts[1] = serde_json::json!({"type": "text", "text": "and kind"});
     }
-    let out = text(export(&[text_parts], ExportFormat::Anthropic).unwrap());
-    assert_eq!(out, r#"{"system":"be brief\n\nand kind","messages":[]}"#);
+    let hi = Message::text(Role::User, "hi");
+    let out = text(export(&[text_parts, hi], ExportFormat::Anthropic).unwrap());
+    assert_eq!(
+        out,
+        r#"{"system":"be brief\n\nand kind","messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}"#
+    );
 }
 
 #[test]
@@ -576,9 +580,10 @@ fn an_empty_session_exports_empty_forms() {
         text(export(&[], ExportFormat::OpenAi).unwrap()),
         r#"{"messages":[]}"#
     );
+    // The Messages API refuses a body without a message.
     assert_eq!(
-        text(export(&[], ExportFormat::Anthropic).unwrap()),
-        r#"{"messages":[]}"#
+        export(&[], ExportFormat::Anthropic).unwrap_err().to_string(),
+        "message 0 (no-messages): the body has no message besides the system text"
     );
 }
 
