@@ -55,14 +55,26 @@ pub(crate) enum Command {
     },
     /// Write the session with every reduction inverted, as canonical JSONL, an OpenAI
     /// chat-completions body or an Anthropic Messages body, on stdout. Refuses to leave any stub
-    /// text in the output (exit 1) and to write a body with a tool call not answered once right
-    /// after it (exit 2).
+    /// text in the output (exit 1). A body is repaired so the API accepts it (each repair on
+    /// stderr); with --strict a body that needs a repair is refused (exit 2). With --view the
+    /// reduced view is written as the body instead.
     Export {
         /// The output directory of `rehydrate reduce`.
         dir: PathBuf,
         /// The form to write.
         #[arg(long = "to", value_enum)]
         to: ExportTo,
+        /// Write the reduced view (stubs included) instead of the inverted session; openai and
+        /// anthropic only.
+        #[arg(long)]
+        view: bool,
+        /// Refuse a session whose body would need a pairing repair (exit 2) instead of
+        /// repairing it.
+        #[arg(long)]
+        strict: bool,
+        /// Report the repairs as one JSON object on stderr instead of one line each.
+        #[arg(long)]
+        json: bool,
     },
     /// Truncate a torn tail of the directory's sidecar store (a write cut short) back to its
     /// last whole record, and say what was kept.

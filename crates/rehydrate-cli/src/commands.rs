@@ -13,7 +13,7 @@ use rehydrate_sidecar::{check_inverts, expand_reduction, render_turns, verify_lo
 use crate::cli::{Cli, Command, Preset, ReduceArgs};
 use crate::failure::{Failure, input};
 use crate::tokens::TokenCounter;
-use crate::{evidence, intrinsics, load, replay, session_dir, signals};
+use crate::{evidence, export, intrinsics, load, replay, session_dir, signals};
 
 pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
     match cli.command {
@@ -41,7 +41,13 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
         }
         Command::Verify { dir } => verify(&dir),
         Command::Repair { dir } => repair(&dir),
-        Command::Export { dir, to } => export(&dir, to.format()),
+        Command::Export {
+            dir,
+            to,
+            view,
+            strict,
+            json,
+        } => export::run(&dir, to, view, strict, json),
         Command::Signals { dir, json } => signals::run(&dir, json),
         Command::Tools { format } => intrinsics::tools(format.format()),
         Command::Call {
@@ -212,6 +218,9 @@ fn import_into(
         let mut wire_bytes_before = 0;
         let messages = reducer_input.into_iter().flatten();
         reducer.project(messages.inspect(|m| wire_bytes_before += m.wire_len()));
+        // view.json is a finished artifact: a call still waiting at the end gets its
+        // synthetic result, so the view is a valid request body.
+        reducer.close();
         ImportedInto {
             import: join(importer),
             sidecar: join(writer),
@@ -421,24 +430,6 @@ fn expand(dir: &Path, id: &str, range: Option<&str>) -> Result<(), Failure> {
     refuse_mismatched_files(&loaded)?;
     let out = expand_reduction(&loaded.log, &loaded.sidecar, id, range)?;
     print_stdout(out.content.as_bytes())
-}
-
-fn export(dir: &Path, format: rehydrate_sidecar::ExportFormat) -> Result<(), Failure> {
-    let loaded = session_dir::read(dir)?;
-    refuse_mismatched_files(&loaded)?;
-    let bytes =
-        rehydrate_sidecar::export_session(&loaded.view, &loaded.log, &loaded.sidecar, format)
-            .map_err(|e| {
-                let line = format!("{}: {e}", dir.display());
-                // A reduction that does not resolve, or stub text left: the directory does not
-                // verify. A session the body cannot represent (a dangling call): bad input.
-                if e.is_leak() || matches!(e, rehydrate_sidecar::ExportError::Unresolved(_)) {
-                    Failure::Verify(vec![line])
-                } else {
-                    input(line)
-                }
-            })?;
-    print_stdout(&bytes)
 }
 
 fn search(dir: &Path, query: &str, options: &SearchOptions, json: bool) -> Result<(), Failure> {

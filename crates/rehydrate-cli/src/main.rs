@@ -10,6 +10,7 @@
 mod cli;
 mod commands;
 mod evidence;
+mod export;
 mod failure;
 mod intrinsics;
 mod load;

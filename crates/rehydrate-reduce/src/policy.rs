@@ -47,6 +47,21 @@ impl Default for ReductionPolicy {
 }
 
 impl ReductionPolicy {
+    /// The policy that reduces nothing to save tokens, so a projection under it makes only the
+    /// pairing repairs: the form of a session that is sent whole but must be a valid request
+    /// body (an export of the inverted session). No trigger is reached, every tool result is
+    /// protected, duplicates are kept and no turn is cleared.
+    pub fn repairs_only() -> ReductionPolicy {
+        ReductionPolicy {
+            tool_output_trigger_bytes: usize::MAX,
+            protect_last_n_tool_results: 0,
+            dedupe_outputs: false,
+            clear_turns_older_than: None,
+            turns_summary: None,
+            ..ReductionPolicy::default()
+        }
+    }
+
     /// The aggressive preset, the lossless form of observation masking: every tool result
     /// older than the newest 3 that is larger than its stub is reduced (no trigger size, no
     /// minimum saving), keeping a 256-byte head and a 256-byte tail; duplicates are stubbed;
