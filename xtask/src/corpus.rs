@@ -8,6 +8,9 @@
 //! Then runs `rehydrate replay <FILE> --json` on each file and prints its proven, retracted and
 //! inert path counts, and `rehydrate evidence <FILE> --json`, which must project (exit 0) or
 //! refuse with evidence-too-large (exit 3), and prints its turns and bytes before and after.
+//! Then reduces each file under each preset and exports it to both request bodies, inverted
+//! (repaired) and with `--view`, and prints the repairs by kind: every body must pass its API's
+//! rules (`rehydrate_sidecar::check_request`, which export applies before writing).
 //! Fails after all runs if any run exits non-zero, reports `"ok": false`, or prints counts that
 //! disagree with its records.
 //!
@@ -211,12 +214,30 @@ pub(crate) fn run(root: &Path, presets: Presets) -> Result<()> {
             }
         }
     }
+    println!(
+        "\nrequest bodies (export --to openai|anthropic, with and without --view; repairs of the inverted session)"
+    );
+    println!("{:<10} {:>7}  {:<32} file", "preset", "bodies", "repairs");
+    let scratch = root.join("target").join("corpus-bodies");
+    for file in &files {
+        let relative = file.strip_prefix(&dir).unwrap_or(file).display();
+        for &preset in names {
+            match bodies(&bin, file, preset, &scratch)? {
+                Ok(repairs) => println!("{preset:<10} {:>7}  {repairs:<32} {relative}", "4 valid"),
+                Err(reason) => {
+                    println!("{preset:<10} FAILED  {relative}: {reason}");
+                    failures.push(format!("{relative} bodies --preset {preset}: {reason}"));
+                }
+            }
+        }
+    }
+    let _ = fs::remove_dir_all(&scratch);
     if !failures.is_empty() {
         println!("\nfailures:");
         for failure in &failures {
             println!("  {failure}");
         }
-        let runs = files.len() * (names.len() + 2);
+        let runs = files.len() * (2 * names.len() + 2);
         return Err(format!(
             "corpus check failed: {} of {runs} runs failed",
             failures.len()
@@ -306,6 +327,92 @@ fn roundtrip(
             None => reason,
         }),
     )
+}
+
+/// Reduces `file` under `preset` into `scratch`, then exports the directory to both request
+/// bodies, inverted (repaired, the repairs read from `--json`) and with `--view`; each export
+/// checks its body against the API's rules before writing it, so success means four valid
+/// bodies. `Ok(Ok(summary))` names the repairs by kind (`-` for none); the repairs are the
+/// same for both APIs, or this fails.
+///
+/// # Errors
+///
+/// When `bin` cannot be started, or `scratch` cannot be cleared.
+fn bodies(
+    bin: &Path,
+    file: &Path,
+    preset: &str,
+    scratch: &Path,
+) -> Result<std::result::Result<String, String>> {
+    if scratch.exists() {
+        fs::remove_dir_all(scratch)
+            .map_err(|err| format!("cannot remove {}: {err}", scratch.display()))?;
+    }
+    let run = |args: &[&str]| -> Result<std::result::Result<std::process::Output, String>> {
+        let output = Command::new(bin)
+            .args(args)
+            .output()
+            .map_err(|err| format!("cannot start {}: {err}", bin.display()))?;
+        if output.status.success() {
+            return Ok(Ok(output));
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let message = stderr
+            .lines()
+            .find(|l| !l.trim().is_empty())
+            .unwrap_or("(no message)");
+        Ok(Err(format!(
+            "`rehydrate {}` failed: {message}",
+            args.join(" ")
+        )))
+    };
+    let file_arg = file.display().to_string();
+    let out = scratch.display().to_string();
+    if let Err(reason) = run(&[
+        "reduce",
+        &file_arg,
+        "--out",
+        &out,
+        "--preset",
+        preset,
+        "--no-tokens",
+        "--json",
+    ])? {
+        return Ok(Err(reason));
+    }
+    let mut summaries = Vec::new();
+    for api in ["openai", "anthropic"] {
+        if let Err(reason) = run(&["export", &out, "--to", api, "--view"])? {
+            return Ok(Err(reason));
+        }
+        let output = match run(&["export", &out, "--to", api, "--json"])? {
+            Ok(output) => output,
+            Err(reason) => return Ok(Err(reason)),
+        };
+        let report: Value = match serde_json::from_slice(&output.stderr) {
+            Ok(report) => report,
+            Err(err) => return Ok(Err(format!("export --json printed no report: {err}"))),
+        };
+        let mut kinds = std::collections::BTreeMap::<String, usize>::new();
+        for r in report["repairs"].as_array().into_iter().flatten() {
+            *kinds
+                .entry(r["kind"].as_str().unwrap_or("?").to_owned())
+                .or_default() += 1;
+        }
+        let summary: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        summaries.push(if summary.is_empty() {
+            "-".to_owned()
+        } else {
+            summary.join(", ")
+        });
+    }
+    if summaries[0] != summaries[1] {
+        return Ok(Err(format!(
+            "repairs differ: openai {}, anthropic {}",
+            summaries[0], summaries[1]
+        )));
+    }
+    Ok(Ok(summaries.swap_remove(0)))
 }
 
 /// Runs `rehydrate replay <FILE> --json`: `Ok(Ok([proven, retracted, inert]))` when it passed.

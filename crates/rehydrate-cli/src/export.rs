@@ -43,8 +43,8 @@ pub(crate) fn run(
             // The inverted session verifies and leaks no stub (the JSONL export checks both),
             // then is repaired into a valid body.
             exported(dir, &loaded, ExportFormat::Jsonl)?;
-            let (body, repairs) = session_request_body(&loaded.sidecar, api)
-                .map_err(|e| invalid(dir, &e))?;
+            let (body, repairs) =
+                session_request_body(&loaded.sidecar, api).map_err(|e| invalid(dir, &e))?;
             report(dir, &loaded, api, &repairs, json);
             body
         }
@@ -55,7 +55,8 @@ pub(crate) fn run(
 /// The reduced view as a request body for `api`, after checking that it inverts to the sidecar
 /// under a log that verifies.
 fn view_body(dir: &Path, loaded: &SessionDir, api: Api) -> Result<Vec<u8>, Failure> {
-    let unverified = |e: rehydrate_sidecar::Error| Failure::Verify(vec![format!("{}: {e}", dir.display())]);
+    let unverified =
+        |e: rehydrate_sidecar::Error| Failure::Verify(vec![format!("{}: {e}", dir.display())]);
     check_inverts(&loaded.view, &loaded.log, &loaded.sidecar).map_err(unverified)?;
     if let Some(e) = verify_log(&loaded.log, &loaded.sidecar).into_iter().next() {
         return Err(unverified(e));
@@ -91,12 +92,17 @@ fn report(dir: &Path, loaded: &SessionDir, api: Api, repairs: &ReductionLog, jso
             let index = r.ptr.addr.index;
             let message = loaded.sidecar.get(index);
             let call_id = match r.kind {
-                ReductionKind::UnansweredCall { call, .. } => {
-                    message.and_then(|m| m.tool_calls.get(call)).map(|c| c.id.clone())
-                }
+                ReductionKind::UnansweredCall { call, .. } => message
+                    .and_then(|m| m.tool_calls.get(call))
+                    .map(|c| c.id.clone()),
                 _ => message.and_then(|m| m.tool_call_id.clone()),
             };
-            (r.id.to_string(), r.kind.stub_kind().as_str(), index, call_id)
+            (
+                r.id.to_string(),
+                r.kind.stub_kind().as_str(),
+                index,
+                call_id,
+            )
         })
         .collect();
     if json {

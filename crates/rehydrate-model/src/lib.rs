@@ -70,8 +70,8 @@ pub use reasoning::{
     REASONING_CONTENT_PART_TYPES, REASONING_METADATA_KEYS, filter_reasoning_artifacts,
 };
 pub use reduction::{
-    MOVED_METADATA_KEY, MessageAddr, REDUCTION_METADATA_KEY, Reduction, ReductionId, ReductionKind, ReductionLog,
-    SidecarPtr,
+    MOVED_METADATA_KEY, MessageAddr, REDUCTION_METADATA_KEY, Reduction, ReductionId, ReductionKind,
+    ReductionLog, SidecarPtr,
 };
 pub use span::Span;
 pub use stub::{STUB_SENTINEL, Stub, StubKind, check_tool_input, find_stubs};

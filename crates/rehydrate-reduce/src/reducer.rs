@@ -14,9 +14,9 @@ use rehydrate_sidecar::{
 };
 
 use crate::boundaries::Boundaries;
-use crate::pairing::{Abandoned, Decision, Pairing};
 use crate::cut::truncation_span;
 use crate::digests::DigestCache;
+use crate::pairing::{Abandoned, Decision, Pairing};
 use crate::policy::ReductionPolicy;
 
 /// The projection state of one session: its history (the sidecar), its reduction log and its
@@ -390,10 +390,18 @@ impl Reducer {
     }
 
     /// Appends a newly minted pairing repair to the log; returns its position.
-    fn push_repair(&mut self, key: RepairKey, kind: ReductionKind, digest: Digest, role: Role) -> usize {
+    fn push_repair(
+        &mut self,
+        key: RepairKey,
+        kind: ReductionKind,
+        digest: Digest,
+        role: Role,
+    ) -> usize {
         let position = self.log.len();
         let index = match key {
-            RepairKey::Unanswered { index, .. } | RepairKey::Hidden(index) | RepairKey::Moved(index) => index,
+            RepairKey::Unanswered { index, .. }
+            | RepairKey::Hidden(index)
+            | RepairKey::Moved(index) => index,
         };
         let mut reduction = Reduction {
             id: ReductionId::new(position, &digest),
@@ -465,7 +473,11 @@ impl Reducer {
             }
         };
         let view = moved_message(&self.log.reductions[position], self.own_slot(index));
-        self.extras.entry(anchor).or_default().moved.push((index, view));
+        self.extras
+            .entry(anchor)
+            .or_default()
+            .moved
+            .push((index, view));
         self.moved.insert(index, anchor);
     }
 
@@ -489,18 +501,19 @@ impl Reducer {
                 index,
                 position: call,
             };
-            let position = match self.repair(key, |k| matches!(k, ReductionKind::UnansweredCall { .. })) {
-                Some(position) => position,
-                None => {
-                    let arguments = &self.history[index].tool_calls[call].arguments;
-                    let kind = ReductionKind::UnansweredCall {
-                        call,
-                        original_bytes: arguments.len(),
-                    };
-                    let digest = content_digest(arguments.as_bytes());
-                    self.push_repair(key, kind, digest, Role::Assistant)
-                }
-            };
+            let position =
+                match self.repair(key, |k| matches!(k, ReductionKind::UnansweredCall { .. })) {
+                    Some(position) => position,
+                    None => {
+                        let arguments = &self.history[index].tool_calls[call].arguments;
+                        let kind = ReductionKind::UnansweredCall {
+                            call,
+                            original_bytes: arguments.len(),
+                        };
+                        let digest = content_digest(arguments.as_bytes());
+                        self.push_repair(key, kind, digest, Role::Assistant)
+                    }
+                };
             if let Ok(m) = stub_message(&self.log.reductions[position], &self.history[index]) {
                 out.push(m);
             }
@@ -833,7 +846,9 @@ impl<'a> View<'a> {
                 None
             };
             let extras = if plain { None } else { r.extras.get(&i) };
-            let moved = extras.into_iter().flat_map(|e| e.moved.iter().map(|(_, m)| m));
+            let moved = extras
+                .into_iter()
+                .flat_map(|e| e.moved.iter().map(|(_, m)| m));
             let synthetic = extras.into_iter().flat_map(|e| e.synthetic.iter());
             let closing = r
                 .closing

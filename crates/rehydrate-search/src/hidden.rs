@@ -252,10 +252,7 @@ fn resolve_chunk<'a>(
                 }
                 continue;
             }
-            (
-                ReductionKind::UnansweredCall { .. } | ReductionKind::MovedResult { .. },
-                _,
-            ) => {
+            (ReductionKind::UnansweredCall { .. } | ReductionKind::MovedResult { .. }, _) => {
                 // The call stays in the view, and a moved result is shown whole.
                 out.visible.push(r);
                 continue;

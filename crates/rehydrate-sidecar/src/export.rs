@@ -5,8 +5,8 @@
 //! docs/FORMATS.md, "Export", is the specification of the bytes written here.
 
 use rehydrate_model::{
-    Content, Message, REDUCTION_METADATA_KEY, ReductionLog, Role, STUB_SENTINEL, Stub,
-    ToolDetails, check_tool_input, find_stubs,
+    Content, Message, REDUCTION_METADATA_KEY, ReductionLog, Role, STUB_SENTINEL, Stub, ToolDetails,
+    check_tool_input, find_stubs,
 };
 
 use crate::error::Error;
@@ -421,4 +421,3 @@ fn write_jsonl(messages: &[Message]) -> Vec<u8> {
     }
     out
 }
-

@@ -95,7 +95,9 @@ pub fn check_inverts<'a>(
             .is_some_and(|m| std::ptr::eq(vm, m) || vm == m);
         if !unreduced && let Some(id) = vm.metadata.get(MOVED_METADATA_KEY) {
             let r = by_id.get(id.as_str()).ok_or_else(|| {
-                mismatch(format!("names moved result `{id}`, which is not in the log"))
+                mismatch(format!(
+                    "names moved result `{id}`, which is not in the log"
+                ))
             })?;
             let ReductionKind::MovedResult { .. } = r.kind else {
                 return Err(mismatch(format!("{id} is not a moved-result reduction")));

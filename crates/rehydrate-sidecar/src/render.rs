@@ -3,8 +3,8 @@
 use std::fmt::Write as _;
 
 use rehydrate_model::{
-    Content, IS_ERROR_METADATA_KEY, MOVED_METADATA_KEY, Message, REDUCTION_METADATA_KEY,
-    Reduction, ReductionKind, Role, Stub, write_json_value,
+    Content, IS_ERROR_METADATA_KEY, MOVED_METADATA_KEY, Message, REDUCTION_METADATA_KEY, Reduction,
+    ReductionKind, Role, Stub, write_json_value,
 };
 
 use crate::error::Error;
@@ -223,8 +223,7 @@ fn for_call(m: &Message) -> String {
 fn token(s: &str) -> Option<&str> {
     let ok = !s.is_empty()
         && s.len() <= 64
-        && s
-            .bytes()
+        && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'));
     ok.then_some(s)
 }

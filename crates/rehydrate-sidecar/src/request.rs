@@ -139,7 +139,10 @@ pub struct RequestError {
 }
 
 fn first(violations: &[Violation]) -> String {
-    violations.first().map(ToString::to_string).unwrap_or_default()
+    violations
+        .first()
+        .map(ToString::to_string)
+        .unwrap_or_default()
 }
 
 fn more(violations: &[Violation]) -> String {
@@ -353,7 +356,10 @@ fn check_answers(
                 call_index,
                 Rule::DuplicateCallId,
                 Some(&call.id),
-                format!("tool call id {} is used twice in one assistant message", call.id),
+                format!(
+                    "tool call id {} is used twice in one assistant message",
+                    call.id
+                ),
             ));
         }
     }
@@ -602,13 +608,20 @@ fn check_turns(messages: &[Message], turns: &[Turn<'_>], out: &mut Vec<Violation
         for (index, block) in &turn.blocks {
             let text = match block {
                 Block::Text(text) => Some(*text),
-                Block::Part(p) if p.get("type").and_then(serde_json::Value::as_str) == Some("text") => {
+                Block::Part(p)
+                    if p.get("type").and_then(serde_json::Value::as_str) == Some("text") =>
+                {
                     p.get("text").and_then(serde_json::Value::as_str)
                 }
                 _ => None,
             };
             if text == Some("") {
-                out.push(violation(*index, Rule::EmptyText, None, "empty text block".to_string()));
+                out.push(violation(
+                    *index,
+                    Rule::EmptyText,
+                    None,
+                    "empty text block".to_string(),
+                ));
             }
             let id = match block {
                 Block::ToolUse(call) => Some(call.id.as_str()),
@@ -641,7 +654,10 @@ fn check_turns(messages: &[Message], turns: &[Turn<'_>], out: &mut Vec<Violation
                         *index,
                         Rule::DuplicateCallId,
                         Some(&call.id),
-                        format!("tool call id {} is used twice in one assistant message", call.id),
+                        format!(
+                            "tool call id {} is used twice in one assistant message",
+                            call.id
+                        ),
                     ));
                 }
             }
@@ -686,7 +702,9 @@ fn check_turns(messages: &[Message], turns: &[Turn<'_>], out: &mut Vec<Violation
                         *index,
                         Rule::SecondAnswer,
                         Some(id),
-                        format!("second tool result for tool call {id} (the first is message {first})"),
+                        format!(
+                            "second tool result for tool call {id} (the first is message {first})"
+                        ),
                     )),
                     None => answered[c] = Some(*index),
                 },

@@ -239,7 +239,9 @@ pub(crate) fn verify_with<'a>(
             original_bytes,
         } => {
             let call = msg.tool_calls.get(*call).ok_or_else(|| {
-                inconsistent(format!("message {index} makes no tool call at position {call}"))
+                inconsistent(format!(
+                    "message {index} makes no tool call at position {call}"
+                ))
             })?;
             let text = call.arguments.as_str();
             check_digest(r, content_digest(text.as_bytes()))?;

@@ -43,15 +43,17 @@ fn check(path: &Path) {
     for r in &out.log.reductions {
         let full = expand_reduction(&out.log, &history, r.id.as_str(), None).unwrap();
         use rehydrate_model::ReductionKind as K;
-        if let K::ToolOutputTruncated { .. } | K::DuplicateOutput { .. } | K::UnansweredCall { .. } =
-            r.kind
+        if let K::ToolOutputTruncated { .. }
+        | K::DuplicateOutput { .. }
+        | K::UnansweredCall { .. } = r.kind
         {
             assert_eq!(full.total_bytes, r.kind.original_bytes());
         }
     }
     // Whatever the input's defects, the view is a valid request body for both APIs.
     let body = |api| {
-        let bytes = request_body(&out.view, api).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let bytes =
+            request_body(&out.view, api).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         serde_json::from_slice::<Value>(&bytes).unwrap()
     };
     let (openai, anthropic) = (body(Api::OpenAi), body(Api::Anthropic));

@@ -3,9 +3,13 @@
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use rehydrate_model::{Message, REDUCTION_METADATA_KEY, ReductionKind, ReductionLog, Role, ToolCall};
+use rehydrate_model::{
+    Message, REDUCTION_METADATA_KEY, ReductionKind, ReductionLog, Role, ToolCall,
+};
 use rehydrate_reduce::{ReductionPolicy, project_messages};
-use rehydrate_sidecar::{Api, Rule, check_request, expand_reduction, invert, render_turns, verify_log};
+use rehydrate_sidecar::{
+    Api, Rule, check_request, expand_reduction, invert, render_turns, verify_log,
+};
 
 /// Text made of pieces that stress cuts: multi-byte chars, line breaks, ASCII runs.
 fn text(max_pieces: usize) -> impl Strategy<Value = String> {
@@ -166,10 +170,18 @@ pub(crate) fn repair_bytes(view: &[Message], log: &ReductionLog) -> usize {
 /// without the person's words, which no repair invents), and one assistant message making two
 /// calls with one id (the call itself would have to change); docs/FORMATS.md, "Pairing
 /// repairs".
-pub(crate) fn repairable_violations(view: &[Message], api: Api) -> Vec<rehydrate_sidecar::Violation> {
+pub(crate) fn repairable_violations(
+    view: &[Message],
+    api: Api,
+) -> Vec<rehydrate_sidecar::Violation> {
     check_request(view, api)
         .into_iter()
-        .filter(|v| !matches!(v.rule, Rule::FirstNotUser | Rule::NoMessages | Rule::DuplicateCallId))
+        .filter(|v| {
+            !matches!(
+                v.rule,
+                Rule::FirstNotUser | Rule::NoMessages | Rule::DuplicateCallId
+            )
+        })
         .collect()
 }
 
@@ -229,7 +241,10 @@ fn check_session(history: &[Message], policy: &ReductionPolicy) -> Result<(), Te
                 render_turns(&history[i..=i], i)
             }
             ReductionKind::ToolOutputTruncated { .. } | ReductionKind::DuplicateOutput { .. } => {
-                history[r.ptr.addr.index].content_text().unwrap().to_string()
+                history[r.ptr.addr.index]
+                    .content_text()
+                    .unwrap()
+                    .to_string()
             }
         };
         prop_assert_eq!(expanded.content.as_ref(), expected.as_str());

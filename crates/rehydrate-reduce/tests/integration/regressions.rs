@@ -147,12 +147,23 @@ fn a_call_before_the_first_turn_keeps_its_result() {
     let out = project_messages(&history, &ReductionLog::default(), &policy);
     // No turn is cleared (the range would start between c0 and its result); the result is
     // moved up to its call, the person's message after it.
-    let kinds: Vec<&str> = out.log.reductions.iter().map(|r| r.kind.stub_kind().as_str()).collect();
+    let kinds: Vec<&str> = out
+        .log
+        .reductions
+        .iter()
+        .map(|r| r.kind.stub_kind().as_str())
+        .collect();
     assert_eq!(kinds, ["moved-result"]);
     let texts: Vec<Option<&str>> = out.view.iter().map(Message::content_text).collect();
     assert_eq!(
         texts,
-        [Some("sys"), None, Some("r0"), history[2].content_text(), Some("u2")]
+        [
+            Some("sys"),
+            None,
+            Some("r0"),
+            history[2].content_text(),
+            Some("u2")
+        ]
     );
     assert_eq!(invert(&out.view, &out.log, &history), Ok(history));
 }

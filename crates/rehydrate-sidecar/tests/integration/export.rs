@@ -582,7 +582,9 @@ fn an_empty_session_exports_empty_forms() {
     );
     // The Messages API refuses a body without a message.
     assert_eq!(
-        export(&[], ExportFormat::Anthropic).unwrap_err().to_string(),
+        export(&[], ExportFormat::Anthropic)
+            .unwrap_err()
+            .to_string(),
         "message 0 (no-messages): the body has no message besides the system text"
     );
 }
