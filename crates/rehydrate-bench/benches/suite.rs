@@ -136,16 +136,16 @@ fn few_samples(group: &mut BenchmarkGroup<'_, WallTime>) {
 /// turn's messages (with fresh tool-call ids), and only the history before it differs.
 const PROBE_CONTENT_TURN: usize = 10;
 
-/// Turn [`PROBE_CONTENT_TURN`] of `turns_1000` with every tool-call id suffixed `~at<turn>`:
+/// Turn [`PROBE_CONTENT_TURN`] of `turns_1000` with every tool-call id suffixed `_at<turn>`:
 /// the messages timed at position `turn`.
 fn probe_messages(turn: usize) -> Vec<Message> {
     let mut messages = turns_1000().turns()[PROBE_CONTENT_TURN - 1].clone();
     for message in &mut messages {
         for call in &mut message.tool_calls {
-            call.id = format!("{}~at{turn}", call.id);
+            call.id = format!("{}_at{turn}", call.id);
         }
         if let Some(id) = &mut message.tool_call_id {
-            *id = format!("{id}~at{turn}");
+            *id = format!("{id}_at{turn}");
         }
     }
     messages

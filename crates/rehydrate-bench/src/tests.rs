@@ -90,12 +90,12 @@ fn scaling_repeats_turns_with_fresh_ids() {
     let messages = workload.messages();
     assert_eq!(messages.len(), workload.message_count());
     assert_paired(&messages);
-    // Turn 25 is corpus turn 1 on the second pass: same content, ids suffixed `~1`.
+    // Turn 25 is corpus turn 1 on the second pass: same content, ids suffixed `_r1`.
     let again = &workload.turns()[24];
     assert_eq!(again[0].content, corpus.turns[0][0].content);
-    assert_eq!(again[1].tool_calls[0].id, "call_0~1");
-    assert_eq!(again[2].tool_call_id.as_deref(), Some("call_0~1"));
-    assert_eq!(workload.turns()[48][1].tool_calls[0].id, "call_0~2");
+    assert_eq!(again[1].tool_calls[0].id, "call_0_r1");
+    assert_eq!(again[2].tool_call_id.as_deref(), Some("call_0_r1"));
+    assert_eq!(workload.turns()[48][1].tool_calls[0].id, "call_0_r2");
     let wire: usize = messages.iter().map(Message::wire_len).sum();
     assert_eq!(workload.wire_bytes(), wire);
     let results = messages.iter().filter(|m| m.is_tool_result()).count();
@@ -286,10 +286,10 @@ fn session_copies_import_and_replay_whole() -> Result<(), Box<dyn std::error::Er
     // The first copy is verbatim.
     assert!(workload.bytes().starts_with(COMPACTED_SESSION.as_bytes()));
     let text = std::str::from_utf8(workload.bytes())?;
-    assert!(text.contains(r#""uuid":"x1~2""#) && text.contains(r#""logicalParentUuid":"x3~2""#));
+    assert!(text.contains(r#""uuid":"x1_r2""#) && text.contains(r#""logicalParentUuid":"x3_r2""#));
     // Its root hangs off the end of the synthetic copy before it.
-    assert!(text.contains(r#""parentUuid":"t23~1","timestamp":"2025-02-01T00:00:00Z""#));
-    assert!(text.contains(r#""tool_use_id":"tw~2""#) && text.contains(r#""id":"m2~2""#));
+    assert!(text.contains(r#""parentUuid":"t23_r1","timestamp":"2025-02-01T00:00:00Z""#));
+    assert!(text.contains(r#""tool_use_id":"tw_r2""#) && text.contains(r#""id":"m2_r2""#));
 
     // The typed baseline reads every line and every file card.
     let lines = parse_claude_code_lines(workload.bytes())?;

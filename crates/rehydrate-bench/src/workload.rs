@@ -4,14 +4,14 @@
 //! A [`Corpus`] is every imported session's turns in path order (plus at most one system
 //! prompt); [`Corpus::scale`] cycles through those turns, in that fixed order, until a
 //! [`Until`] bound is reached. Content bytes are copied verbatim; only tool-call ids change
-//! (`<id>~<k>` on the `k`-th pass, `k >= 1`), on the call and on its result alike, so every
+//! (`<id>_r<k>` on the `k`-th pass, `k >= 1`), on the call and on its result alike, so every
 //! tool result still answers its own call.
 //!
 //! The replay and evidence benches read Claude Code session files as bytes, so their workloads
 //! are built from the files themselves: [`SessionFiles`] holds the sessions line by line, a
 //! selection picks some ([`SessionFiles::most_file_cards`] for replay,
 //! [`SessionFiles::largest`] for evidence), and [`SessionFiles::scale`] repeats them whole, each
-//! copy after the first with fresh ids (the same `~k` suffix) and its own file paths, linked
+//! copy after the first with fresh ids (the same `_r<k>` suffix) and its own file paths, linked
 //! into one chain.
 
 use std::collections::HashSet;
@@ -200,7 +200,7 @@ impl Corpus {
 
     /// A workload named `name`: [`Corpus::prefix`] followed by the corpus turns, cycled in order
     /// until `until` holds. Pass `k` (0-based) copies the turns verbatim when `k == 0` and
-    /// suffixes every tool-call id, and every `tool_call_id`, with `~k` otherwise.
+    /// suffixes every tool-call id, and every `tool_call_id`, with `_r<k>` otherwise.
     ///
     /// An empty corpus gives a workload of the prefix alone.
     pub fn scale(&self, name: &str, until: Until) -> Workload {
@@ -351,7 +351,7 @@ impl Workload {
     }
 }
 
-/// `message` with every tool-call id and its `tool_call_id` suffixed `~pass` (unchanged for
+/// `message` with every tool-call id and its `tool_call_id` suffixed `_r<pass>` (unchanged for
 /// pass 0).
 fn with_pass_ids(message: &Message, pass: usize) -> Message {
     let mut message = message.clone();
@@ -367,9 +367,9 @@ fn with_pass_ids(message: &Message, pass: usize) -> Message {
     message
 }
 
-/// The suffix that makes an id of copy `pass >= 1` fresh: `~pass`.
+/// The suffix that makes an id of copy `pass >= 1` fresh: `_r<pass>`.
 fn pass_suffix(pass: usize) -> String {
-    format!("~{pass}")
+    format!("_r{pass}")
 }
 
 /// The sessions directory and its session files, each with the path shown in notices.
@@ -850,7 +850,7 @@ impl SessionFiles {
     ///
     /// Copy 0 is the first file verbatim. Copy `k >= 1` has every `uuid`, `parentUuid`,
     /// `logicalParentUuid` and `leafUuid` of its file, every `message.id`, every `tool_use` id
-    /// and every `tool_result`'s `tool_use_id` suffixed `~k` (as [`Corpus::scale`] suffixes
+    /// and every `tool_result`'s `tool_use_id` suffixed `_r<k>` (as [`Corpus::scale`] suffixes
     /// tool-call ids), and every absolute path under a `filePath`, `file_path` or
     /// `notebook_path` key prefixed `/repeat-k`; its lines are written back with `serde_json`
     /// (keys sorted). Every line of a copy where the importer's chain would start (no parent, or

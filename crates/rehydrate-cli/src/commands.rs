@@ -652,7 +652,9 @@ fn roundtrip(
                 .unwrap_or_default(),
             ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
-            | ReductionKind::MovedResult { .. } => {
+            | ReductionKind::MovedResult { .. }
+            | ReductionKind::FoldedCalls { .. }
+            | ReductionKind::ConversationOpened { .. } => {
                 let i = r.ptr.addr.index;
                 render_turns(&messages[i..=i], i)
             }

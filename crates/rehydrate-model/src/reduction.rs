@@ -197,6 +197,25 @@ pub enum ReductionKind {
         /// Length in bytes of the hashed original (the message's wire form followed by `\n`).
         original_bytes: usize,
     },
+    /// Pairing repair: tool calls of the addressed assistant message that an API refuses as
+    /// written (an id used twice in the message, an id or function name of another shape, or
+    /// arguments that are not a JSON object) are taken out of its `tool_calls`, and the stub is
+    /// added to its text; their results are then orphans. Hashed and expanded like a
+    /// one-message turns-cleared range.
+    FoldedCalls {
+        /// 0-based positions of the folded calls in the message's `tool_calls`, ascending.
+        calls: Vec<usize>,
+        /// Length in bytes of the hashed original (the message's wire form followed by `\n`).
+        original_bytes: usize,
+    },
+    /// Pairing repair: the conversation opens with the addressed assistant message, with no
+    /// user message before it (Anthropic requires one); a user message holding the stub is put
+    /// before it. Nothing is hidden; hashed and expanded like a one-message turns-cleared range
+    /// over the assistant message.
+    ConversationOpened {
+        /// Length in bytes of the hashed original (the message's wire form followed by `\n`).
+        original_bytes: usize,
+    },
 }
 
 impl ReductionKind {
@@ -210,6 +229,8 @@ impl ReductionKind {
             ReductionKind::OrphanResult { .. } => StubKind::OrphanResult,
             ReductionKind::SecondAnswer { .. } => StubKind::SecondAnswer,
             ReductionKind::MovedResult { .. } => StubKind::MovedResult,
+            ReductionKind::FoldedCalls { .. } => StubKind::FoldedCalls,
+            ReductionKind::ConversationOpened { .. } => StubKind::ConversationOpened,
         }
     }
 
@@ -222,7 +243,9 @@ impl ReductionKind {
             | ReductionKind::UnansweredCall { original_bytes, .. }
             | ReductionKind::OrphanResult { original_bytes }
             | ReductionKind::SecondAnswer { original_bytes, .. }
-            | ReductionKind::MovedResult { original_bytes, .. } => original_bytes,
+            | ReductionKind::MovedResult { original_bytes, .. }
+            | ReductionKind::FoldedCalls { original_bytes, .. }
+            | ReductionKind::ConversationOpened { original_bytes } => original_bytes,
         }
     }
 
@@ -236,7 +259,9 @@ impl ReductionKind {
             ReductionKind::UnansweredCall { .. }
             | ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
-            | ReductionKind::MovedResult { .. } => true,
+            | ReductionKind::MovedResult { .. }
+            | ReductionKind::FoldedCalls { .. }
+            | ReductionKind::ConversationOpened { .. } => true,
         }
     }
 }

@@ -31,11 +31,18 @@ pub enum StubKind {
     /// `moved-result`: a tool result that arrived after other messages is shown right after its
     /// tool call; its stub line is in the log, not in the view.
     MovedResult,
+    /// `folded-calls`: tool calls the APIs refuse as written are folded into the assistant
+    /// message's text.
+    FoldedCalls,
+    /// `conversation-opened`: a user message put before a conversation that opens with an
+    /// assistant message.
+    ConversationOpened,
 }
 
 impl StubKind {
     /// The token: `tool-output`, `duplicate`, `turns-cleared`, `unanswered-call`,
-    /// `orphan-result`, `second-answer` or `moved-result`.
+    /// `orphan-result`, `second-answer`, `moved-result`, `folded-calls` or
+    /// `conversation-opened`.
     pub fn as_str(self) -> &'static str {
         match self {
             StubKind::ToolOutput => "tool-output",
@@ -45,6 +52,8 @@ impl StubKind {
             StubKind::OrphanResult => "orphan-result",
             StubKind::SecondAnswer => "second-answer",
             StubKind::MovedResult => "moved-result",
+            StubKind::FoldedCalls => "folded-calls",
+            StubKind::ConversationOpened => "conversation-opened",
         }
     }
 
@@ -57,6 +66,8 @@ impl StubKind {
             "orphan-result" => Some(StubKind::OrphanResult),
             "second-answer" => Some(StubKind::SecondAnswer),
             "moved-result" => Some(StubKind::MovedResult),
+            "folded-calls" => Some(StubKind::FoldedCalls),
+            "conversation-opened" => Some(StubKind::ConversationOpened),
             _ => None,
         }
     }

@@ -67,8 +67,9 @@ impl Boundaries {
         self.pending.reserve(additional);
     }
 
-    /// Takes the next message of the history.
-    pub(crate) fn push(&mut self, message: &Message) {
+    /// Takes the next message of the history; `folded` are the positions of its calls that
+    /// are folded (`rehydrate_sidecar::unsendable_calls`), which nothing answers.
+    pub(crate) fn push(&mut self, message: &Message, folded: &[usize]) {
         let i = self.len;
         self.len += 1;
         self.diff.resize(self.len + 1, 0);
@@ -97,7 +98,11 @@ impl Boundaries {
         } else {
             &[]
         };
-        for c in calls {
+        for (_, c) in calls
+            .iter()
+            .enumerate()
+            .filter(|(k, _)| !folded.contains(k))
+        {
             if let Some(replaced) = self.pending.insert(c.id.clone(), i) {
                 self.forget_pending(replaced);
             }

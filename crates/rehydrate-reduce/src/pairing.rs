@@ -6,11 +6,12 @@
 //! pair no cleared range separates: a tool result (role `tool`) answers the latest call with
 //! its id made by the latest assistant message with tool calls, while that call is unanswered;
 //! any assistant message abandons the calls still unanswered (the model was called again
-//! without their results).
+//! without their results); a call the APIs refuse as written is folded and answered by
+//! nothing.
 
 use std::collections::HashMap;
 
-use rehydrate_model::{Message, Role};
+use rehydrate_model::{Content, Message, Role};
 
 /// What one message means for pairing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +33,8 @@ pub(crate) enum Decision {
         /// The index of the first answer.
         first: usize,
     },
+    /// An assistant message with no user message before it: the conversation needs one.
+    Opening,
 }
 
 /// The calls of the latest assistant message with tool calls that are still unanswered.
@@ -72,17 +75,32 @@ pub(crate) struct Abandoned {
 /// The pairing state of a growing history.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Pairing {
+    /// Whether a user or tool message that gives the view a user turn came before (an
+    /// Anthropic body must open with one).
+    opened: bool,
     open: Option<Open>,
     /// Call ids answered since their call was made: id → index of the first answer.
     answered: HashMap<String, usize>,
 }
 
 impl Pairing {
-    /// Takes history message `index`; returns its decision and, for an assistant message, the
-    /// calls of the previous one it abandons.
-    pub(crate) fn push(&mut self, index: usize, m: &Message) -> (Decision, Option<Abandoned>) {
+    /// Takes history message `index`, whose calls at positions `folded` are folded (answered by
+    /// nothing); returns its decision and, for an assistant message, the calls of the previous
+    /// one it abandons.
+    pub(crate) fn push(
+        &mut self,
+        index: usize,
+        m: &Message,
+        folded: &[usize],
+    ) -> (Decision, Option<Abandoned>) {
         match m.role {
             Role::Assistant => {
+                let decision = if self.opened {
+                    Decision::Keep
+                } else {
+                    self.opened = true;
+                    Decision::Opening
+                };
                 let abandoned = self.open.take().and_then(|open| {
                     let calls = open.unanswered();
                     (!calls.is_empty()).then_some(Abandoned {
@@ -91,9 +109,12 @@ impl Pairing {
                         calls,
                     })
                 });
-                if !m.tool_calls.is_empty() {
+                if m.tool_calls.len() > folded.len() {
                     let mut unanswered = HashMap::with_capacity(m.tool_calls.len());
                     for (position, c) in m.tool_calls.iter().enumerate() {
+                        if folded.contains(&position) {
+                            continue;
+                        }
                         self.answered.remove(&c.id);
                         unanswered.insert(c.id.clone(), position);
                     }
@@ -104,10 +125,18 @@ impl Pairing {
                         broken: false,
                     });
                 }
-                (Decision::Keep, abandoned)
+                (decision, abandoned)
             }
-            Role::Tool => (self.result(index, m), None),
+            Role::Tool => {
+                // Whatever it is, a tool result gives the view a user turn (a hidden one, its
+                // stub).
+                self.opened = true;
+                (self.result(index, m), None)
+            }
             Role::System | Role::User => {
+                if m.role == Role::User && gives_text(m) {
+                    self.opened = true;
+                }
                 if let Some(open) = &mut self.open {
                     open.broken = true;
                 }
@@ -152,5 +181,14 @@ impl Pairing {
     /// session abandons.
     pub(crate) fn open(&self) -> Option<&Open> {
         self.open.as_ref().filter(|o| !o.unanswered.is_empty())
+    }
+}
+
+/// Whether user message `m` gives an Anthropic body a block: non-empty text, or content parts.
+fn gives_text(m: &Message) -> bool {
+    match &m.content {
+        None => false,
+        Some(Content::Text(t)) => !t.is_empty(),
+        Some(Content::Parts(parts)) => !parts.is_empty(),
     }
 }

@@ -10,7 +10,7 @@ use rehydrate_model::{
 };
 use rehydrate_sidecar::{
     RangeScan, content_digest, expected_stub, expected_stub_from_facts, moved_message,
-    stub_message, turns_digest, verify_reduction,
+    stub_message, turns_digest, unsendable_calls, verify_reduction,
 };
 
 use crate::boundaries::Boundaries;
@@ -101,6 +101,9 @@ pub struct Reducer {
     /// The synthetic results [`Reducer::close`] gave the latest assistant message's
     /// unanswered calls, after the anchor; dropped by the next [`Reducer::project`].
     closing: Option<(usize, Vec<Message>)>,
+    /// The user message put before the assistant message at this index, which opens a
+    /// conversation without one.
+    opening: Option<(usize, Message)>,
 }
 
 /// What a pairing repair repairs, to find it again in the log.
@@ -112,6 +115,10 @@ enum RepairKey {
     Hidden(usize),
     /// The tool result at `index` is moved.
     Moved(usize),
+    /// Calls of the assistant message at `index` are folded.
+    Folded(usize),
+    /// A user message opens the conversation before the assistant message at `index`.
+    Opening(usize),
 }
 
 impl RepairKey {
@@ -126,6 +133,8 @@ impl RepairKey {
                 Some(RepairKey::Hidden(index))
             }
             ReductionKind::MovedResult { .. } => Some(RepairKey::Moved(index)),
+            ReductionKind::FoldedCalls { .. } => Some(RepairKey::Folded(index)),
+            ReductionKind::ConversationOpened { .. } => Some(RepairKey::Opening(index)),
             ReductionKind::ToolOutputTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
             | ReductionKind::TurnsCleared { .. } => None,
@@ -223,7 +232,9 @@ impl Reducer {
                 ReductionKind::UnansweredCall { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::SecondAnswer { .. }
-                | ReductionKind::MovedResult { .. } => {
+                | ReductionKind::MovedResult { .. }
+                | ReductionKind::FoldedCalls { .. }
+                | ReductionKind::ConversationOpened { .. } => {
                     if let Some(key) = RepairKey::of(r) {
                         repairs.insert(key, (position, false));
                     }
@@ -252,6 +263,7 @@ impl Reducer {
             moved: HashMap::new(),
             synthetic: 0,
             closing: None,
+            opening: None,
         }
     }
 
@@ -331,15 +343,27 @@ impl Reducer {
     /// a tool result: its boundaries, its occurrence, and a resumed log's reduction of it.
     fn track(&mut self, index: usize, digest: Option<Digest>) {
         let message = &self.history[index];
-        self.boundaries.push(message);
+        let folded = if message.tool_calls.is_empty() {
+            Vec::new()
+        } else {
+            unsendable_calls(message)
+        };
+        self.boundaries.push(message, &folded);
         self.stubs.push(None);
-        let (decision, abandoned) = self.pairing.push(index, message);
+        let (decision, abandoned) = self.pairing.push(index, message, &folded);
         if let Some(abandoned) = abandoned {
             self.abandon(&abandoned);
+        }
+        if !folded.is_empty() {
+            self.stubs[index] = self.fold(index, folded).map(Box::new);
         }
         let message = &self.history[index];
         match decision {
             Decision::Keep => {}
+            Decision::Opening => {
+                self.opening = self.open_conversation(index).map(|m| (index, m));
+                return;
+            }
             Decision::Orphan | Decision::SecondAnswer { .. } => {
                 // A result that cannot be sent is hidden on arrival, whatever else the policy
                 // would do with it: it is not a tool result of the view.
@@ -401,7 +425,9 @@ impl Reducer {
         let index = match key {
             RepairKey::Unanswered { index, .. }
             | RepairKey::Hidden(index)
-            | RepairKey::Moved(index) => index,
+            | RepairKey::Moved(index)
+            | RepairKey::Folded(index)
+            | RepairKey::Opening(index) => index,
         };
         let mut reduction = Reduction {
             id: ReductionId::new(position, &digest),
@@ -446,6 +472,44 @@ impl Reducer {
                     },
                 };
                 self.push_repair(key, kind, digest, message.role)
+            }
+        };
+        stub_message(&self.log.reductions[position], &self.history[index]).ok()
+    }
+
+    /// The view form of the assistant message at `index` with its calls `folded` folded.
+    fn fold(&mut self, index: usize, folded: Vec<usize>) -> Option<Message> {
+        let key = RepairKey::Folded(index);
+        let position = match self.repair(
+            key,
+            |k| matches!(k, ReductionKind::FoldedCalls { calls, .. } if *calls == folded),
+        ) {
+            Some(position) => position,
+            None => {
+                let message = &self.history[index];
+                let (digest, original_bytes) = turns_digest(std::slice::from_ref(message));
+                let kind = ReductionKind::FoldedCalls {
+                    calls: folded,
+                    original_bytes,
+                };
+                self.push_repair(key, kind, digest, Role::Assistant)
+            }
+        };
+        stub_message(&self.log.reductions[position], &self.history[index]).ok()
+    }
+
+    /// The user message that opens the conversation before the assistant message at `index`.
+    fn open_conversation(&mut self, index: usize) -> Option<Message> {
+        let key = RepairKey::Opening(index);
+        let position = match self.repair(key, |k| {
+            matches!(k, ReductionKind::ConversationOpened { .. })
+        }) {
+            Some(position) => position,
+            None => {
+                let message = &self.history[index];
+                let (digest, original_bytes) = turns_digest(std::slice::from_ref(message));
+                let kind = ReductionKind::ConversationOpened { original_bytes };
+                self.push_repair(key, kind, digest, Role::Assistant)
             }
         };
         stub_message(&self.log.reductions[position], &self.history[index]).ok()
@@ -794,9 +858,17 @@ impl<'a> View<'a> {
     pub fn len(&self) -> usize {
         let r = self.reducer;
         let n = r.history.len();
-        let mut len = n + r.synthetic + r.closing.as_ref().map_or(0, |(_, c)| c.len());
+        let mut len = n
+            + r.synthetic
+            + r.closing.as_ref().map_or(0, |(_, c)| c.len())
+            + usize::from(r.opening.is_some());
         if let Some((first, last)) = r.cleared {
             len -= last - first;
+            len -= usize::from(
+                r.opening
+                    .as_ref()
+                    .is_some_and(|(i, _)| (first..=last).contains(i)),
+            );
             // Extras inside the cleared range are hidden with it.
             len -= r
                 .extras
@@ -817,7 +889,7 @@ impl<'a> View<'a> {
     /// Constant time while the view repairs no pairing; linear in `i` otherwise.
     pub fn get(&self, i: usize) -> Option<&'a Message> {
         let r = self.reducer;
-        if !r.extras.is_empty() || r.closing.is_some() {
+        if !r.extras.is_empty() || r.closing.is_some() || r.opening.is_some() {
             return self.iter().nth(i);
         }
         let index = match r.cleared {
@@ -838,8 +910,13 @@ impl<'a> View<'a> {
             Some((first, last)) => (first, r.latest_cleared.as_ref().map(|c| &c.view), last + 1),
             None => (n, None, n),
         };
-        let plain = r.extras.is_empty() && r.closing.is_none();
+        let plain = r.extras.is_empty() && r.closing.is_none() && r.opening.is_none();
         let at = move |i: usize| {
+            let opening = r
+                .opening
+                .iter()
+                .filter(move |(at, _)| !plain && *at == i)
+                .map(|(_, m)| m);
             let own = if plain || !r.moved.contains_key(&i) {
                 r.slot(i)
             } else {
@@ -855,7 +932,11 @@ impl<'a> View<'a> {
                 .iter()
                 .filter(move |(anchor, _)| *anchor == i)
                 .flat_map(|(_, c)| c.iter());
-            own.into_iter().chain(moved).chain(synthetic).chain(closing)
+            opening
+                .chain(own)
+                .chain(moved)
+                .chain(synthetic)
+                .chain(closing)
         };
         (0..before)
             .flat_map(at)

@@ -149,7 +149,8 @@ proptest::proptest! {
         let mut boundaries = crate::boundaries::Boundaries::new();
         for end in 0..=history.len() {
             if end > 0 {
-                boundaries.push(&history[end - 1]);
+                let m = &history[end - 1];
+                boundaries.push(m, &rehydrate_sidecar::unsendable_calls(m));
             }
             let prefix = &history[..end];
             let safe = safe_boundaries(prefix);

@@ -20,7 +20,9 @@ pub fn turn_starts(history: &[Message]) -> Vec<usize> {
 /// and no call before `b` is still waiting for its result (it would arrive after the boundary).
 /// Calls and results are matched by `tool_call_id`; a result matches the latest earlier call
 /// with its id, made by the latest assistant message: a call still waiting when another
-/// assistant message arrives is abandoned (it gets no result) and crosses nothing. Linear in
+/// assistant message arrives is abandoned (it gets no result) and crosses nothing, and a call
+/// the APIs refuse as written (`rehydrate_sidecar::unsendable_calls`) is folded and answered
+/// by nothing. Linear in
 /// the number of messages.
 pub fn safe_boundaries(history: &[Message]) -> Vec<bool> {
     let n = history.len();
@@ -39,7 +41,14 @@ pub fn safe_boundaries(history: &[Message]) -> Vec<bool> {
             // A call still pending when the model is called again is abandoned: it gets no
             // result (the view gives it a synthetic one), so it crosses nothing.
             pending.clear();
-            for c in &m.tool_calls {
+            // A call the APIs refuse as written is folded into text: nothing answers it.
+            let folded = rehydrate_sidecar::unsendable_calls(m);
+            for (_, c) in m
+                .tool_calls
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| !folded.contains(k))
+            {
                 pending.insert(c.id.as_str(), i);
             }
         }

@@ -57,8 +57,8 @@ pub struct HiddenTexts<'a> {
     /// The reductions whose hidden bytes are searched.
     pub texts: Vec<HiddenText<'a>>,
     /// Duplicate outputs whose canonical copy is still in the view, and the pairing repairs
-    /// that hide nothing (an unanswered call's synthetic result, a moved result), so nothing
-    /// of them is hidden (they verified).
+    /// that hide nothing (an unanswered call's synthetic result, a moved result, an opening
+    /// message), so nothing of them is hidden (they verified).
     pub visible: Vec<&'a Reduction>,
     /// Reductions that do not verify against the minted view: never searched.
     pub unresolvable: Vec<Unresolvable<'a>>,
@@ -252,7 +252,12 @@ fn resolve_chunk<'a>(
                 }
                 continue;
             }
-            (ReductionKind::UnansweredCall { .. } | ReductionKind::MovedResult { .. }, _) => {
+            (
+                ReductionKind::UnansweredCall { .. }
+                | ReductionKind::MovedResult { .. }
+                | ReductionKind::ConversationOpened { .. },
+                _,
+            ) => {
                 // The call stays in the view, and a moved result is shown whole.
                 out.visible.push(r);
                 continue;
@@ -260,7 +265,8 @@ fn resolve_chunk<'a>(
             (
                 ReductionKind::TurnsCleared { .. }
                 | ReductionKind::OrphanResult { .. }
-                | ReductionKind::SecondAnswer { .. },
+                | ReductionKind::SecondAnswer { .. }
+                | ReductionKind::FoldedCalls { .. },
                 Verified::Turns { first, messages },
             ) => {
                 let text = render_turns(&sources.upgraded_range(first, messages), first);
@@ -276,7 +282,8 @@ fn resolve_chunk<'a>(
             | (
                 ReductionKind::TurnsCleared { .. }
                 | ReductionKind::OrphanResult { .. }
-                | ReductionKind::SecondAnswer { .. },
+                | ReductionKind::SecondAnswer { .. }
+                | ReductionKind::FoldedCalls { .. },
                 Verified::Text(_),
             ) => {
                 out.unresolvable.push(Unresolvable {
@@ -339,14 +346,17 @@ impl ReducedMessages {
                 ReductionKind::ToolOutputTruncated { .. }
                 | ReductionKind::DuplicateOutput { .. }
                 | ReductionKind::OrphanResult { .. }
-                | ReductionKind::SecondAnswer { .. } => {
+                | ReductionKind::SecondAnswer { .. }
+                | ReductionKind::FoldedCalls { .. } => {
                     per_message
                         .entry(r.ptr.addr.index)
                         .or_default()
                         .push(position);
                 }
                 // These hide no message.
-                ReductionKind::UnansweredCall { .. } | ReductionKind::MovedResult { .. } => {}
+                ReductionKind::UnansweredCall { .. }
+                | ReductionKind::MovedResult { .. }
+                | ReductionKind::ConversationOpened { .. } => {}
             }
         }
         ranges.sort_unstable();

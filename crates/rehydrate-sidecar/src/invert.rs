@@ -124,12 +124,21 @@ pub fn check_inverts<'a>(
         if !unreduced
             && let Some(id) = vm.metadata.get(REDUCTION_METADATA_KEY)
             && let Some(r) = by_id.get(id.as_str())
-            && let ReductionKind::UnansweredCall { .. } = r.kind
+            && let ReductionKind::UnansweredCall { .. } | ReductionKind::ConversationOpened { .. } =
+                r.kind
         {
-            let call_index = r.ptr.addr.index;
-            if call_index >= cursor {
+            // Inserted messages: a synthetic result follows its call, an opening message stands
+            // right before the assistant message it opens.
+            let at = r.ptr.addr.index;
+            let opening = matches!(r.kind, ReductionKind::ConversationOpened { .. });
+            if opening && at != cursor {
                 return Err(mismatch(format!(
-                    "the synthetic result of reduction {id} stands before its tool call in message {call_index}"
+                    "the opening message of reduction {id} stands at minted position {cursor}, not right before message {at}"
+                )));
+            }
+            if !opening && at >= cursor {
+                return Err(mismatch(format!(
+                    "the synthetic result of reduction {id} stands before its tool call in message {at}"
                 )));
             }
             verify_reduction(r, minted_view)?;
@@ -211,7 +220,9 @@ fn view_message<'m>(
         | ReductionKind::UnansweredCall { .. }
         | ReductionKind::OrphanResult { .. }
         | ReductionKind::SecondAnswer { .. }
-        | ReductionKind::MovedResult { .. } => std::slice::from_ref(original),
+        | ReductionKind::MovedResult { .. }
+        | ReductionKind::FoldedCalls { .. }
+        | ReductionKind::ConversationOpened { .. } => std::slice::from_ref(original),
     })
 }
 

@@ -71,7 +71,10 @@ pub use invert::{check_inverts, invert, verify_log};
 pub use render::{
     TurnsFacts, expected_stub, expected_stub_from_facts, moved_message, render_turns, stub_message,
 };
-pub use request::{Api, RequestError, Rule, Violation, check_request, request_body};
+pub use request::{
+    Api, CallDefect, RequestError, Rule, Violation, call_defect, check_request, request_body,
+    unsendable_calls,
+};
 pub use resolve::{RangeScan, Resolved, Verified, resolve, verify_reduction};
 pub use sources::Sources;
 pub use store::{

@@ -8,6 +8,7 @@ use rehydrate_model::{
 };
 
 use crate::error::Error;
+use crate::request::{CallDefect, call_defect};
 
 /// The view message that stands for reduction `r`, given the message it addresses in the
 /// minted view (`addressed`; for turns cleared, the first cleared message, which is not used).
@@ -23,6 +24,11 @@ use crate::error::Error;
 ///   results, answering the call with the stub line, marked as a failure (`is_error`); the
 ///   addressed assistant message itself is unchanged.
 /// - Orphan result, second answer: a new user message whose content is the stub line.
+/// - Folded calls: the addressed assistant message without the folded calls, its text followed
+///   by `"\n\n" + stub` (the stub alone when it had no text; a text part added to content
+///   parts).
+/// - Conversation opened: a new user message whose content is the stub line, put before the
+///   addressed assistant message.
 /// - Moved result: the addressed message with [`MOVED_METADATA_KEY`] = the reduction id (and not
 ///   [`REDUCTION_METADATA_KEY`]); a moved message that another reduction also stands for is
 ///   that reduction's view form with the key added ([`moved_message`]).
@@ -61,6 +67,44 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
             return Ok(msg);
         }
         ReductionKind::MovedResult { .. } => return Ok(moved_message(r, addressed)),
+        ReductionKind::ConversationOpened { .. } => {
+            let mut msg = Message::text(Role::User, r.stub.clone());
+            msg.metadata.insert(REDUCTION_METADATA_KEY.to_string(), id);
+            return Ok(msg);
+        }
+        ReductionKind::FoldedCalls { calls, .. } => {
+            if let Some(&k) = calls.iter().find(|&&k| k >= addressed.tool_calls.len()) {
+                return Err(Error::Inconsistent {
+                    id,
+                    reason: format!("message {index} makes no tool call at position {k}"),
+                });
+            }
+            let content = match &addressed.content {
+                None => Content::Text(r.stub.clone()),
+                Some(Content::Text(t)) if t.is_empty() => Content::Text(r.stub.clone()),
+                Some(Content::Text(t)) => Content::Text(format!("{t}\n\n{}", r.stub)),
+                Some(Content::Parts(parts)) => {
+                    let mut parts = parts.clone();
+                    parts.push(serde_json::json!({"type": "text", "text": r.stub}));
+                    Content::Parts(parts)
+                }
+            };
+            let mut metadata = addressed.metadata.clone();
+            metadata.insert(REDUCTION_METADATA_KEY.to_string(), id);
+            return Ok(Message {
+                content: Some(content),
+                tool_calls: addressed
+                    .tool_calls
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| !calls.contains(k))
+                    .map(|(_, c)| c.clone())
+                    .collect(),
+                metadata,
+                details: None,
+                ..addressed.clone()
+            });
+        }
         ReductionKind::TurnsCleared { summary, .. } => {
             let mut text = r.stub.clone();
             if let Some(summary) = summary {
@@ -184,7 +228,7 @@ pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
                 return String::new();
             };
             format!(
-                "tool result{} ({original_bytes} bytes) hidden: its tool call is not in the history before it; expand_reduction restores it",
+                "tool result{} ({original_bytes} bytes) hidden: no tool call before it waits for it; expand_reduction restores it",
                 for_call(m)
             )
         }
@@ -201,6 +245,38 @@ pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
                 first.index
             )
         }
+        ReductionKind::FoldedCalls { calls, .. } => {
+            let Some(m) = minted_view.get(r.ptr.addr.index) else {
+                return String::new();
+            };
+            let mut reasons: Vec<&str> = calls
+                .iter()
+                .filter(|&&k| k < m.tool_calls.len())
+                .map(|&k| call_defect(&m.tool_calls, k))
+                .map(|d| d.map_or("nothing", CallDefect::as_str))
+                .collect();
+            reasons.sort_unstable();
+            reasons.dedup();
+            let reasons = reasons.join(", ");
+            match calls.as_slice() {
+                [k] => {
+                    let name = m.tool_calls.get(*k).and_then(|c| token(&c.name));
+                    format!(
+                        "tool call{}{} folded into this text: the API refuses its {reasons}; its result is hidden; expand_reduction shows the message as recorded",
+                        if name.is_some() { " " } else { "" },
+                        name.unwrap_or_default()
+                    )
+                }
+                _ => format!(
+                    "{} tool calls folded into this text: the API refuses their {reasons}; their results are hidden; expand_reduction shows the message as recorded",
+                    calls.len()
+                ),
+            }
+        }
+        ReductionKind::ConversationOpened { .. } => format!(
+            "the conversation opens with assistant message {} and no user message before it; this line stands in for one; expand_reduction shows that message",
+            r.ptr.addr.index
+        ),
         ReductionKind::MovedResult { call_message, .. } => format!(
             "tool result message {} is shown right after its tool call in message {}; expand_reduction shows it in place",
             r.ptr.addr.index, call_message.index

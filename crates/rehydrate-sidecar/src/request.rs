@@ -396,6 +396,72 @@ fn check_answers(
     }
 }
 
+/// Why an API refuses a tool call as written, whatever answers it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum CallDefect {
+    /// An earlier call of the same assistant message has its id (both APIs).
+    RepeatedId,
+    /// The id does not match `^[a-zA-Z0-9_-]+$` (Anthropic).
+    Id,
+    /// The function name does not match `^[a-zA-Z0-9_-]{1,64}$` (OpenAI).
+    Name,
+    /// The arguments are not a JSON object (Anthropic `tool_use.input`).
+    Arguments,
+}
+
+impl CallDefect {
+    /// What the API refuses, as a stub says it: `repeated id`, `id`, `name` or `arguments`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallDefect::RepeatedId => "repeated id",
+            CallDefect::Id => "id",
+            CallDefect::Name => "name",
+            CallDefect::Arguments => "arguments",
+        }
+    }
+}
+
+/// Why an API refuses call `k` of `calls` (one assistant message's tool calls) as written, or
+/// `None` when both accept it: its id is used by an earlier call of the message, its id does
+/// not match `^[a-zA-Z0-9_-]+$`, its name does not match `^[a-zA-Z0-9_-]{1,64}$`, or its
+/// arguments are not a JSON object, checked in that order. The arguments are validated
+/// without building a value.
+///
+/// # Panics
+///
+/// When `k` is not a position of `calls`.
+pub fn call_defect(calls: &[ToolCall], k: usize) -> Option<CallDefect> {
+    let call = &calls[k];
+    if calls[..k].iter().any(|c| c.id == call.id) {
+        Some(CallDefect::RepeatedId)
+    } else if !is_tool_id(&call.id) {
+        Some(CallDefect::Id)
+    } else if !is_function_name(&call.name) {
+        Some(CallDefect::Name)
+    } else if !is_json_object(&call.arguments) {
+        Some(CallDefect::Arguments)
+    } else {
+        None
+    }
+}
+
+/// The positions of the calls of assistant message `m` that an API refuses as written
+/// ([`call_defect`]), ascending; empty for any other message.
+pub fn unsendable_calls(m: &Message) -> Vec<usize> {
+    if m.role != Role::Assistant {
+        return Vec::new();
+    }
+    (0..m.tool_calls.len())
+        .filter(|&k| call_defect(&m.tool_calls, k).is_some())
+        .collect()
+}
+
+/// Whether `text` is one JSON object (whitespace around it allowed).
+fn is_json_object(text: &str) -> bool {
+    text.trim_start().starts_with('{')
+        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+}
+
 /// Whether `name` matches `^[a-zA-Z0-9_-]{1,64}$`.
 fn is_function_name(name: &str) -> bool {
     (1..=64).contains(&name.len()) && is_tool_id(name)

@@ -256,10 +256,36 @@ pub(crate) fn verify_with<'a>(
         }
         ReductionKind::OrphanResult { original_bytes }
         | ReductionKind::SecondAnswer { original_bytes, .. }
-        | ReductionKind::MovedResult { original_bytes, .. } => {
-            if !msg.is_tool_result() || r.ptr.span.is_some() {
+        | ReductionKind::MovedResult { original_bytes, .. }
+        | ReductionKind::FoldedCalls { original_bytes, .. }
+        | ReductionKind::ConversationOpened { original_bytes } => {
+            let on_result = !matches!(
+                r.kind,
+                ReductionKind::FoldedCalls { .. } | ReductionKind::ConversationOpened { .. }
+            );
+            let role_ok = if on_result {
+                msg.is_tool_result()
+            } else {
+                msg.role == rehydrate_model::Role::Assistant
+            };
+            if let ReductionKind::FoldedCalls { calls, .. } = &r.kind
+                && (calls.is_empty()
+                    || calls.windows(2).any(|w| w[0] >= w[1])
+                    || calls.iter().any(|&k| k >= msg.tool_calls.len()))
+            {
                 return Err(inconsistent(format!(
-                    "a pairing repair of a tool result addresses message {index}, which is not one"
+                    "folds calls {calls:?}, which are not ascending positions of message {index}'s {} calls",
+                    msg.tool_calls.len()
+                )));
+            }
+            if !role_ok || r.ptr.span.is_some() {
+                return Err(inconsistent(format!(
+                    "a pairing repair of {} addresses message {index}, which is not one",
+                    if on_result {
+                        "a tool result"
+                    } else {
+                        "an assistant message"
+                    }
                 )));
             }
             let before = match r.kind {

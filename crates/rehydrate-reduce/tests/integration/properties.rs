@@ -166,22 +166,15 @@ pub(crate) fn repair_bytes(view: &[Message], log: &ReductionLog) -> usize {
 }
 
 /// The violations of `view` for `api` that the pairing repairs exist to prevent: all of them
-/// but an Anthropic body that opens with an assistant message or has none (a conversation
-/// without the person's words, which no repair invents), and one assistant message making two
-/// calls with one id (the call itself would have to change); docs/FORMATS.md, "Pairing
-/// repairs".
+/// but an Anthropic body with no message at all (nothing to send; docs/FORMATS.md, "Pairing
+/// repairs").
 pub(crate) fn repairable_violations(
     view: &[Message],
     api: Api,
 ) -> Vec<rehydrate_sidecar::Violation> {
     check_request(view, api)
         .into_iter()
-        .filter(|v| {
-            !matches!(
-                v.rule,
-                Rule::FirstNotUser | Rule::NoMessages | Rule::DuplicateCallId
-            )
-        })
+        .filter(|v| v.rule != Rule::NoMessages)
         .collect()
 }
 
@@ -236,7 +229,9 @@ fn check_session(history: &[Message], policy: &ReductionPolicy) -> Result<(), Te
             }
             ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
-            | ReductionKind::MovedResult { .. } => {
+            | ReductionKind::MovedResult { .. }
+            | ReductionKind::FoldedCalls { .. }
+            | ReductionKind::ConversationOpened { .. } => {
                 let i = r.ptr.addr.index;
                 render_turns(&history[i..=i], i)
             }

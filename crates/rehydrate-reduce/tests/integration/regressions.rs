@@ -145,20 +145,22 @@ fn a_call_before_the_first_turn_keeps_its_result() {
         Message::text(Role::User, "u2"),
     ];
     let out = project_messages(&history, &ReductionLog::default(), &policy);
-    // No turn is cleared (the range would start between c0 and its result); the result is
-    // moved up to its call, the person's message after it.
+    // No turn is cleared (the range would start between c0 and its result); the call opens
+    // the conversation, so a user message is put before it, and the result is moved up to
+    // its call, the person's message after it.
     let kinds: Vec<&str> = out
         .log
         .reductions
         .iter()
         .map(|r| r.kind.stub_kind().as_str())
         .collect();
-    assert_eq!(kinds, ["moved-result"]);
+    assert_eq!(kinds, ["conversation-opened", "moved-result"]);
     let texts: Vec<Option<&str>> = out.view.iter().map(Message::content_text).collect();
     assert_eq!(
         texts,
         [
             Some("sys"),
+            Some(out.log.reductions[0].stub.as_str()),
             None,
             Some("r0"),
             history[2].content_text(),

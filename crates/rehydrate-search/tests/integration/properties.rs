@@ -172,10 +172,13 @@ fn oracle_hidden(log: &ReductionLog, minted: &[Message]) -> (Vec<(String, String
             // canonical's own reduction.
             ReductionKind::DuplicateOutput { .. } => continue,
             // A synthetic result and a moved result hide nothing.
-            ReductionKind::UnansweredCall { .. } | ReductionKind::MovedResult { .. } => continue,
+            ReductionKind::UnansweredCall { .. }
+            | ReductionKind::MovedResult { .. }
+            | ReductionKind::ConversationOpened { .. } => continue,
             ReductionKind::TurnsCleared { .. }
             | ReductionKind::OrphanResult { .. }
-            | ReductionKind::SecondAnswer { .. } => full.content.into_owned(),
+            | ReductionKind::SecondAnswer { .. }
+            | ReductionKind::FoldedCalls { .. } => full.content.into_owned(),
         };
         out.push((r.id.to_string(), hidden));
     }

@@ -100,10 +100,10 @@ fn message_at(source: &[Message], n: usize) -> Message {
     let mut m = source[n % source.len()].clone();
     if pass > 0 {
         for call in &mut m.tool_calls {
-            call.id = format!("{}~{pass}", call.id);
+            call.id = format!("{}_r{pass}", call.id);
         }
         if let Some(id) = &mut m.tool_call_id {
-            *id = format!("{id}~{pass}");
+            *id = format!("{id}_r{pass}");
         }
     }
     m
