@@ -15,9 +15,8 @@ impl Reducer {
     /// # Errors
     ///
     /// [`RequestError`] when the view breaks a rule the pairing repairs do not cover
-    /// (`rehydrate_sidecar::check_request`: for Anthropic, a conversation that opens with an
-    /// assistant message or has no message; one assistant message making two calls with one
-    /// id; a tool id, function name or input of a shape the API refuses).
+    /// (`rehydrate_sidecar::check_request`): a view with no message to send, a system
+    /// content part that is not text (Anthropic), an empty text part (Anthropic).
     ///
     /// # Example
     ///

@@ -74,7 +74,7 @@ pub enum Rule {
     ArgumentsNotObject,
     /// Anthropic: the `system` text holds text only.
     SystemPart,
-    /// Anthropic: the body has at least one message besides the system text.
+    /// Both APIs: the body has at least one message (Anthropic: besides the system text).
     NoMessages,
 }
 
@@ -270,6 +270,14 @@ fn check_openai(messages: &[Message]) -> Vec<Violation> {
         .enumerate()
         .filter(|(_, m)| !left_out_of_openai(m))
         .collect();
+    if kept.is_empty() {
+        out.push(violation(
+            messages.len(),
+            Rule::NoMessages,
+            None,
+            "the body has no message".to_string(),
+        ));
+    }
     let mut started = false;
     let mut k = 0;
     while let Some(&(index, m)) = kept.get(k) {

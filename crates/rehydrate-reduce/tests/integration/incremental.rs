@@ -58,7 +58,7 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
 
 /// Feeds `history` to a reducer in chunks ending at `cuts`, checking each step against the
 /// one-shot form over the prefix with the previous log.
-fn check_incremental(
+pub(crate) fn check_incremental(
     history: &[Message],
     cuts: &[usize],
     policy: &ReductionPolicy,

@@ -36,7 +36,7 @@ fn output() -> impl Strategy<Value = String> {
 }
 
 #[derive(Debug, Clone)]
-struct Turn {
+pub(crate) struct Turn {
     user: String,
     /// Outputs of the tool calls of each assistant step; a step with no outputs is a final
     /// answer. `None` output: the call never got a result (only honoured at the very end).
@@ -44,7 +44,7 @@ struct Turn {
     answer: String,
 }
 
-fn turn() -> impl Strategy<Value = Turn> {
+pub(crate) fn turn() -> impl Strategy<Value = Turn> {
     (
         text(3),
         proptest::collection::vec(
@@ -60,7 +60,7 @@ fn turn() -> impl Strategy<Value = Turn> {
         })
 }
 
-fn session(turns: &[Turn], observations: bool) -> Vec<Message> {
+pub(crate) fn session(turns: &[Turn], observations: bool) -> Vec<Message> {
     let mut history = vec![Message::text(Role::System, "you are an agent")];
     let mut n = 0;
     let last_turn = turns.len().saturating_sub(1);
@@ -113,7 +113,7 @@ fn session(turns: &[Turn], observations: bool) -> Vec<Message> {
     history
 }
 
-fn policy() -> impl Strategy<Value = ReductionPolicy> {
+pub(crate) fn policy() -> impl Strategy<Value = ReductionPolicy> {
     policy_with(0usize..3000, 400)
 }
 
@@ -215,7 +215,10 @@ fn assert_pairs_kept(history: &[Message], view: &[Message]) {
     );
 }
 
-fn check_session(history: &[Message], policy: &ReductionPolicy) -> Result<(), TestCaseError> {
+pub(crate) fn check_session(
+    history: &[Message],
+    policy: &ReductionPolicy,
+) -> Result<(), TestCaseError> {
     let out = project_messages(history, &ReductionLog::default(), policy);
     prop_assert!(verify_log(&out.log, history).is_empty());
     for r in &out.log.reductions {
