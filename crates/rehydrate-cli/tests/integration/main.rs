@@ -1365,3 +1365,111 @@ fn call_answers_as_the_model_would_see_it() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(missing.stdout.is_empty());
 }
+
+/// The kinds and sidecar indices of the pairing repairs the defects fixture needs, in log
+/// order: a call the person interrupted, a result written after a summary, the same result
+/// twice, a result whose call is gone, and a call still running when the file ends.
+const DEFECT_REPAIRS: [(&str, u64, &str); 5] = [
+    ("unanswered-call", 2, "t1"),
+    ("moved-result", 6, "b1"),
+    ("second-answer", 7, "b1"),
+    ("orphan-result", 8, "gone"),
+    ("unanswered-call", 10, "d1"),
+];
+
+#[test]
+fn export_repairs_a_defective_session_into_valid_bodies() {
+    let dir = scratch("export_defects").join("out");
+    let d = dir.to_str().unwrap();
+    let session = fixture("cli/defects-session.json");
+    let reduced = rehydrate(&["reduce", session.to_str().unwrap(), "--out", d, "--json"]);
+    assert_eq!(reduced.status.code(), Some(0), "{}", stderr(&reduced));
+    let report: Value = serde_json::from_slice(&reduced.stdout).unwrap();
+    let kinds: Vec<&str> = report["reductions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, DEFECT_REPAIRS.map(|(kind, _, _)| kind));
+
+    // The inverted session, repaired: the same repairs, listed on stderr one line each.
+    let json = rehydrate(&["export", d, "--to", "openai", "--json"]);
+    assert_eq!(json.status.code(), Some(0), "{}", stderr(&json));
+    let listed: Value = serde_json::from_slice(&json.stderr).unwrap();
+    let repairs = listed["repairs"].as_array().unwrap();
+    let got: Vec<(&str, u64, &str)> = repairs
+        .iter()
+        .map(|r| {
+            (
+                r["kind"].as_str().unwrap(),
+                r["index"].as_u64().unwrap(),
+                r["call_id"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(got, DEFECT_REPAIRS);
+    for api in ["openai", "anthropic"] {
+        let out = rehydrate(&["export", d, "--to", api]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let lines: Vec<String> = repairs
+            .iter()
+            .map(|r| {
+                format!(
+                    "repaired: message {}: {} {} (tool call {})",
+                    r["index"],
+                    r["kind"].as_str().unwrap(),
+                    r["id"].as_str().unwrap(),
+                    r["call_id"].as_str().unwrap()
+                )
+            })
+            .collect();
+        let stderr_lines: Vec<&str> = std::str::from_utf8(&out.stderr)
+            .unwrap()
+            .lines()
+            .filter(|l| l.starts_with("repaired: "))
+            .collect();
+        assert_eq!(stderr_lines, lines, "{api}");
+        // Every call answered right after it: the synthetic results say the calls got none.
+        let body = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(body.matches("[rehydrate:unanswered-call ").count(), 2, "{api}");
+        assert_eq!(body.matches("[rehydrate:").count(), 4, "{api}: two hidden results too");
+        // The view as a body: the reduced view, stubs included, also valid.
+        let view = rehydrate(&["export", d, "--to", api, "--view"]);
+        assert_eq!(view.status.code(), Some(0), "{}", stderr(&view));
+        assert!(view.stderr.is_empty());
+        let _: Value = serde_json::from_slice(&view.stdout).unwrap();
+    }
+
+    // --strict keeps the refusal: exit 2, one line naming the message and the call.
+    let strict = rehydrate(&["export", d, "--to", "anthropic", "--strict"]);
+    assert_eq!(strict.status.code(), Some(2));
+    assert!(strict.stdout.is_empty());
+    assert_eq!(
+        stderr(&strict),
+        format!("error: {d}: message 2: tool call t1 has no tool result right after it\n")
+    );
+    // --view writes a request body, never JSONL.
+    let usage = rehydrate(&["export", d, "--to", "jsonl", "--view"]);
+    assert_eq!(usage.status.code(), Some(2));
+    assert_eq!(
+        stderr(&usage),
+        "error: --view writes a request body: use --to openai or --to anthropic (jsonl is the lossless record of the session)\n"
+    );
+    // A hidden result is searched and expanded like any reduction.
+    let search = rehydrate(&["search", d, "compaction dropped", "--json"]);
+    assert_eq!(search.status.code(), Some(0), "{}", stderr(&search));
+    let found: Value = serde_json::from_slice(&search.stdout).unwrap();
+    assert_eq!(found["total_matches"], 1);
+    let orphan = repairs[3]["id"].as_str().unwrap();
+    assert_eq!(found["matches"][0]["reduction_id"], orphan);
+    let expanded = rehydrate(&["expand", d, orphan]);
+    assert_eq!(
+        String::from_utf8(expanded.stdout).unwrap(),
+        "--- message 8 tool tool_call_id=gone ---\noutput of a call the agent's compaction dropped\n"
+    );
+    // JSONL is the session as recorded, every defect included.
+    let jsonl = rehydrate(&["export", d, "--to", "jsonl"]);
+    assert_eq!(jsonl.status.code(), Some(0));
+    assert_eq!(String::from_utf8(jsonl.stdout).unwrap().lines().count(), 11);
+}
