@@ -724,7 +724,8 @@ fn search_session() -> &'static (Vec<Message>, ReductionLog) {
             for m in &mut messages {
                 if let (Some(id), Some(rehydrate_model::Content::Text(text))) =
                     (&m.tool_call_id, &mut m.content)
-                    && let Some((_, pass)) = id.rsplit_once('~')
+                    && let Some((_, pass)) = id.rsplit_once("_r")
+                    && pass.bytes().all(|b| b.is_ascii_digit())
                 {
                     text.push_str(&format!("\n[repeat {pass}]"));
                 }

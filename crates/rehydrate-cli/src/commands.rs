@@ -8,7 +8,9 @@ use rehydrate_formats::{Format, Warning};
 use rehydrate_model::{Message, ReductionKind, ReductionLog, Role};
 use rehydrate_reduce::{Reducer, ReductionPolicy, project_messages};
 use rehydrate_search::{SearchMode, SearchOptions, SearchResult, sidecar_search};
-use rehydrate_sidecar::{check_inverts, expand_reduction, render_turns, verify_log};
+use rehydrate_sidecar::{
+    Api, Rule, check_inverts, check_request, expand_reduction, render_turns, verify_log,
+};
 
 use crate::cli::{Cli, Command, Preset, ReduceArgs};
 use crate::failure::{Failure, input};
@@ -514,13 +516,23 @@ fn verify(dir: &Path) -> Result<(), Failure> {
     {
         failures.push(e.to_string());
     }
+    // The view is what a host sends: it must be a valid request body for both APIs (a view
+    // with no message at all has nothing to send, and is not a failure).
+    for api in [Api::OpenAi, Api::Anthropic] {
+        failures.extend(
+            check_request(&loaded.view, api)
+                .into_iter()
+                .filter(|v| v.rule != Rule::NoMessages)
+                .map(|v| format!("view.json is not a valid {api} request body: {v}")),
+        );
+    }
     if !failures.is_empty() {
         return Err(Failure::Verify(failures));
     }
     let n = loaded.log.len();
     print_stdout(
         format!(
-            "verified {n} {}; the view inverts to the sidecar's {} messages\n",
+            "verified {n} {}; the view inverts to the sidecar's {} messages and is a valid OpenAI and Anthropic request body\n",
             if n == 1 { "reduction" } else { "reductions" },
             loaded.manifest.messages
         )

@@ -3,15 +3,15 @@
 
 use std::path::Path;
 
-use rehydrate_model::{ReductionKind, ReductionLog};
-use rehydrate_reduce::session_request_body;
+use rehydrate_model::ReductionKind;
+use rehydrate_reduce::{Projection, session_request_body};
 use rehydrate_sidecar::{
     Api, ExportError, ExportFormat, RequestError, check_inverts, export_session, request_body,
     verify_log,
 };
 
 use crate::cli::ExportTo;
-use crate::commands::{print_stdout, refuse_mismatched_files};
+use crate::commands::{print_stdout, push_printable, refuse_mismatched_files};
 use crate::failure::{Failure, input};
 use crate::session_dir::{self, SessionDir};
 
@@ -30,25 +30,58 @@ pub(crate) fn run(
         ExportFormat::Anthropic => Some(Api::Anthropic),
         ExportFormat::Jsonl => None,
     };
-    let bytes = match (api, view) {
+    let (bytes, report) = match (api, view) {
         (None, true) => {
             return Err(input(
                 "--view writes a request body: use --to openai or --to anthropic (jsonl is the lossless record of the session)",
             ));
         }
-        (Some(api), true) => view_body(dir, &loaded, api)?,
-        (None, false) => exported(dir, &loaded, to.format())?,
-        (Some(_), false) if strict => exported(dir, &loaded, to.format())?,
+        (Some(api), true) => {
+            let body = view_body(dir, &loaded, api)?;
+            // The view is the directory's own: its repairs are the log's.
+            let projection = Projection {
+                view: loaded.view.clone(),
+                log: loaded.log.clone(),
+                minted: 0,
+            };
+            let rows = rows(&loaded, &projection);
+            (
+                body,
+                Report {
+                    api: Some(api),
+                    view: true,
+                    strict,
+                    rows,
+                },
+            )
+        }
+        (None, false) => (
+            exported(dir, &loaded, to.format())?,
+            Report::none(None, strict),
+        ),
+        (Some(api), false) if strict => (
+            exported(dir, &loaded, to.format())?,
+            Report::none(Some(api), strict),
+        ),
         (Some(api), false) => {
             // The inverted session verifies and leaks no stub (the JSONL export checks both),
-            // then is repaired into a valid body.
+            // then is repaired into a valid body, reusing the log's repairs (same ids).
             exported(dir, &loaded, ExportFormat::Jsonl)?;
-            let (body, repairs) =
-                session_request_body(&loaded.sidecar, api).map_err(|e| invalid(dir, &e))?;
-            report(dir, &loaded, api, &repairs, json);
-            body
+            let (body, projection) = session_request_body(&loaded.sidecar, &loaded.log, api)
+                .map_err(|e| invalid(dir, &e))?;
+            let rows = rows(&loaded, &projection);
+            (
+                body,
+                Report {
+                    api: Some(api),
+                    view: false,
+                    strict,
+                    rows,
+                },
+            )
         }
     };
+    report.print(dir, json);
     print_stdout(&bytes)
 }
 
@@ -69,7 +102,8 @@ fn view_body(dir: &Path, loaded: &SessionDir, api: Api) -> Result<Vec<u8>, Failu
 /// body cannot represent is bad input (2).
 fn exported(dir: &Path, loaded: &SessionDir, format: ExportFormat) -> Result<Vec<u8>, Failure> {
     export_session(&loaded.view, &loaded.log, &loaded.sidecar, format).map_err(|e| {
-        let line = format!("{}: {e}", dir.display());
+        let mut line = format!("{}: ", dir.display());
+        push_printable(&mut line, &e.to_string(), true);
         if e.is_leak() || matches!(e, ExportError::Unresolved(_)) {
             Failure::Verify(vec![line])
         } else {
@@ -82,12 +116,22 @@ fn invalid(dir: &Path, e: &RequestError) -> Failure {
     input(format!("{}: {e}", dir.display()))
 }
 
-/// Lists the repairs on stderr: one line each (`repaired: message 13: unanswered-call r0.…
-/// (tool call t1)`), or one JSON object with `--json`.
-fn report(dir: &Path, loaded: &SessionDir, api: Api, repairs: &ReductionLog, json: bool) {
-    let rows: Vec<(String, &str, usize, Option<String>)> = repairs
-        .reductions
-        .iter()
+/// One repair a body carries: its id, kind, sidecar index, the call it concerns, and whether
+/// the directory's log lacks it (a directory written before the repair existed).
+struct Row {
+    id: String,
+    kind: &'static str,
+    index: usize,
+    call_id: Option<String>,
+    new: bool,
+}
+
+/// The repairs `projection` uses, as rows; a repair past the directory's log is new.
+fn rows(loaded: &SessionDir, projection: &Projection) -> Vec<Row> {
+    let known = loaded.log.len();
+    projection
+        .repairs_in_view()
+        .into_iter()
         .map(|r| {
             let index = r.ptr.addr.index;
             let message = loaded.sidecar.get(index);
@@ -97,34 +141,80 @@ fn report(dir: &Path, loaded: &SessionDir, api: Api, repairs: &ReductionLog, jso
                     .map(|c| c.id.clone()),
                 _ => message.and_then(|m| m.tool_call_id.clone()),
             };
-            (
-                r.id.to_string(),
-                r.kind.stub_kind().as_str(),
+            Row {
+                id: r.id.to_string(),
+                kind: r.kind.stub_kind().as_str(),
                 index,
                 call_id,
-            )
+                new: r.id.ordinal() >= known,
+            }
         })
-        .collect();
-    if json {
-        let repairs: Vec<serde_json::Value> = rows
-            .iter()
-            .map(|(id, kind, index, call_id)| {
-                serde_json::json!({"id": id, "kind": kind, "index": index, "call_id": call_id})
-            })
-            .collect();
-        let report = serde_json::json!({
-            "dir": dir.display().to_string(),
-            "to": api.as_str(),
-            "view": false,
-            "repairs": repairs,
-        });
-        eprintln!("{report}");
-        return;
+        .collect()
+}
+
+/// What an export reports about the repairs in its body.
+struct Report {
+    api: Option<Api>,
+    view: bool,
+    strict: bool,
+    rows: Vec<Row>,
+}
+
+impl Report {
+    fn none(api: Option<Api>, strict: bool) -> Report {
+        Report {
+            api,
+            view: false,
+            strict,
+            rows: Vec::new(),
+        }
     }
-    for (id, kind, index, call_id) in &rows {
-        match call_id {
-            Some(call) => eprintln!("repaired: message {index}: {kind} {id} (tool call {call})"),
-            None => eprintln!("repaired: message {index}: {kind} {id}"),
+
+    /// On stderr: with `json`, one JSON object; otherwise, for the repaired inverted session,
+    /// one line per repair (`repaired: message 13: unanswered-call r0.… (tool call t1)`), with
+    /// a note on each the directory's log lacks. Session text is printed with control
+    /// characters escaped.
+    fn print(&self, dir: &Path, json: bool) {
+        if json {
+            let repairs: Vec<serde_json::Value> = self
+                .rows
+                .iter()
+                .map(|r| {
+                    serde_json::json!({
+                        "id": r.id,
+                        "kind": r.kind,
+                        "index": r.index,
+                        "call_id": r.call_id,
+                        "in_log": !r.new,
+                    })
+                })
+                .collect();
+            let report = serde_json::json!({
+                "dir": dir.display().to_string(),
+                "to": self.api.map_or("jsonl", Api::as_str),
+                "view": self.view,
+                "strict": self.strict,
+                "repairs": repairs,
+            });
+            eprintln!("{report}");
+            return;
+        }
+        if self.view {
+            return;
+        }
+        for r in &self.rows {
+            let mut line = format!("repaired: message {}: {} {}", r.index, r.kind, r.id);
+            if let Some(call) = &r.call_id {
+                line.push_str(" (tool call ");
+                push_printable(&mut line, call, false);
+                line.push(')');
+            }
+            if r.new {
+                line.push_str(
+                    "; not in the directory's log, so expand_reduction cannot resolve it there (reduce the session again to record it)",
+                );
+            }
+            eprintln!("{line}");
         }
     }
 }

@@ -77,7 +77,7 @@ impl Boundaries {
         if message.is_turn_start() {
             self.turn_starts.push(i);
         }
-        if message.role == Role::Assistant {
+        if message.role == Role::Assistant && !rehydrate_sidecar::left_out_of_bodies(message) {
             // The model was called again: a call still pending will get no result (the view
             // gives it a synthetic one right after it), so it crosses no later boundary.
             for (_, call) in self.pending.drain() {

@@ -12,6 +12,7 @@
 use std::collections::HashMap;
 
 use rehydrate_model::{Content, Message, Role};
+use rehydrate_sidecar::left_out_of_bodies;
 
 /// What one message means for pairing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -42,9 +43,9 @@ pub(crate) enum Decision {
 pub(crate) struct Open {
     /// The assistant message's index.
     pub(crate) index: usize,
-    /// Unanswered calls: id → position in the message's `tool_calls` (the latest call with
-    /// that id; an earlier one with the same id is forgotten, as in the safe boundaries).
-    unanswered: HashMap<String, usize>,
+    /// Positions in the message's `tool_calls` of the calls not answered yet, ascending. Their
+    /// ids differ: a call whose id an earlier call of the message has is folded, not open.
+    unanswered: Vec<usize>,
     /// The last message of the unbroken run of results after the call message (the call
     /// message itself while there is none).
     pub(crate) anchor: usize,
@@ -55,9 +56,7 @@ pub(crate) struct Open {
 impl Open {
     /// The positions of the calls still unanswered, ascending.
     pub(crate) fn unanswered(&self) -> Vec<usize> {
-        let mut positions: Vec<usize> = self.unanswered.values().copied().collect();
-        positions.sort_unstable();
-        positions
+        self.unanswered.clone()
     }
 }
 
@@ -72,28 +71,42 @@ pub(crate) struct Abandoned {
     pub(crate) calls: Vec<usize>,
 }
 
-/// The pairing state of a growing history.
+/// The pairing state of a growing history. Ids are compared in the history itself (no id is
+/// copied): the state holds indices.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Pairing {
     /// Whether a user or tool message that gives the view a user turn came before (an
     /// Anthropic body must open with one).
     opened: bool,
     open: Option<Open>,
-    /// Call ids answered since their call was made: id → index of the first answer.
-    answered: HashMap<String, usize>,
+    /// The first answers of calls, by a hash of the call id: the indices of those results
+    /// (whose `tool_call_id` is the id). An entry is dropped when a later call reuses its id.
+    answered: HashMap<u64, Vec<usize>>,
+}
+
+/// The hash of a call id that [`Pairing::answered`] is keyed by.
+fn id_hash(id: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
+    BuildHasherDefault::<DefaultHasher>::default().hash_one(id)
 }
 
 impl Pairing {
-    /// Takes history message `index`, whose calls at positions `folded` are folded (answered by
-    /// nothing); returns its decision and, for an assistant message, the calls of the previous
-    /// one it abandons.
+    /// Takes history message `index` (the last of `history`), whose calls at positions
+    /// `folded` are folded (answered by nothing); returns its decision and, for an assistant
+    /// message, the calls of the previous one it abandons.
     pub(crate) fn push(
         &mut self,
+        history: &[Message],
         index: usize,
-        m: &Message,
         folded: &[usize],
     ) -> (Decision, Option<Abandoned>) {
+        let m = &history[index];
         match m.role {
+            Role::Assistant if left_out_of_bodies(m) => {
+                // Left out of both bodies: it neither separates a call from its results nor
+                // opens the conversation.
+                (Decision::Keep, None)
+            }
             Role::Assistant => {
                 let decision = if self.opened {
                     Decision::Keep
@@ -102,21 +115,20 @@ impl Pairing {
                     Decision::Opening
                 };
                 let abandoned = self.open.take().and_then(|open| {
-                    let calls = open.unanswered();
-                    (!calls.is_empty()).then_some(Abandoned {
+                    (!open.unanswered.is_empty()).then_some(Abandoned {
                         call_message: open.index,
                         anchor: open.anchor,
-                        calls,
+                        calls: open.unanswered,
                     })
                 });
                 if m.tool_calls.len() > folded.len() {
-                    let mut unanswered = HashMap::with_capacity(m.tool_calls.len());
+                    let mut unanswered = Vec::with_capacity(m.tool_calls.len() - folded.len());
                     for (position, c) in m.tool_calls.iter().enumerate() {
                         if folded.contains(&position) {
                             continue;
                         }
-                        self.answered.remove(&c.id);
-                        unanswered.insert(c.id.clone(), position);
+                        self.forget_answers(history, &c.id);
+                        unanswered.push(position);
                     }
                     self.open = Some(Open {
                         index,
@@ -131,7 +143,7 @@ impl Pairing {
                 // Whatever it is, a tool result gives the view a user turn (a hidden one, its
                 // stub).
                 self.opened = true;
-                (self.result(index, m), None)
+                (self.result(history, index), None)
             }
             Role::System | Role::User => {
                 if m.role == Role::User && gives_text(m) {
@@ -145,29 +157,53 @@ impl Pairing {
         }
     }
 
-    fn result(&mut self, index: usize, m: &Message) -> Decision {
-        let Some(id) = m.tool_call_id.as_deref() else {
+    fn result(&mut self, history: &[Message], index: usize) -> Decision {
+        let Some(id) = history[index].tool_call_id.as_deref() else {
             self.break_run();
             return Decision::Orphan;
         };
-        if let Some(open) = &mut self.open
-            && open.unanswered.remove(id).is_some()
-        {
-            self.answered.insert(id.to_string(), index);
-            if !open.broken && open.anchor + 1 == index {
-                open.anchor = index;
-                return Decision::Keep;
+        if let Some(open) = &mut self.open {
+            let calls = &history[open.index].tool_calls;
+            if let Some(k) = open.unanswered.iter().position(|&p| calls[p].id == id) {
+                open.unanswered.remove(k);
+                self.answered.entry(id_hash(id)).or_default().push(index);
+                let open = self.open.as_mut().expect("matched above");
+                // Only messages both bodies leave out came between: the result is in place.
+                if !open.broken {
+                    open.anchor = index;
+                    return Decision::Keep;
+                }
+                open.broken = true;
+                return Decision::Moved {
+                    call_message: open.index,
+                    anchor: open.anchor,
+                };
             }
-            open.broken = true;
-            return Decision::Moved {
-                call_message: open.index,
-                anchor: open.anchor,
-            };
         }
         self.break_run();
-        match self.answered.get(id) {
-            Some(&first) => Decision::SecondAnswer { first },
+        match self.first_answer(history, id) {
+            Some(first) => Decision::SecondAnswer { first },
             None => Decision::Orphan,
+        }
+    }
+
+    /// The index of the first answer to the latest call with `id`, if it was answered.
+    fn first_answer(&self, history: &[Message], id: &str) -> Option<usize> {
+        self.answered
+            .get(&id_hash(id))?
+            .iter()
+            .copied()
+            .find(|&i| history[i].tool_call_id.as_deref() == Some(id))
+    }
+
+    /// Forgets the answer to an earlier call with `id`: a new call reuses the id.
+    fn forget_answers(&mut self, history: &[Message], id: &str) {
+        let hash = id_hash(id);
+        if let Some(answers) = self.answered.get_mut(&hash) {
+            answers.retain(|&i| history[i].tool_call_id.as_deref() != Some(id));
+            if answers.is_empty() {
+                self.answered.remove(&hash);
+            }
         }
     }
 
@@ -184,11 +220,12 @@ impl Pairing {
     }
 }
 
-/// Whether user message `m` gives an Anthropic body a block: non-empty text, or content parts.
+/// Whether message `m` gives a request body content: text that is not all whitespace, or
+/// content parts.
 fn gives_text(m: &Message) -> bool {
     match &m.content {
         None => false,
-        Some(Content::Text(t)) => !t.is_empty(),
+        Some(Content::Text(t)) => !t.trim().is_empty(),
         Some(Content::Parts(parts)) => !parts.is_empty(),
     }
 }

@@ -219,16 +219,31 @@ impl Reducer {
     /// logged reduction is reused while it verifies against the history, and a new decision
     /// is made for a message whose logged reduction does not.
     pub fn resume(policy: ReductionPolicy, log: ReductionLog) -> Reducer {
+        Reducer::resume_with(policy, log, true)
+    }
+
+    /// [`Reducer::resume`] that reuses only the pairing repairs of `log` (and keeps the rest of
+    /// it, so every id still resolves): the reducer of [`crate::repair_session`].
+    pub(crate) fn resume_repairs(log: ReductionLog) -> Reducer {
+        Reducer::resume_with(ReductionPolicy::repairs_only(), log, false)
+    }
+
+    fn resume_with(policy: ReductionPolicy, log: ReductionLog, reuse_all: bool) -> Reducer {
         let mut resumed = HashMap::new();
         let mut resumed_cleared = None;
         let mut repairs = HashMap::new();
         for (position, r) in log.reductions.iter().enumerate() {
             match r.kind {
-                ReductionKind::TurnsCleared { .. } => resumed_cleared = Some(position),
+                ReductionKind::TurnsCleared { .. } if reuse_all => resumed_cleared = Some(position),
                 ReductionKind::ToolOutputTruncated { .. }
-                | ReductionKind::DuplicateOutput { .. } => {
+                | ReductionKind::DuplicateOutput { .. }
+                    if reuse_all =>
+                {
                     resumed.insert(r.ptr.addr.index, position);
                 }
+                ReductionKind::TurnsCleared { .. }
+                | ReductionKind::ToolOutputTruncated { .. }
+                | ReductionKind::DuplicateOutput { .. } => {}
                 ReductionKind::UnansweredCall { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::SecondAnswer { .. }
@@ -350,7 +365,7 @@ impl Reducer {
         };
         self.boundaries.push(message, &folded);
         self.stubs.push(None);
-        let (decision, abandoned) = self.pairing.push(index, message, &folded);
+        let (decision, abandoned) = self.pairing.push(&self.history, index, &folded);
         if let Some(abandoned) = abandoned {
             self.abandon(&abandoned);
         }

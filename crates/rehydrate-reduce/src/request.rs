@@ -1,11 +1,14 @@
 //! Request bodies from a projection: the reduced view, and the whole session repaired, each
 //! written for the OpenAI or Anthropic API so a host needs no converter.
 
-use rehydrate_model::{Message, ReductionLog};
+use std::collections::BTreeSet;
+
+use rehydrate_model::{
+    MOVED_METADATA_KEY, Message, REDUCTION_METADATA_KEY, Reduction, ReductionLog,
+};
 use rehydrate_sidecar::{Api, RequestError, request_body};
 
-use crate::policy::ReductionPolicy;
-use crate::project::{Projection, project_messages};
+use crate::project::Projection;
 use crate::reducer::Reducer;
 
 impl Reducer {
@@ -39,31 +42,73 @@ impl Reducer {
 }
 
 /// The whole session `history` with only the pairing repairs applied
-/// ([`ReductionPolicy::repairs_only`]): nothing hidden to save tokens, every defect that would
-/// make the API refuse the body repaired as a logged reduction. `projection.log` lists the
-/// repairs (empty when there was nothing to repair).
+/// ([`crate::ReductionPolicy::repairs_only`]): nothing hidden to save tokens, every defect that would
+/// make the API refuse the body repaired as a logged reduction.
+///
+/// `log` is the session's reduction log (empty for a session never reduced): its pairing
+/// repairs are reused where they still verify, so a stub in the repaired session names the
+/// same id as in the reduced view and resolves against the same log; its other reductions are
+/// kept in the result's log (every id still resolves) but not applied. `projection.minted`
+/// counts the repairs the log did not hold; [`Projection::repairs_in_view`] lists the repairs
+/// the view uses.
 ///
 /// This is the form in which a session with every reduction undone (the minted view, an
 /// export) is sent again; `rehydrate_sidecar::request_body(&projection.view, api)` writes it.
-pub fn repair_session(history: &[Message]) -> Projection {
-    project_messages(
-        history,
-        &ReductionLog::default(),
-        &ReductionPolicy::repairs_only(),
-    )
+///
+/// # Example
+///
+/// ```
+/// use rehydrate_model::{Message, ReductionLog, Role};
+/// use rehydrate_reduce::repair_session;
+///
+/// let history = vec![Message::text(Role::User, "run it"), Message::tool_call("t1", "run", "{}")];
+/// let repaired = repair_session(&history, &ReductionLog::default());
+/// let kinds: Vec<&str> =
+///     repaired.repairs_in_view().iter().map(|r| r.kind.stub_kind().as_str()).collect();
+/// assert_eq!(kinds, ["unanswered-call"]);
+/// assert_eq!(repaired.view.len(), 3);
+/// ```
+pub fn repair_session(history: &[Message], log: &ReductionLog) -> Projection {
+    let mut reducer = Reducer::resume_repairs(log.clone());
+    let minted = reducer.project(history.iter().cloned()) + reducer.close();
+    let view = reducer.view().to_vec();
+    let (_, log) = reducer.into_parts();
+    Projection { view, log, minted }
 }
 
-/// The request body for `api` of the whole session `history`, repaired ([`repair_session`]),
-/// and the repairs made.
+/// The request body for `api` of the whole session `history` with its log `log`, repaired
+/// ([`repair_session`]), and that projection (its view, its log, the repairs minted).
 ///
 /// # Errors
 ///
 /// As [`Reducer::request_body`].
 pub fn session_request_body(
     history: &[Message],
+    log: &ReductionLog,
     api: Api,
-) -> Result<(Vec<u8>, ReductionLog), RequestError> {
-    let projection = repair_session(history);
+) -> Result<(Vec<u8>, Projection), RequestError> {
+    let projection = repair_session(history, log);
     let body = request_body(&projection.view, api)?;
-    Ok((body, projection.log))
+    Ok((body, projection))
+}
+
+impl Projection {
+    /// The pairing repairs the view uses (a message of the view stands for each, or carries
+    /// its moved-result mark), in log order.
+    pub fn repairs_in_view(&self) -> Vec<&Reduction> {
+        let used: BTreeSet<&str> = self
+            .view
+            .iter()
+            .flat_map(|m| {
+                [REDUCTION_METADATA_KEY, MOVED_METADATA_KEY]
+                    .into_iter()
+                    .filter_map(|key| m.metadata.get(key).map(String::as_str))
+            })
+            .collect();
+        self.log
+            .reductions
+            .iter()
+            .filter(|r| r.kind.is_repair() && used.contains(r.id.as_str()))
+            .collect()
+    }
 }

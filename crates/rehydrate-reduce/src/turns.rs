@@ -37,7 +37,7 @@ pub fn safe_boundaries(history: &[Message]) -> Vec<bool> {
             diff[c + 1] += 1;
             diff[i + 1] -= 1;
         }
-        if m.role == Role::Assistant {
+        if m.role == Role::Assistant && !rehydrate_sidecar::left_out_of_bodies(m) {
             // A call still pending when the model is called again is abandoned: it gets no
             // result (the view gives it a synthetic one), so it crosses nothing.
             pending.clear();

@@ -72,8 +72,8 @@ pub use render::{
     TurnsFacts, expected_stub, expected_stub_from_facts, moved_message, render_turns, stub_message,
 };
 pub use request::{
-    Api, CallDefect, RequestError, Rule, Violation, call_defect, check_request, request_body,
-    unsendable_calls,
+    Api, CallDefect, RequestError, Rule, Violation, call_defect, check_request, left_out_of_bodies,
+    request_body, unsendable_calls,
 };
 pub use resolve::{RangeScan, Resolved, Verified, resolve, verify_reduction};
 pub use sources::Sources;

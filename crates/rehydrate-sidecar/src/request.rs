@@ -227,15 +227,24 @@ pub fn request_body(messages: &[Message], api: Api) -> Result<Vec<u8>, RequestEr
     }
 }
 
-/// Whether the OpenAI body leaves this message out: an assistant message with neither content
-/// nor tool calls (one that held only reasoning, which the wire form leaves out).
+/// Whether both request bodies leave message `m` out: an assistant message with no tool call
+/// and no content but whitespace (one that held only reasoning, which neither body can carry
+/// alone). Such a message separates nothing: the pairing repairs pass over it.
+pub fn left_out_of_bodies(m: &Message) -> bool {
+    m.role == Role::Assistant && m.tool_calls.is_empty() && !has_content(m)
+}
+
+/// Whether `m` has content a body carries: text that is not all whitespace, or parts.
+fn has_content(m: &Message) -> bool {
+    match &m.content {
+        None => false,
+        Some(Content::Text(t)) => !t.trim().is_empty(),
+        Some(Content::Parts(parts)) => !parts.is_empty(),
+    }
+}
+
 fn left_out_of_openai(m: &Message) -> bool {
-    let empty = match &m.content {
-        None => true,
-        Some(Content::Parts(parts)) => parts.is_empty(),
-        Some(Content::Text(_)) => false,
-    };
-    m.role == Role::Assistant && empty && m.tool_calls.is_empty()
+    left_out_of_bodies(m)
 }
 
 /// The OpenAI chat-completions body: `{"messages":[…]}` of wire forms.
@@ -258,8 +267,27 @@ fn violation(index: usize, rule: Rule, id: Option<&str>, detail: String) -> Viol
         index,
         rule,
         id: id.map(str::to_string),
-        detail,
+        detail: one_line(&detail),
     }
+}
+
+/// `detail` as one line of at most about 300 bytes: control characters written as
+/// `\u{..}` (a call id from a session can hold a line break or a terminal escape).
+fn one_line(detail: &str) -> String {
+    const MAX: usize = 300;
+    let mut out = String::with_capacity(detail.len().min(MAX + 8));
+    for c in detail.chars() {
+        if out.len() >= MAX {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The OpenAI rules, over the messages the body keeps.
@@ -294,20 +322,7 @@ fn check_openai(messages: &[Message]) -> Vec<Violation> {
             }
             Role::User => {}
             Role::Assistant => {
-                for c in &m.tool_calls {
-                    if !is_function_name(&c.name) {
-                        out.push(violation(
-                            index,
-                            Rule::BadFunctionName,
-                            Some(&c.id),
-                            format!(
-                                "tool call {}: function name `{}` does not match ^[a-zA-Z0-9_-]{{1,64}}$",
-                                c.id,
-                                clip(&c.name)
-                            ),
-                        ));
-                    }
-                }
+                call_shapes(index, &m.tool_calls, &mut out);
                 if !m.tool_calls.is_empty() {
                     let run: Vec<(usize, &Message)> = kept[k..]
                         .iter()
@@ -321,6 +336,7 @@ fn check_openai(messages: &[Message]) -> Vec<Violation> {
         }
         started = true;
     }
+    out.sort_by_key(|v| v.index);
     out
 }
 
@@ -464,10 +480,113 @@ pub fn unsendable_calls(m: &Message) -> Vec<usize> {
         .collect()
 }
 
-/// Whether `text` is one JSON object (whitespace around it allowed).
+/// Whether `text` is one JSON object (whitespace around it allowed) that `serde_json` reads
+/// whole: every number in range, every string escape a character (no lone surrogate). It is
+/// walked without building a value.
 fn is_json_object(text: &str) -> bool {
-    text.trim_start().starts_with('{')
-        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+    text.trim_start().starts_with('{') && serde_json::from_str::<Walked>(text).is_ok()
+}
+
+/// A JSON value read and dropped as it is read: what [`serde_json::Value`] would accept,
+/// without allocating it (strings are visited borrowed, escaped ones from the parser's scratch).
+struct Walked;
+
+impl<'de> serde::Deserialize<'de> for Walked {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(Walker)
+    }
+}
+
+struct Walker;
+
+impl<'de> serde::de::Visitor<'de> for Walker {
+    type Value = Walked;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Walked, E> {
+        Ok(Walked)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Walked, E> {
+        Ok(Walked)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Walked, E> {
+        Ok(Walked)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Walked, E> {
+        Ok(Walked)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Walked, E> {
+        Ok(Walked)
+    }
+
+    fn visit_unit<E>(self) -> Result<Walked, E> {
+        Ok(Walked)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Walked, A::Error> {
+        while seq.next_element::<Walked>()?.is_some() {}
+        Ok(Walked)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Walked, A::Error> {
+        while map.next_entry::<Walked, Walked>()?.is_some() {}
+        Ok(Walked)
+    }
+}
+
+/// The violations of the shape of the calls of assistant message `index`: an id that does not
+/// match `^[a-zA-Z0-9_-]+$` or a name that does not match `^[a-zA-Z0-9_-]{1,64}$`, checked for
+/// both APIs (the Messages API takes the same patterns for `tool_use` ids and tool names; one
+/// view serves both).
+fn call_shapes(index: usize, calls: &[ToolCall], out: &mut Vec<Violation>) {
+    for c in calls {
+        if !is_tool_id(&c.id) {
+            out.push(violation(
+                index,
+                Rule::BadToolId,
+                Some(&c.id),
+                format!("tool id `{}` does not match ^[a-zA-Z0-9_-]+$", shown(&c.id)),
+            ));
+        }
+        if !is_function_name(&c.name) {
+            out.push(violation(
+                index,
+                Rule::BadFunctionName,
+                Some(&c.id),
+                format!(
+                    "tool call {}: function name `{}` does not match ^[a-zA-Z0-9_-]{{1,64}}$",
+                    shown(&c.id),
+                    shown(&c.name)
+                ),
+            ));
+        }
+    }
+}
+
+/// `s` for a one-line message: at most 80 bytes (cut on a char boundary, `…` added), control
+/// characters written as `\u{..}`, so text from a session can neither break the line nor
+/// drive a terminal.
+pub(crate) fn shown(s: &str) -> String {
+    let cut = s.floor_char_boundary(80);
+    let mut out = String::with_capacity(cut + 8);
+    for c in s[..cut].chars() {
+        if c.is_control() {
+            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
+        } else {
+            out.push(c);
+        }
+    }
+    if cut < s.len() {
+        out.push('…');
+    }
+    out
 }
 
 /// Whether `name` matches `^[a-zA-Z0-9_-]{1,64}$`.
@@ -481,11 +600,6 @@ fn is_tool_id(id: &str) -> bool {
         && id
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-}
-
-/// At most 80 bytes of `s`, cut on a char boundary, for messages.
-fn clip(s: &str) -> &str {
-    &s[..s.floor_char_boundary(80)]
 }
 
 /// One content block of an Anthropic message, borrowed from the canonical messages.
@@ -615,9 +729,11 @@ pub(crate) fn anthropic(messages: &[Message]) -> (AnthropicBody<'_>, Vec<Violati
             }
             Role::User => (false, content_blocks(m)),
             Role::Tool => (false, vec![Block::ToolResult(m)]),
+            Role::Assistant if left_out_of_bodies(m) => continue,
             Role::Assistant => {
                 let mut blocks = reasoning_blocks(m);
                 blocks.extend(content_blocks(m));
+                call_shapes(index, &m.tool_calls, &mut violations);
                 for call in &m.tool_calls {
                     if let Err(reason) = check_arguments(call) {
                         violations.push(violation(
@@ -626,7 +742,7 @@ pub(crate) fn anthropic(messages: &[Message]) -> (AnthropicBody<'_>, Vec<Violati
                             Some(&call.id),
                             format!(
                                 "tool call {}: arguments are not a JSON object ({reason}); an Anthropic tool_use input must be one",
-                                call.id
+                                shown(&call.id)
                             ),
                         ));
                     }
@@ -689,16 +805,32 @@ fn check_turns(messages: &[Message], turns: &[Turn<'_>], out: &mut Vec<Violation
                 }
                 _ => None,
             };
-            if text == Some("") {
+            if text.is_some_and(|t| t.trim().is_empty()) {
                 out.push(violation(
                     *index,
                     Rule::EmptyText,
                     None,
-                    "empty text block".to_string(),
+                    "text block empty or only whitespace".to_string(),
                 ));
             }
+            if let Block::ToolResult(m) = block
+                && let Some(Content::Parts(parts)) = &m.content
+                && parts.iter().any(|p| {
+                    p.get("type").and_then(serde_json::Value::as_str) == Some("text")
+                        && p.get("text")
+                            .and_then(serde_json::Value::as_str)
+                            .is_some_and(|t| t.trim().is_empty())
+                })
+            {
+                out.push(violation(
+                    *index,
+                    Rule::EmptyText,
+                    m.tool_call_id.as_deref(),
+                    "text block empty or only whitespace in a tool result".to_string(),
+                ));
+            }
+            // A tool_use id is checked with its call (`call_shapes`).
             let id = match block {
-                Block::ToolUse(call) => Some(call.id.as_str()),
                 Block::ToolResult(m) => m.tool_call_id.as_deref(),
                 _ => None,
             };
@@ -709,7 +841,7 @@ fn check_turns(messages: &[Message], turns: &[Turn<'_>], out: &mut Vec<Violation
                     *index,
                     Rule::BadToolId,
                     Some(id),
-                    format!("tool id `{}` does not match ^[a-zA-Z0-9_-]+$", clip(id)),
+                    format!("tool id `{}` does not match ^[a-zA-Z0-9_-]+$", shown(id)),
                 ));
             }
         }
@@ -834,12 +966,12 @@ fn system_pieces<'a>(
     }
 }
 
-/// A message's content as blocks: a non-empty text as one text block (the API refuses empty
-/// ones), each content part as it is.
+/// A message's content as blocks: a text with something besides whitespace as one text block
+/// (the API refuses empty and whitespace-only ones), each content part as it is.
 fn content_blocks(m: &Message) -> Vec<Block<'_>> {
     match &m.content {
         None => Vec::new(),
-        Some(Content::Text(text)) if text.is_empty() => Vec::new(),
+        Some(Content::Text(text)) if text.trim().is_empty() => Vec::new(),
         Some(Content::Text(text)) => vec![Block::Text(text)],
         Some(Content::Parts(parts)) => parts.iter().map(Block::Part).collect(),
     }
@@ -877,8 +1009,10 @@ fn reasoning_blocks(m: &Message) -> Vec<Block<'_>> {
 /// Checks that a call's arguments parse as a JSON object, the only `input` Anthropic accepts;
 /// the error says what they are instead.
 fn check_arguments(call: &ToolCall) -> Result<(), String> {
+    if is_json_object(&call.arguments) {
+        return Ok(());
+    }
     match serde_json::from_str::<serde_json::Value>(&call.arguments) {
-        Ok(serde_json::Value::Object(_)) => Ok(()),
         Ok(other) => Err(format!("a JSON {}", json_kind(&other))),
         Err(e) => Err(format!("invalid JSON: {e}")),
     }

@@ -256,7 +256,7 @@ fn verify_passes_then_catches_tampering() {
     assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
     assert_eq!(
         String::from_utf8(ok.stdout).unwrap(),
-        "verified 3 reductions; the view inverts to the sidecar's 17 messages\n"
+        "verified 3 reductions; the view inverts to the sidecar's 17 messages and is a valid OpenAI and Anthropic request body\n"
     );
 
     // Flip one byte of the sidecar store: its record checksum and the manifest both tell.
@@ -1432,8 +1432,16 @@ fn export_repairs_a_defective_session_into_valid_bodies() {
         assert_eq!(stderr_lines, lines, "{api}");
         // Every call answered right after it: the synthetic results say the calls got none.
         let body = String::from_utf8(out.stdout).unwrap();
-        assert_eq!(body.matches("[rehydrate:unanswered-call ").count(), 2, "{api}");
-        assert_eq!(body.matches("[rehydrate:").count(), 4, "{api}: two hidden results too");
+        assert_eq!(
+            body.matches("[rehydrate:unanswered-call ").count(),
+            2,
+            "{api}"
+        );
+        assert_eq!(
+            body.matches("[rehydrate:").count(),
+            4,
+            "{api}: two hidden results too"
+        );
         // The view as a body: the reduced view, stubs included, also valid.
         let view = rehydrate(&["export", d, "--to", api, "--view"]);
         assert_eq!(view.status.code(), Some(0), "{}", stderr(&view));
@@ -1472,4 +1480,66 @@ fn export_repairs_a_defective_session_into_valid_bodies() {
     let jsonl = rehydrate(&["export", d, "--to", "jsonl"]);
     assert_eq!(jsonl.status.code(), Some(0));
     assert_eq!(String::from_utf8(jsonl.stdout).unwrap().lines().count(), 11);
+
+    // The repaired export reuses the directory's repairs: every stub it carries resolves there.
+    let reduce_ids: Vec<&str> = report["reductions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    let export_ids: Vec<&str> = repairs.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(export_ids, reduce_ids);
+    assert!(repairs.iter().all(|r| r["in_log"] == true));
+    // --json reports for every form: none for --strict, the view's own for --view.
+    let strict = rehydrate(&["export", d, "--to", "openai", "--strict", "--json"]);
+    assert_eq!(strict.status.code(), Some(2));
+    let view = rehydrate(&["export", d, "--to", "openai", "--view", "--json"]);
+    let listed: Value = serde_json::from_slice(&view.stderr).unwrap();
+    assert_eq!(listed["view"], true);
+    assert_eq!(listed["repairs"].as_array().unwrap().len(), 5);
+
+    // A view whose synthetic result was deleted (the manifest sealed again) still inverts,
+    // but is no valid request body: verify fails and says why.
+    let view_path = dir.join("view.json");
+    let mut messages: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(&view_path).unwrap()).unwrap();
+    let synthetic = messages
+        .iter()
+        .position(|m| {
+            m["content"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("[rehydrate:unanswered-call"))
+        })
+        .unwrap();
+    messages.remove(synthetic);
+    std::fs::write(&view_path, serde_json::to_vec(&messages).unwrap()).unwrap();
+    reseal(&dir, "view.json");
+    let verify = rehydrate(&["verify", d]);
+    assert_eq!(verify.status.code(), Some(1), "{}", stderr(&verify));
+    let lines: Vec<String> = stderr(&verify).lines().map(str::to_string).collect();
+    assert!(
+        lines.iter().any(|l| l.contains(
+            "view.json is not a valid openai request body: message 2 (unanswered-call): tool call t1 has no tool result right after it"
+        )),
+        "{lines:?}"
+    );
+}
+
+/// Writes the size and blake3 of `file` into the directory's manifest, as a tamperer who
+/// knows the format would.
+fn reseal(dir: &Path, file: &str) {
+    let manifest_path = dir.join("sidecar/manifest.json");
+    let mut manifest: Value =
+        serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
+    let bytes = std::fs::read(dir.join(file)).unwrap();
+    manifest["files"][file] = serde_json::json!({
+        "bytes": bytes.len(),
+        "blake3": blake3::hash(&bytes).to_hex().to_string(),
+    });
+    std::fs::write(
+        &manifest_path,
+        serde_json::to_vec_pretty(&manifest).unwrap(),
+    )
+    .unwrap();
 }

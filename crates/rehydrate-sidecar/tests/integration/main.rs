@@ -4,6 +4,7 @@
 //! invert, with our own ids and messages.
 
 mod export;
+mod request;
 mod sources;
 mod store;
 

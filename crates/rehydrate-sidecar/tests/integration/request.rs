@@ -1,0 +1,217 @@
+//! The request validity checker: each rule of each API as exact violations, and the calls an
+//! API refuses as written.
+
+use rehydrate_model::{Content, Message, Role, ToolCall};
+use rehydrate_sidecar::{
+    Api, CallDefect, call_defect, check_request, left_out_of_bodies, request_body, unsendable_calls,
+};
+
+fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
+    ToolCall {
+        id: id.into(),
+        name: name.into(),
+        arguments: arguments.into(),
+    }
+}
+
+fn calling(calls: Vec<ToolCall>) -> Message {
+    Message {
+        role: Role::Assistant,
+        tool_calls: calls,
+        ..Message::default()
+    }
+}
+
+/// Each violation as `index rule id` for compact exact comparisons.
+fn rules(messages: &[Message], api: Api) -> Vec<String> {
+    check_request(messages, api)
+        .iter()
+        .map(|v| format!("{} {} {}", v.index, v.rule, v.id.as_deref().unwrap_or("-")))
+        .collect()
+}
+
+#[test]
+fn pairing_rules_name_the_message_and_the_call() {
+    let messages = vec![
+        Message::tool_result("x0", "before anything"),
+        Message::text(Role::User, "go"),
+        calling(vec![call("a", "ls", "{}"), call("b", "ls", "{}")]),
+        Message::tool_result("a", "1"),
+        Message::tool_result("a", "1 again"),
+        Message::text(Role::User, "and?"),
+        Message::tool_result("b", "late"),
+    ];
+    assert_eq!(
+        rules(&messages, Api::OpenAi),
+        [
+            "0 starts-with-tool-result x0",
+            "2 unanswered-call b",
+            "4 second-answer a",
+            "6 result-without-call b",
+        ]
+    );
+    // In the Anthropic body the late result merges into the user message after the text.
+    assert_eq!(
+        rules(&messages, Api::Anthropic),
+        [
+            "0 starts-with-tool-result x0",
+            "2 unanswered-call b",
+            "4 second-answer a",
+            "6 text-before-tool-result b",
+        ]
+    );
+    assert_eq!(
+        check_request(&messages, Api::OpenAi)[1].to_string(),
+        "message 2 (unanswered-call): tool call b has no tool result right after it"
+    );
+}
+
+#[test]
+fn anthropic_rules_apply_to_the_merged_messages() {
+    // Text before the results in one user message, a first message from the assistant, and
+    // empty or whitespace-only text parts (a text content of whitespace is left out instead).
+    let messages = vec![
+        Message::text(Role::Assistant, "hello"),
+        Message::text(Role::User, "   \n"),
+        calling(vec![call("a", "ls", "{}")]),
+        Message::text(Role::User, "wait"),
+        Message::tool_result("a", "1"),
+        Message {
+            role: Role::User,
+            content: Some(Content::Parts(vec![
+                serde_json::json!({"type": "text", "text": " "}),
+            ])),
+            ..Message::default()
+        },
+    ];
+    assert_eq!(
+        rules(&messages, Api::Anthropic),
+        [
+            "0 first-not-user -",
+            "2 unanswered-call a",
+            "4 text-before-tool-result a",
+            "5 empty-text -",
+        ]
+    );
+    // OpenAI has no such rules, but the person's message separates the call from its result.
+    assert_eq!(
+        rules(&messages, Api::OpenAi),
+        ["2 unanswered-call a", "4 result-without-call a"]
+    );
+}
+
+#[test]
+fn call_shapes_are_checked_for_both_apis_and_inputs_for_anthropic() {
+    let messages = vec![
+        Message::text(Role::User, "go"),
+        calling(vec![
+            call("functions.Bash:0", "Bash", "{}"),
+            call("c2", "list files", "{}"),
+            call("c3", "ls", "ls -la"),
+            call("c4", "ls", r#"{"a":1e400}"#),
+            call("c5", "ls", r#"{"a":"\ud83d"}"#),
+        ]),
+    ];
+    let mut results = messages.clone();
+    for id in ["functions.Bash:0", "c2", "c3", "c4", "c5"] {
+        results.push(Message::tool_result(id, "ok"));
+    }
+    assert_eq!(
+        rules(&results, Api::OpenAi),
+        ["1 bad-tool-id functions.Bash:0", "1 bad-function-name c2"]
+    );
+    assert_eq!(
+        rules(&results, Api::Anthropic),
+        [
+            "1 bad-tool-id functions.Bash:0",
+            "1 bad-function-name c2",
+            "1 arguments-not-object c3",
+            "1 arguments-not-object c4",
+            "1 arguments-not-object c5",
+            "2 bad-tool-id functions.Bash:0",
+        ]
+    );
+    // The reducer folds exactly these calls, so one view serves both APIs.
+    let calls = &messages[1].tool_calls;
+    let defects: Vec<Option<CallDefect>> =
+        (0..calls.len()).map(|k| call_defect(calls, k)).collect();
+    assert_eq!(
+        defects,
+        [
+            Some(CallDefect::Id),
+            Some(CallDefect::Name),
+            Some(CallDefect::Arguments),
+            Some(CallDefect::Arguments),
+            Some(CallDefect::Arguments),
+        ]
+    );
+    assert_eq!(unsendable_calls(&messages[1]), [0, 1, 2, 3, 4]);
+    let repeated = calling(vec![
+        call("a", "ls", "{}"),
+        call("a", "ls", " {\"x\": [1, 2.5, null]} "),
+    ]);
+    assert_eq!(
+        call_defect(&repeated.tool_calls, 1),
+        Some(CallDefect::RepeatedId)
+    );
+    assert_eq!(call_defect(&repeated.tool_calls, 0), None);
+}
+
+#[test]
+fn session_text_never_breaks_a_violation_line() {
+    let id = "\u{1b}[31mred\u{1b}[0m\nrepaired: fake";
+    let messages = vec![
+        Message::text(Role::User, "go"),
+        Message::tool_result(id, "x"),
+    ];
+    let line = check_request(&messages, Api::OpenAi)[0].to_string();
+    assert_eq!(
+        line,
+        "message 1 (result-without-call): tool result \\u{1b}[31mred\\u{1b}[0m\\u{a}repaired: fake answers no tool call of the assistant message right before it"
+    );
+    let long = "x".repeat(10_000);
+    let messages = vec![
+        Message::text(Role::User, "go"),
+        Message::tool_result(long, "x"),
+    ];
+    assert!(check_request(&messages, Api::OpenAi)[0].detail.len() < 320);
+}
+
+#[test]
+fn empty_assistant_messages_are_left_out_of_both_bodies() {
+    let mut thinking = Message::text(Role::Assistant, " ");
+    thinking.metadata.insert("thinking".into(), "hmm".into());
+    thinking
+        .metadata
+        .insert("thinking_signature".into(), "sig".into());
+    assert!(left_out_of_bodies(&thinking));
+    let messages = vec![
+        Message::text(Role::User, "go"),
+        calling(vec![call("a", "ls", "{}")]),
+        thinking,
+        Message::tool_result("a", "1"),
+    ];
+    assert!(check_request(&messages, Api::OpenAi).is_empty());
+    assert!(check_request(&messages, Api::Anthropic).is_empty());
+    assert_eq!(
+        String::from_utf8(request_body(&messages, Api::Anthropic).unwrap()).unwrap(),
+        r#"{"messages":[{"role":"user","content":[{"type":"text","text":"go"}]},{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"ls","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"1"}]}]}"#
+    );
+    assert_eq!(
+        String::from_utf8(request_body(&messages, Api::OpenAi).unwrap()).unwrap(),
+        r#"{"messages":[{"role":"user","content":"go"},{"role":"assistant","tool_calls":[{"id":"a","type":"function","function":{"name":"ls","arguments":"{}"}}]},{"role":"tool","content":"1","tool_call_id":"a"}]}"#
+    );
+}
+
+#[test]
+fn a_body_needs_a_message() {
+    let system = [Message::text(Role::System, "be brief")];
+    assert_eq!(rules(&system, Api::Anthropic), ["1 no-messages -"]);
+    assert!(rules(&system, Api::OpenAi).is_empty());
+    assert_eq!(rules(&[], Api::OpenAi), ["0 no-messages -"]);
+    let err = request_body(&[], Api::Anthropic).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "anthropic request body is invalid: message 0 (no-messages): the body has no message besides the system text"
+    );
+}
