@@ -80,14 +80,31 @@ pub(crate) struct Pairing {
     opened: bool,
     open: Option<Open>,
     /// The first answers of calls, by a hash of the call id: the indices of those results
-    /// (whose `tool_call_id` is the id). An entry is dropped when a later call reuses its id.
-    answered: HashMap<u64, Vec<usize>>,
+    /// (whose `tool_call_id` is the id; several only when two ids share a hash). An entry is
+    /// dropped when a later call reuses its id.
+    answered: HashMap<u64, Answers>,
 }
 
-/// The hash of a call id that [`Pairing::answered`] is keyed by.
+/// The indices of first answers whose call ids share one hash; the first is kept inline, so a
+/// call costs no allocation.
+#[derive(Debug, Clone)]
+struct Answers {
+    first: usize,
+    more: Vec<usize>,
+}
+
+impl Answers {
+    fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        std::iter::once(self.first).chain(self.more.iter().copied())
+    }
+}
+
+/// The hash of a call id that [`Pairing::answered`] is keyed by: FNV-1a, 64 bits (ids are
+/// short; equality is always checked against the history).
 fn id_hash(id: &str) -> u64 {
-    use std::hash::{BuildHasher, BuildHasherDefault, DefaultHasher};
-    BuildHasherDefault::<DefaultHasher>::default().hash_one(id)
+    id.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 impl Pairing {
@@ -166,7 +183,13 @@ impl Pairing {
             let calls = &history[open.index].tool_calls;
             if let Some(k) = open.unanswered.iter().position(|&p| calls[p].id == id) {
                 open.unanswered.remove(k);
-                self.answered.entry(id_hash(id)).or_default().push(index);
+                self.answered
+                    .entry(id_hash(id))
+                    .and_modify(|a| a.more.push(index))
+                    .or_insert(Answers {
+                        first: index,
+                        more: Vec::new(),
+                    });
                 let open = self.open.as_mut().expect("matched above");
                 // Only messages both bodies leave out came between: the result is in place.
                 if !open.broken {
@@ -192,17 +215,31 @@ impl Pairing {
         self.answered
             .get(&id_hash(id))?
             .iter()
-            .copied()
             .find(|&i| history[i].tool_call_id.as_deref() == Some(id))
     }
 
     /// Forgets the answer to an earlier call with `id`: a new call reuses the id.
     fn forget_answers(&mut self, history: &[Message], id: &str) {
         let hash = id_hash(id);
-        if let Some(answers) = self.answered.get_mut(&hash) {
-            answers.retain(|&i| history[i].tool_call_id.as_deref() != Some(id));
-            if answers.is_empty() {
+        let Some(answers) = self.answered.get(&hash) else {
+            return;
+        };
+        let kept: Vec<usize> = answers
+            .iter()
+            .filter(|&i| history[i].tool_call_id.as_deref() != Some(id))
+            .collect();
+        match kept.split_first() {
+            None => {
                 self.answered.remove(&hash);
+            }
+            Some((&first, more)) => {
+                self.answered.insert(
+                    hash,
+                    Answers {
+                        first,
+                        more: more.to_vec(),
+                    },
+                );
             }
         }
     }

@@ -480,65 +480,51 @@ pub fn unsendable_calls(m: &Message) -> Vec<usize> {
         .collect()
 }
 
-/// Whether `text` is one JSON object (whitespace around it allowed) that `serde_json` reads
-/// whole: every number in range, every string escape a character (no lone surrogate). It is
-/// walked without building a value.
+/// Whether `text` is one JSON object (whitespace around it allowed): valid JSON by
+/// `serde_json`'s grammar, skipped without building a value, whose `\u` escapes are whole
+/// characters (a lone UTF-16 surrogate, which a writer that cut a string inside an emoji
+/// leaves, is not). Numbers are not range-checked: JSON sets no range, and the input is sent
+/// as written.
 fn is_json_object(text: &str) -> bool {
-    text.trim_start().starts_with('{') && serde_json::from_str::<Walked>(text).is_ok()
+    text.trim_start().starts_with('{')
+        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+        && !has_lone_surrogate(text.as_bytes())
 }
 
-/// A JSON value read and dropped as it is read: what [`serde_json::Value`] would accept,
-/// without allocating it (strings are visited borrowed, escaped ones from the parser's scratch).
-struct Walked;
-
-impl<'de> serde::Deserialize<'de> for Walked {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        d.deserialize_any(Walker)
+/// Whether valid JSON `json` holds a `\u` escape of a UTF-16 surrogate that is not half of a
+/// high-low pair. Backslashes stand only inside strings in valid JSON, so escapes are found by
+/// walking from one backslash to the next.
+fn has_lone_surrogate(json: &[u8]) -> bool {
+    let hex = |at: usize| -> Option<u16> {
+        let digits = std::str::from_utf8(json.get(at..at + 4)?).ok()?;
+        u16::from_str_radix(digits, 16).ok()
+    };
+    let mut i = 0;
+    while let Some(found) = json.get(i..).and_then(|rest| memchr::memchr(b'\\', rest)) {
+        let at = i + found;
+        if json.get(at + 1) != Some(&b'u') {
+            i = at + 2; // another escape: skip the escaped byte
+            continue;
+        }
+        let Some(unit) = hex(at + 2) else {
+            return true; // not reached for valid JSON
+        };
+        i = at + 6;
+        match unit {
+            0xD800..=0xDBFF => {
+                let low = (json.get(i..i + 2) == Some(b"\\u"))
+                    .then(|| hex(i + 2))
+                    .flatten();
+                if !low.is_some_and(|l| (0xDC00..=0xDFFF).contains(&l)) {
+                    return true;
+                }
+                i += 6;
+            }
+            0xDC00..=0xDFFF => return true,
+            _ => {}
+        }
     }
-}
-
-struct Walker;
-
-impl<'de> serde::de::Visitor<'de> for Walker {
-    type Value = Walked;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any JSON value")
-    }
-
-    fn visit_bool<E>(self, _: bool) -> Result<Walked, E> {
-        Ok(Walked)
-    }
-
-    fn visit_i64<E>(self, _: i64) -> Result<Walked, E> {
-        Ok(Walked)
-    }
-
-    fn visit_u64<E>(self, _: u64) -> Result<Walked, E> {
-        Ok(Walked)
-    }
-
-    fn visit_f64<E>(self, _: f64) -> Result<Walked, E> {
-        Ok(Walked)
-    }
-
-    fn visit_str<E>(self, _: &str) -> Result<Walked, E> {
-        Ok(Walked)
-    }
-
-    fn visit_unit<E>(self) -> Result<Walked, E> {
-        Ok(Walked)
-    }
-
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Walked, A::Error> {
-        while seq.next_element::<Walked>()?.is_some() {}
-        Ok(Walked)
-    }
-
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Walked, A::Error> {
-        while map.next_entry::<Walked, Walked>()?.is_some() {}
-        Ok(Walked)
-    }
+    false
 }
 
 /// The violations of the shape of the calls of assistant message `index`: an id that does not
