@@ -492,39 +492,44 @@ fn is_json_object(text: &str) -> bool {
 }
 
 /// Whether valid JSON `json` holds a `\u` escape of a UTF-16 surrogate that is not half of a
-/// high-low pair. Backslashes stand only inside strings in valid JSON, so escapes are found by
-/// walking from one backslash to the next.
+/// high-low pair. Each `\u` is found with `memmem` and is an escape when an odd number of
+/// backslashes ends there (backslashes stand only inside strings in valid JSON).
 fn has_lone_surrogate(json: &[u8]) -> bool {
     let hex = |at: usize| -> Option<u16> {
         let digits = std::str::from_utf8(json.get(at..at + 4)?).ok()?;
         u16::from_str_radix(digits, 16).ok()
     };
-    let mut i = 0;
-    while let Some(found) = json.get(i..).and_then(|rest| memchr::memchr(b'\\', rest)) {
-        let at = i + found;
-        if json.get(at + 1) != Some(&b'u') {
-            i = at + 2; // another escape: skip the escaped byte
+    let is_escape = |at: usize| {
+        json[..=at]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count()
+            % 2
+            == 1
+    };
+    // After a high surrogate: where its low half must start.
+    let mut low_at: Option<usize> = None;
+    for at in memchr::memmem::find_iter(json, br"\u") {
+        if !is_escape(at) {
             continue;
         }
         let Some(unit) = hex(at + 2) else {
             return true; // not reached for valid JSON
         };
-        i = at + 6;
-        match unit {
-            0xD800..=0xDBFF => {
-                let low = (json.get(i..i + 2) == Some(b"\\u"))
-                    .then(|| hex(i + 2))
-                    .flatten();
-                if !low.is_some_and(|l| (0xDC00..=0xDFFF).contains(&l)) {
-                    return true;
-                }
-                i += 6;
+        if let Some(want) = low_at.take() {
+            if at != want || !(0xDC00..=0xDFFF).contains(&unit) {
+                return true;
             }
+            continue;
+        }
+        match unit {
+            0xD800..=0xDBFF => low_at = Some(at + 6),
             0xDC00..=0xDFFF => return true,
             _ => {}
         }
     }
-    false
+    low_at.is_some()
 }
 
 /// The violations of the shape of the calls of assistant message `index`: an id that does not

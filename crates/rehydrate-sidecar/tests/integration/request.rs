@@ -146,10 +146,17 @@ fn call_shapes_are_checked_for_both_apis_and_inputs_for_anthropic() {
     );
     assert_eq!(unsendable_calls(&messages[1]), [0, 1, 2, 4]);
     // JSON sets no range for numbers, and a surrogate pair is a whole character.
-    let fine = calling(vec![call("a", "ls", r#"{"a":"\ud83d\ude00 \\ud83d","n":1e400}"#)]);
+    let fine = calling(vec![call(
+        "a",
+        "ls",
+        r#"{"a":"\ud83d\ude00 \\ud83d","n":1e400}"#,
+    )]);
     assert_eq!(call_defect(&fine.tool_calls, 0), None);
     let lone_low = calling(vec![call("a", "ls", r#"{"a":"\ude00"}"#)]);
-    assert_eq!(call_defect(&lone_low.tool_calls, 0), Some(CallDefect::Arguments));
+    assert_eq!(
+        call_defect(&lone_low.tool_calls, 0),
+        Some(CallDefect::Arguments)
+    );
     let repeated = calling(vec![
         call("a", "ls", "{}"),
         call("a", "ls", " {\"x\": [1, 2.5, null]} "),
@@ -218,4 +225,29 @@ fn a_body_needs_a_message() {
         err.to_string(),
         "anthropic request body is invalid: message 0 (no-messages): the body has no message besides the system text"
     );
+}
+
+proptest::proptest! {
+    /// The arguments check against the naive oracle: `serde_json` reading the arguments into a
+    /// value, which refuses exactly the lone surrogate escapes, whatever backslashes precede them.
+    #[test]
+    fn the_arguments_check_matches_a_full_parse(
+        pieces in proptest::collection::vec(
+            proptest::prop_oneof![
+                proptest::strategy::Just(r"\ud83d".to_string()),
+                proptest::strategy::Just(r"\ude00".to_string()),
+                proptest::strategy::Just(r"\\".to_string()),
+                proptest::strategy::Just(r"\n".to_string()),
+                proptest::strategy::Just(r"\u0041".to_string()),
+                proptest::strategy::Just("u".to_string()),
+                "[a-z é😀]{0,3}",
+            ],
+            0..12,
+        ),
+    ) {
+        let arguments = format!(r#"{{"text":"{}","n":[1,2.5,null]}}"#, pieces.concat());
+        let oracle = serde_json::from_str::<serde_json::Value>(&arguments).is_ok();
+        let calls = [call("a", "ls", &arguments)];
+        proptest::prop_assert_eq!(call_defect(&calls, 0).is_none(), oracle, "{}", arguments);
+    }
 }
