@@ -11,7 +11,7 @@ use rehydrate_model::{
 
 use crate::error::Error;
 use crate::invert::{check_inverts, verify_log};
-use crate::request::{Api, Violation, anthropic, check_request, write_openai};
+use crate::request::{Api, Violation, anthropic, check_request, left_out_of_bodies, write_openai};
 
 /// The form [`export_session`] writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -243,7 +243,8 @@ pub fn export_session(
 /// no call twice, and together they must answer every call. A `tool` message anywhere else
 /// answers nothing. A call id is scoped to its assistant message, so a later message may reuse
 /// it (SWE-agent replays do) and needs its own result. Observations (user messages) are not
-/// tool results here: they are sent as user messages.
+/// tool results here: they are sent as user messages. A message both bodies leave out
+/// ([`crate::left_out_of_bodies`]) is passed over, as the bodies pass over it.
 ///
 /// # Errors
 ///
@@ -269,6 +270,10 @@ pub fn export_session(
 pub fn check_tool_links(messages: &[Message]) -> Result<(), ExportError> {
     let mut i = 0;
     while let Some(m) = messages.get(i) {
+        if left_out_of_bodies(m) {
+            i += 1;
+            continue;
+        }
         match m.role {
             Role::Assistant if !m.tool_calls.is_empty() => {
                 i = check_results(messages, i)?;
@@ -303,6 +308,10 @@ fn check_results(messages: &[Message], index: usize) -> Result<usize, ExportErro
     // For each call, the index of its result once seen.
     let mut answered: Vec<Option<usize>> = vec![None; calls.len()];
     let mut j = index + 1;
+    // Messages both bodies leave out stand between nothing.
+    while messages.get(j).is_some_and(left_out_of_bodies) {
+        j += 1;
+    }
     while let Some(r) = messages.get(j).filter(|r| r.role == Role::Tool) {
         let Some(id) = &r.tool_call_id else {
             return Err(ExportError::ResultWithoutCallId { index: j });
@@ -322,6 +331,9 @@ fn check_results(messages: &[Message], index: usize) -> Result<usize, ExportErro
         }
         answered[k] = Some(j);
         j += 1;
+        while messages.get(j).is_some_and(left_out_of_bodies) {
+            j += 1;
+        }
     }
     if let Some(k) = answered.iter().position(Option::is_none) {
         return Err(ExportError::DanglingCall {

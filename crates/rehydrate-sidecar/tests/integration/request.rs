@@ -204,6 +204,8 @@ fn empty_assistant_messages_are_left_out_of_both_bodies() {
     ];
     assert!(check_request(&messages, Api::OpenAi).is_empty());
     assert!(check_request(&messages, Api::Anthropic).is_empty());
+    // The strict export's link check passes over it too.
+    assert_eq!(rehydrate_sidecar::check_tool_links(&messages), Ok(()));
     assert_eq!(
         String::from_utf8(request_body(&messages, Api::Anthropic).unwrap()).unwrap(),
         r#"{"messages":[{"role":"user","content":[{"type":"text","text":"go"}]},{"role":"assistant","content":[{"type":"tool_use","id":"a","name":"ls","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"a","content":"1"}]}]}"#
