@@ -22,6 +22,8 @@ pub(crate) fn read(path: &Path) -> Result<Vec<u8>, Failure> {
 /// Prints each import warning on stderr as `warning: <path>: <warning>`.
 pub(crate) fn print_warnings(path: &Path, warnings: &[Warning]) {
     for w in warnings {
-        eprintln!("warning: {}: {w}", path.display());
+        let mut line = String::new();
+        crate::commands::push_printable(&mut line, &w.to_string(), true);
+        eprintln!("warning: {}: {line}", path.display());
     }
 }

@@ -60,7 +60,11 @@ fn main() -> ExitCode {
         Err(failure) => {
             let mut stderr = std::io::stderr().lock();
             for line in failure.lines() {
-                let _ = writeln!(stderr, "error: {line}");
+                // Errors quote session text (call ids, paths): its control characters are
+                // escaped, so an error stays one line and cannot drive the terminal.
+                let mut printable = String::with_capacity(line.len());
+                commands::push_printable(&mut printable, &line, true);
+                let _ = writeln!(stderr, "error: {printable}");
             }
             ExitCode::from(failure.exit_code())
         }

@@ -1543,3 +1543,36 @@ fn reseal(dir: &Path, file: &str) {
     )
     .unwrap();
 }
+
+#[test]
+fn session_text_in_repairs_warnings_and_errors_is_escaped() {
+    let dir = scratch("escaped_ids");
+    let session = dir.join("session.json");
+    let id = "\u{1b}[31mred\nrepaired: fake";
+    let messages = serde_json::json!([
+        {"role": "user", "content": "hi"},
+        {"role": "tool", "tool_call_id": id, "content": "r"},
+    ]);
+    std::fs::write(&session, serde_json::to_vec(&messages).unwrap()).unwrap();
+    let out = dir.join("out");
+    let (s, o) = (session.to_str().unwrap(), out.to_str().unwrap());
+    let reduced = rehydrate(&["reduce", s, "--out", o, "--no-tokens"]);
+    assert_eq!(reduced.status.code(), Some(0), "{}", stderr(&reduced));
+    let warning = stderr(&reduced);
+    assert!(
+        warning.contains("tool result \\u{1b}[31mred\\u{a}repaired: fake has no tool call"),
+        "{warning}"
+    );
+    let exported = rehydrate(&["export", o, "--to", "openai"]);
+    assert_eq!(exported.status.code(), Some(0), "{}", stderr(&exported));
+    let lines: Vec<String> = stderr(&exported).lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with("repaired: message 1: orphan-result r0.")
+            && lines[0].ends_with(" (tool call \\u{1b}[31mred\\u{a}repaired: fake)"),
+        "{lines:?}"
+    );
+    let strict = rehydrate(&["export", o, "--to", "openai", "--strict"]);
+    assert_eq!(strict.status.code(), Some(2));
+    assert_eq!(stderr(&strict).lines().count(), 1, "{}", stderr(&strict));
+}
