@@ -10,13 +10,13 @@ use rehydrate_model::{
 };
 use rehydrate_sidecar::{
     RangeScan, content_digest, expected_stub, expected_stub_from_facts, moved_message,
-    stub_message, turns_digest, unsendable_calls, verify_reduction,
+    stub_message, turns_digest, verify_reduction,
 };
 
 use crate::boundaries::Boundaries;
 use crate::cut::truncation_span;
 use crate::digests::DigestCache;
-use crate::pairing::{Abandoned, Decision, Pairing};
+use crate::pairing::{Abandoned, Decision, Pairing, unsendable_batch};
 use crate::policy::ReductionPolicy;
 
 /// The projection state of one session: its history (the sidecar), its reduction log and its
@@ -296,6 +296,7 @@ impl Reducer {
         let before = self.log.len();
         let new: Vec<Message> = new_messages.into_iter().collect();
         let digests = self.digests.digests(&self.history, &new);
+        let folded = unsendable_batch(&new);
         let base = self.history.len();
         self.reserve_tracking(new.len());
         if base == 0 {
@@ -303,8 +304,8 @@ impl Reducer {
         } else {
             self.history.extend(new);
         }
-        for (offset, digest) in digests.into_iter().enumerate() {
-            self.track(base + offset, digest);
+        for (offset, (digest, folded)) in digests.into_iter().zip(folded).enumerate() {
+            self.track(base + offset, digest, folded);
         }
         self.decide_cleared();
         self.decide_tool_results();
@@ -355,14 +356,11 @@ impl Reducer {
     }
 
     /// Takes the new message at `index` of the history, with the digest of its text when it is
-    /// a tool result: its boundaries, its occurrence, and a resumed log's reduction of it.
-    fn track(&mut self, index: usize, digest: Option<Digest>) {
+    /// a tool result and the positions of its calls the APIs refuse as written (`folded`): its
+    /// boundaries, its pairing and the repairs it needs, its occurrence, and a resumed log's
+    /// reduction of it.
+    fn track(&mut self, index: usize, digest: Option<Digest>, folded: Vec<usize>) {
         let message = &self.history[index];
-        let folded = if message.tool_calls.is_empty() {
-            Vec::new()
-        } else {
-            unsendable_calls(message)
-        };
         self.boundaries.push(message, &folded);
         self.stubs.push(None);
         let (decision, abandoned) = self.pairing.push(&self.history, index, &folded);
