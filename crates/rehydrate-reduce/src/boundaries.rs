@@ -4,8 +4,6 @@
 //! each appended message costs O(1) amortized (plus O(log n) for the call it opens or
 //! answers), and the clearable range is found by a binary search.
 
-use std::collections::HashMap;
-
 use rehydrate_model::{Message, Role};
 
 /// What is known of a growing history's boundaries.
@@ -19,7 +17,10 @@ pub(crate) struct Boundaries {
     len: usize,
     /// Pending calls: call id → index of the message holding the call. A later call with the
     /// same id replaces the earlier one, which is forgotten (as in [`crate::safe_boundaries`]).
-    pending: HashMap<String, usize>,
+    /// Pending calls: the call ids of the latest assistant message that are not answered yet,
+    /// with that message's index (a later assistant message abandons them, so there are only
+    /// ever a few: a list, searched by id, not a map).
+    pending: Vec<(String, usize)>,
     /// Number of pending calls per message index, to find the oldest pending call.
     pending_at: Vec<u32>,
     /// No message before this index holds a pending call. New calls are made by the newest
@@ -45,7 +46,7 @@ impl Boundaries {
     pub(crate) fn new() -> Boundaries {
         let mut boundaries = Boundaries {
             len: 0,
-            pending: HashMap::new(),
+            pending: Vec::new(),
             pending_at: Vec::new(),
             oldest_pending: 0,
             diff: vec![0],
@@ -64,7 +65,6 @@ impl Boundaries {
         self.diff.reserve(additional);
         self.safe.reserve(additional);
         self.pending_at.reserve(additional);
-        self.pending.reserve(additional);
     }
 
     /// Takes the next message of the history; `folded` are the positions of its calls that
@@ -80,14 +80,15 @@ impl Boundaries {
         if message.role == Role::Assistant && !rehydrate_sidecar::left_out_of_bodies(message) {
             // The model was called again: a call still pending will get no result (the view
             // gives it a synthetic one right after it), so it crosses no later boundary.
-            for (_, call) in self.pending.drain() {
+            for (_, call) in self.pending.drain(..) {
                 self.pending_at[call] -= 1;
             }
         }
         if message.role == Role::Tool
             && let Some(id) = &message.tool_call_id
-            && let Some(call) = self.pending.remove(id.as_str())
+            && let Some(k) = self.pending.iter().position(|(p, _)| p == id)
         {
+            let (_, call) = self.pending.swap_remove(k);
             self.forget_pending(call);
             self.diff[call + 1] += 1;
             self.diff[i + 1] -= 1;
@@ -103,9 +104,12 @@ impl Boundaries {
             .enumerate()
             .filter(|(k, _)| !folded.contains(k))
         {
-            if let Some(replaced) = self.pending.insert(c.id.clone(), i) {
+            if let Some(k) = self.pending.iter().position(|(p, _)| *p == c.id) {
+                // A later call with the same id replaces the earlier one, which is forgotten.
+                let (_, replaced) = self.pending.swap_remove(k);
                 self.forget_pending(replaced);
             }
+            self.pending.push((c.id.clone(), i));
             self.pending_at[i] += 1;
         }
         self.finalize();

@@ -19,9 +19,15 @@
 //! - **turns cleared**: whole old turns become one stub message, with an optional summary.
 //!
 //! A reduction is minted only where its stub is smaller than what it hides, so reducing never
-//! grows a session. The view stays valid for the OpenAI and Anthropic APIs: turns are cleared
-//! only at boundaries no tool call crosses, so a call and its result are never separated and
-//! the view never starts a turn with a tool message.
+//! grows a session. The view is valid for the OpenAI and Anthropic APIs whatever the session's
+//! defects: turns are cleared only at boundaries no tool call crosses, so a call and its result
+//! are never separated, and the *pairing repairs* (reductions too, verified and inverted like
+//! the others) answer a call that got no result with a synthetic result, hide a result whose
+//! call is gone or that answers a call twice, bring a result written after other messages next
+//! to its call, fold calls an API refuses as written into text, and open a conversation that
+//! starts with the assistant (docs/FORMATS.md, "Pairing repairs"). [`Reducer::close`] treats the
+//! session as complete; [`project_messages`] closes; [`repair_session`] makes only the repairs,
+//! for a session sent whole.
 //!
 //! Projection is idempotent and stable: a message already reduced in the log keeps its stub
 //! (the log is a memo of decisions), so running [`project_messages`] again over the same

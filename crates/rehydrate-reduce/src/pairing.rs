@@ -278,7 +278,12 @@ pub(crate) fn unsendable_batch(messages: &[Message]) -> Vec<Vec<usize>> {
             rehydrate_sidecar::unsendable_calls(m)
         }
     };
-    let arguments = |m: &Message| m.tool_calls.iter().map(|c| c.arguments.len()).sum::<usize>();
+    let arguments = |m: &Message| {
+        m.tool_calls
+            .iter()
+            .map(|c| c.arguments.len())
+            .sum::<usize>()
+    };
     let bytes: usize = messages.iter().map(arguments).sum();
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
     if bytes < crate::PARALLEL_HASH_MIN_BYTES || threads == 1 {

@@ -30,9 +30,13 @@ use crate::policy::ReductionPolicy;
 /// untouched history is never hashed again, copied or walked. The view borrows from the
 /// history ([`View`]), so a message that is not reduced is never cloned.
 ///
-/// Each call gives exactly what [`crate::project_messages`] gives for the whole history and the
-/// log of the previous call: feeding a session turn by turn and calling the one-shot form on
-/// each growing prefix mint the same reductions with the same ids and the same view.
+/// Each call (with [`Reducer::close`] after it) gives exactly what [`crate::project_messages`]
+/// gives for the whole history and the log of the previous call: feeding a session turn by
+/// turn and calling the one-shot form on each growing prefix mint the same reductions with the
+/// same ids and the same view. The view is a valid OpenAI and Anthropic request body whatever
+/// the session's defects, through the pairing repairs (docs/FORMATS.md, "Pairing repairs"),
+/// which are minted as the messages that need them arrive; only a call still waiting for its
+/// result at the end is left as it is until [`Reducer::close`] or the next assistant message.
 ///
 /// # Example
 ///
@@ -285,12 +289,14 @@ impl Reducer {
     /// Appends `new_messages` to the history and brings the view and the log up to date;
     /// returns how many reductions this call minted (the last ones of [`Reducer::log`]).
     ///
-    /// One call gives the view and log that [`crate::project_messages`] gives for the whole
-    /// history and the log as it was before the call. Its cost is linear in the bytes of the
-    /// new messages plus the tool results leaving the protected window and the messages a
-    /// growing turns-cleared range gains; the rest of the history is not touched. When the new
-    /// tool results hold more than [`crate::PARALLEL_HASH_MIN_BYTES`], they are hashed on up to 8
-    /// threads (a whole session at once); a turn is hashed on the calling thread.
+    /// One call, followed by [`Reducer::close`], gives the view and log that
+    /// [`crate::project_messages`] gives for the whole history and the log as it was before the
+    /// call (without `close`, a trailing call still waiting for its result is left as it is).
+    /// Its cost is linear in the bytes of the new messages plus the tool results leaving the
+    /// protected window and the messages a growing turns-cleared range gains; the rest of the
+    /// history is not touched. When the new tool results hold more than
+    /// [`crate::PARALLEL_HASH_MIN_BYTES`], they are hashed on up to 8 threads, and so are the new
+    /// calls' arguments checked (a whole session at once); a turn is done on the calling thread.
     pub fn project(&mut self, new_messages: impl IntoIterator<Item = Message>) -> usize {
         self.closing = None;
         let before = self.log.len();

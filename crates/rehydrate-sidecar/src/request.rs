@@ -480,56 +480,177 @@ pub fn unsendable_calls(m: &Message) -> Vec<usize> {
         .collect()
 }
 
-/// Whether `text` is one JSON object (whitespace around it allowed): valid JSON by
-/// `serde_json`'s grammar, skipped without building a value, whose `\u` escapes are whole
-/// characters (a lone UTF-16 surrogate, which a writer that cut a string inside an emoji
-/// leaves, is not). Numbers are not range-checked: JSON sets no range, and the input is sent
-/// as written.
-fn is_json_object(text: &str) -> bool {
-    text.trim_start().starts_with('{')
-        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
-        && !has_lone_surrogate(text.as_bytes())
-}
-
-/// Whether valid JSON `json` holds a `\u` escape of a UTF-16 surrogate that is not half of a
-/// high-low pair. Each `\u` is found with `memmem` and is an escape when an odd number of
-/// backslashes ends there (backslashes stand only inside strings in valid JSON).
-fn has_lone_surrogate(json: &[u8]) -> bool {
-    let hex = |at: usize| -> Option<u16> {
-        let digits = std::str::from_utf8(json.get(at..at + 4)?).ok()?;
-        u16::from_str_radix(digits, 16).ok()
-    };
-    let is_escape = |at: usize| {
-        json[..=at]
-            .iter()
-            .rev()
-            .take_while(|&&b| b == b'\\')
-            .count()
-            % 2
-            == 1
-    };
-    // After a high surrogate: where its low half must start.
-    let mut low_at: Option<usize> = None;
-    for at in memchr::memmem::find_iter(json, br"\u") {
-        if !is_escape(at) {
-            continue;
-        }
-        let Some(unit) = hex(at + 2) else {
-            return true; // not reached for valid JSON
-        };
-        if let Some(want) = low_at.take() {
-            if at != want || !(0xDC00..=0xDFFF).contains(&unit) {
-                return true;
+/// Whether `text` is one JSON object (whitespace around it allowed) by the grammar of
+/// RFC 8259, whose `\u` escapes are whole characters (a lone UTF-16 surrogate, which a writer
+/// that cut a string inside an emoji leaves, is not). Numbers are not range-checked: JSON sets
+/// no range, and the input is sent as written. One pass, no value built, nesting kept on an
+/// explicit stack (no recursion); string bodies are skipped with `memchr`.
+pub(crate) fn is_json_object(text: &str) -> bool {
+    let b = text.as_bytes();
+    let mut i = skip_ws(b, 0);
+    if b.get(i) != Some(&b'{') {
+        return false;
+    }
+    // Open containers: `true` for an object, `false` for an array.
+    let mut stack: Vec<bool> = Vec::new();
+    // Each step reads one value at `i`, then what may follow it.
+    loop {
+        i = skip_ws(b, i);
+        match b.get(i) {
+            Some(b'{') => {
+                i = skip_ws(b, i + 1);
+                if b.get(i) == Some(&b'}') {
+                    i += 1;
+                } else {
+                    stack.push(true);
+                    let Some(next) = object_key(b, i) else {
+                        return false;
+                    };
+                    i = next;
+                    continue;
+                }
             }
-            continue;
+            Some(b'[') => {
+                i = skip_ws(b, i + 1);
+                if b.get(i) == Some(&b']') {
+                    i += 1;
+                } else {
+                    stack.push(false);
+                    continue;
+                }
+            }
+            Some(b'"') => match skip_string(b, i) {
+                Some(next) => i = next,
+                None => return false,
+            },
+            Some(b't') if b[i..].starts_with(b"true") => i += 4,
+            Some(b'f') if b[i..].starts_with(b"false") => i += 5,
+            Some(b'n') if b[i..].starts_with(b"null") => i += 4,
+            Some(b'-' | b'0'..=b'9') => match skip_number(b, i) {
+                Some(next) => i = next,
+                None => return false,
+            },
+            _ => return false,
         }
-        match unit {
-            0xD800..=0xDBFF => low_at = Some(at + 6),
-            0xDC00..=0xDFFF => return true,
-            _ => {}
+        // After a value: close containers, or go on to the next member or element.
+        loop {
+            i = skip_ws(b, i);
+            let Some(&in_object) = stack.last() else {
+                return i == b.len();
+            };
+            match (b.get(i), in_object) {
+                (Some(b','), true) => {
+                    let Some(next) = object_key(b, skip_ws(b, i + 1)) else {
+                        return false;
+                    };
+                    i = next;
+                    break;
+                }
+                (Some(b','), false) => {
+                    i += 1;
+                    break;
+                }
+                (Some(b'}'), true) | (Some(b']'), false) => {
+                    stack.pop();
+                    i += 1;
+                }
+                _ => return false,
+            }
         }
     }
-    low_at.is_some()
+}
+
+/// The index after a member's key and its `:`, the key's string starting at `i`.
+fn object_key(b: &[u8], i: usize) -> Option<usize> {
+    if b.get(i) != Some(&b'"') {
+        return None;
+    }
+    let i = skip_ws(b, skip_string(b, i)?);
+    (b.get(i) == Some(&b':')).then_some(i + 1)
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while matches!(b.get(i), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+        i += 1;
+    }
+    i
+}
+
+/// The index after the string whose opening quote is at `i`: no raw control character, every
+/// escape one of `\" \\ \/ \b \f \n \r \t \uXXXX`, every surrogate escape half of a pair.
+fn skip_string(b: &[u8], i: usize) -> Option<usize> {
+    let mut at = i + 1;
+    loop {
+        let rest = b.get(at..)?;
+        let found = memchr::memchr2(b'"', b'\\', rest)?;
+        // Raw control characters must be escaped (one vectorized pass over the run).
+        if rest[..found].iter().any(|&c| c < 0x20) {
+            return None;
+        }
+        at += found;
+        if b[at] == b'"' {
+            return Some(at + 1);
+        }
+        match b.get(at + 1)? {
+            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at += 2,
+            b'u' => {
+                let unit = hex4(b, at + 2)?;
+                at += 6;
+                match unit {
+                    0xD800..=0xDBFF => {
+                        let low = (b.get(at..at + 2) == Some(br"\u"))
+                            .then(|| hex4(b, at + 2))
+                            .flatten()?;
+                        if !(0xDC00..=0xDFFF).contains(&low) {
+                            return None;
+                        }
+                        at += 6;
+                    }
+                    0xDC00..=0xDFFF => return None,
+                    _ => {}
+                }
+            }
+            _ => return None,
+        }
+    }
+}
+
+fn hex4(b: &[u8], at: usize) -> Option<u16> {
+    let digits = b.get(at..at + 4)?;
+    digits.iter().try_fold(0u16, |acc, &d| {
+        let v = char::from(d).to_digit(16)?;
+        Some(acc << 4 | v as u16)
+    })
+}
+
+/// The index after the number starting at `i`: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+fn skip_number(b: &[u8], mut i: usize) -> Option<usize> {
+    let digits = |b: &[u8], mut i: usize| {
+        let start = i;
+        while b.get(i).is_some_and(u8::is_ascii_digit) {
+            i += 1;
+        }
+        (i > start).then_some(i)
+    };
+    if b.get(i) == Some(&b'-') {
+        i += 1;
+    }
+    i = match b.get(i)? {
+        b'0' => i + 1,
+        b'1'..=b'9' => digits(b, i)?,
+        _ => return None,
+    };
+    if b.get(i) == Some(&b'.') {
+        i = digits(b, i + 1)?;
+    }
+    if matches!(b.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(b.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        i = digits(b, i)?;
+    }
+    Some(i)
 }
 
 /// The violations of the shape of the calls of assistant message `index`: an id that does not

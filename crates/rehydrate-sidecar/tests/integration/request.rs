@@ -253,3 +253,54 @@ proptest::proptest! {
         proptest::prop_assert_eq!(call_defect(&calls, 0).is_none(), oracle, "{}", arguments);
     }
 }
+
+/// Random JSON values, shallow, with numbers serde_json holds.
+fn json_value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+    use proptest::prelude::*;
+    let leaf = prop_oneof![
+        Just(serde_json::Value::Null),
+        any::<bool>().prop_map(serde_json::Value::Bool),
+        (-1_000_000i64..1_000_000).prop_map(serde_json::Value::from),
+        (-1e6f64..1e6).prop_map(serde_json::Value::from),
+        "[a-z\"\\\\\n\t é😀\u{1}]{0,6}".prop_map(serde_json::Value::String),
+    ];
+    leaf.prop_recursive(4, 24, 4, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(serde_json::Value::Array),
+            proptest::collection::btree_map("[a-z]{0,3}", inner, 0..4)
+                .prop_map(|m| serde_json::Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+    /// The one-pass arguments check against `serde_json` reading a value, on valid objects and
+    /// on their bytes with one piece inserted (a quote, a brace, an escape, a control
+    /// character, a surrogate escape, a number), which breaks them or not.
+    #[test]
+    fn the_arguments_check_matches_serde_json_on_random_json(
+        value in json_value(),
+        wrap in proptest::bool::ANY,
+        at in 0usize..400,
+        piece in proptest::sample::select(vec![
+            "", "\"", "{", "}", "[", "]", ",", ":", "\\", "\\u", "\\ud83d", "\\ude00",
+            "\\ud83d\\ude00", "\u{1}", " ", "0", "-", "01", "1.", ".5", "1e", "1e5", "tru", "null",
+        ]),
+    ) {
+        let value = if wrap { serde_json::json!({ "v": value }) } else { value };
+        let text = serde_json::to_string(&value).unwrap();
+        let at = text.floor_char_boundary(at.min(text.len()));
+        let candidate = format!("{}{}{}", &text[..at], piece, &text[at..]);
+        let parsed = serde_json::from_str::<serde_json::Value>(&candidate);
+        // JSON sets no range for numbers; serde_json's value does (f64).
+        let out_of_range = parsed
+            .as_ref()
+            .is_err_and(|e| e.to_string().starts_with("number out of range"));
+        proptest::prop_assume!(!out_of_range);
+        let oracle = matches!(parsed, Ok(serde_json::Value::Object(_)));
+        let calls = [call("a", "ls", &candidate)];
+        proptest::prop_assert_eq!(call_defect(&calls, 0).is_none(), oracle, "{}", candidate);
+    }
+}
