@@ -581,15 +581,11 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 fn skip_string(b: &[u8], i: usize) -> Option<usize> {
     let mut at = i + 1;
     loop {
-        let rest = b.get(at..)?;
-        let found = memchr::memchr2(b'"', b'\\', rest)?;
-        // Raw control characters must be escaped (one vectorized pass over the run).
-        if rest[..found].iter().any(|&c| c < 0x20) {
-            return None;
-        }
-        at += found;
-        if b[at] == b'"' {
-            return Some(at + 1);
+        at += find_special(b.get(at..)?)?;
+        match b[at] {
+            b'"' => return Some(at + 1),
+            b'\\' => {}
+            _ => return None, // a raw control character
         }
         match b.get(at + 1)? {
             b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => at += 2,
@@ -613,6 +609,31 @@ fn skip_string(b: &[u8], i: usize) -> Option<usize> {
             _ => return None,
         }
     }
+}
+
+/// The position of the first byte of `s` that ends a run of plain string bytes: `"`, `\` or a
+/// control character (below 0x20). Eight bytes at a time: in each 64-bit word, the bytes equal
+/// to a value are found as zero bytes of the word XOR that value, and the bytes below 0x20 by
+/// the borrow of subtracting 0x20 from each; both tests are exact at the lowest flagged byte,
+/// which is the one taken.
+fn find_special(s: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |x: u64, n: u64| x.wrapping_sub(ONES * n) & !x & HIGH;
+    let mut at = 0;
+    let mut words = s.chunks_exact(8);
+    for word in &mut words {
+        let x = u64::from_le_bytes(word.try_into().expect("chunks of 8"));
+        let mask = below(x, 0x20) | below(x ^ (ONES * 0x22), 1) | below(x ^ (ONES * 0x5C), 1);
+        if mask != 0 {
+            return Some(at + (mask.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    let tail = words.remainder();
+    tail.iter()
+        .position(|&c| c == b'"' || c == b'\\' || c < 0x20)
+        .map(|p| at + p)
 }
 
 fn hex4(b: &[u8], at: usize) -> Option<u16> {

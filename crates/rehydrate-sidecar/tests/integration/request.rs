@@ -262,7 +262,7 @@ fn json_value() -> impl proptest::strategy::Strategy<Value = serde_json::Value> 
         any::<bool>().prop_map(serde_json::Value::Bool),
         (-1_000_000i64..1_000_000).prop_map(serde_json::Value::from),
         (-1e6f64..1e6).prop_map(serde_json::Value::from),
-        "[a-z\"\\\\\n\t é😀\u{1}]{0,6}".prop_map(serde_json::Value::String),
+        "[a-z\"\\\\\n\t é😀\u{1}\u{1f}\u{7f}]{0,24}".prop_map(serde_json::Value::String),
     ];
     leaf.prop_recursive(4, 24, 4, |inner| {
         prop_oneof![
