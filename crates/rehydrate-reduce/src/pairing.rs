@@ -285,8 +285,13 @@ pub(crate) fn unsendable_batch(messages: &[Message]) -> Vec<Vec<usize>> {
             .sum::<usize>()
     };
     let bytes: usize = messages.iter().map(arguments).sum();
+    if bytes < crate::PARALLEL_HASH_MIN_BYTES {
+        return messages.iter().map(one).collect();
+    }
+    // Asked only for a large batch: on Linux it reads the cgroup's CPU quota, which costs
+    // more than checking a turn's arguments.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if bytes < crate::PARALLEL_HASH_MIN_BYTES || threads == 1 {
+    if threads == 1 {
         return messages.iter().map(one).collect();
     }
     // Ranges of about equal argument bytes, cut between messages.
