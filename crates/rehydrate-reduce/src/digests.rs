@@ -140,8 +140,13 @@ fn hash_marked(messages: &[Message], sources: &[Source], bytes: usize) -> Vec<Op
         Source::Hash => tool_text(m).map(|t| content_digest(t.as_bytes())),
         _ => None,
     };
+    if bytes < PARALLEL_HASH_MIN_BYTES {
+        return messages.iter().zip(sources).map(hash).collect();
+    }
+    // Asked only for a large batch: on Linux it reads the cgroup's CPU quota, which costs
+    // more than hashing a turn.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if bytes < PARALLEL_HASH_MIN_BYTES || threads == 1 {
+    if threads == 1 {
         return messages.iter().zip(sources).map(hash).collect();
     }
     // Ranges of about equal hashed bytes, cut between messages.
