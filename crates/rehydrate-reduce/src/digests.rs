@@ -12,6 +12,8 @@ use std::collections::HashMap;
 use rehydrate_model::{Digest, Message};
 use rehydrate_sidecar::content_digest;
 
+use crate::batch::map_batch;
+
 /// New tool results holding more text than this many bytes in one [`crate::Reducer::project`]
 /// call are hashed on several threads. 4 MiB.
 pub const PARALLEL_HASH_MIN_BYTES: usize = 4 << 20;
@@ -85,7 +87,6 @@ impl DigestCache {
         // Batch-internal first occurrences, digest not known yet: fingerprint → index.
         let mut pending: HashMap<Fingerprint, usize> = HashMap::new();
         let mut sources: Vec<Source> = Vec::with_capacity(new.len());
-        let mut to_hash = 0;
         for (k, m) in new.iter().enumerate() {
             let Some(text) = tool_text(m) else {
                 sources.push(Source::None);
@@ -108,12 +109,9 @@ impl DigestCache {
                 pending.insert(fp, base + k);
                 Source::Hash
             };
-            if matches!(source, Source::Hash) {
-                to_hash += text.len();
-            }
             sources.push(source);
         }
-        let hashed = hash_marked(new, &sources, to_hash);
+        let hashed = hash_marked(new, &sources);
         let mut out: Vec<Option<Digest>> = Vec::with_capacity(new.len());
         for (k, source) in sources.iter().enumerate() {
             let digest = match *source {
@@ -134,46 +132,16 @@ impl DigestCache {
 }
 
 /// blake3 of the texts of `messages` whose source is [`Source::Hash`] (`None` elsewhere),
-/// on several threads when `bytes` (their total size) is large.
-fn hash_marked(messages: &[Message], sources: &[Source], bytes: usize) -> Vec<Option<Digest>> {
-    let hash = |(m, s): (&Message, &Source)| match s {
-        Source::Hash => tool_text(m).map(|t| content_digest(t.as_bytes())),
-        _ => None,
+/// on several threads when their total size is large ([`crate::batch::map_batch`]).
+fn hash_marked(messages: &[Message], sources: &[Source]) -> Vec<Option<Digest>> {
+    let marked = |i: usize| {
+        matches!(sources[i], Source::Hash)
+            .then(|| tool_text(&messages[i]))
+            .flatten()
     };
-    if bytes < PARALLEL_HASH_MIN_BYTES {
-        return messages.iter().zip(sources).map(hash).collect();
-    }
-    // Asked only for a large batch: on Linux it reads the cgroup's CPU quota, which costs
-    // more than hashing a turn.
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if threads == 1 {
-        return messages.iter().zip(sources).map(hash).collect();
-    }
-    // Ranges of about equal hashed bytes, cut between messages.
-    let per_thread = bytes.div_ceil(threads);
-    let mut ranges = Vec::with_capacity(threads);
-    let (mut start, mut acc) = (0, 0);
-    for (i, (m, s)) in messages.iter().zip(sources).enumerate() {
-        if matches!(s, Source::Hash) {
-            acc += tool_text(m).map_or(0, str::len);
-        }
-        if acc >= per_thread {
-            ranges.push(start..i + 1);
-            (start, acc) = (i + 1, 0);
-        }
-    }
-    ranges.push(start..messages.len());
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = ranges
-            .into_iter()
-            .map(|r| {
-                let (ms, ss) = (&messages[r.clone()], &sources[r]);
-                scope.spawn(move || ms.iter().zip(ss).map(hash).collect::<Vec<_>>())
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("hashing does not panic"))
-            .collect()
-    })
+    map_batch(
+        messages.len(),
+        |i| marked(i).map_or(0, str::len),
+        |i| marked(i).map(|t| content_digest(t.as_bytes())),
+    )
 }

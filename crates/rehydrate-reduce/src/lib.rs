@@ -62,6 +62,7 @@
 
 #![forbid(unsafe_code)]
 
+mod batch;
 mod boundaries;
 mod cut;
 mod digests;

@@ -267,56 +267,26 @@ fn gives_text(m: &Message) -> bool {
     }
 }
 
-/// [`rehydrate_sidecar::unsendable_calls`] of each message of `messages`, in order; on up to 8
-/// threads when their calls' arguments hold more than [`crate::PARALLEL_HASH_MIN_BYTES`] (a
-/// whole session at once: validating the arguments is most of the pairing work).
+/// [`rehydrate_sidecar::unsendable_calls`] of each message of `messages`, in order; on several
+/// threads when their calls' arguments are large ([`crate::batch::map_batch`]: a whole session
+/// at once, where validating the arguments is most of the pairing work).
 pub(crate) fn unsendable_batch(messages: &[Message]) -> Vec<Vec<usize>> {
-    let one = |m: &Message| {
-        if m.tool_calls.is_empty() {
-            Vec::new()
-        } else {
-            rehydrate_sidecar::unsendable_calls(m)
-        }
-    };
-    let arguments = |m: &Message| {
-        m.tool_calls
-            .iter()
-            .map(|c| c.arguments.len())
-            .sum::<usize>()
-    };
-    let bytes: usize = messages.iter().map(arguments).sum();
-    if bytes < crate::PARALLEL_HASH_MIN_BYTES {
-        return messages.iter().map(one).collect();
-    }
-    // Asked only for a large batch: on Linux it reads the cgroup's CPU quota, which costs
-    // more than checking a turn's arguments.
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
-    if threads == 1 {
-        return messages.iter().map(one).collect();
-    }
-    // Ranges of about equal argument bytes, cut between messages.
-    let per_thread = bytes.div_ceil(threads);
-    let mut ranges = Vec::with_capacity(threads);
-    let (mut start, mut acc) = (0, 0);
-    for (i, m) in messages.iter().enumerate() {
-        acc += arguments(m);
-        if acc >= per_thread {
-            ranges.push(start..i + 1);
-            (start, acc) = (i + 1, 0);
-        }
-    }
-    ranges.push(start..messages.len());
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = ranges
-            .into_iter()
-            .map(|r| {
-                let ms = &messages[r];
-                scope.spawn(move || ms.iter().map(one).collect::<Vec<_>>())
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("checking arguments does not panic"))
-            .collect()
-    })
+    crate::batch::map_batch(
+        messages.len(),
+        |i| {
+            messages[i]
+                .tool_calls
+                .iter()
+                .map(|c| c.arguments.len())
+                .sum()
+        },
+        |i| {
+            let m = &messages[i];
+            if m.tool_calls.is_empty() {
+                Vec::new()
+            } else {
+                rehydrate_sidecar::unsendable_calls(m)
+            }
+        },
+    )
 }
