@@ -478,12 +478,22 @@ fn render_search(result: &SearchResult) -> String {
     out
 }
 
-/// Appends `text` with control characters (other than tab when `keep_tab`) written as
-/// `\u{..}` escapes, so session content cannot drive the terminal (escape sequences, carriage
-/// returns, line breaks that would fake table rows).
+/// Appends `text` with control characters (other than tab when `keep_tab`), line and paragraph
+/// separators and bidirectional formatting characters written as `\u{..}` escapes, so session
+/// content cannot drive the terminal (escape sequences, carriage returns, line breaks that
+/// would fake table rows, a right-to-left override).
 pub(crate) fn push_printable(out: &mut String, text: &str, keep_tab: bool) {
+    // Besides control characters: the line and paragraph separators and the bidirectional
+    // formatting characters, which can make a line read as another.
+    let spoofing = |c: char| {
+        matches!(
+            c,
+            '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{061c}'
+        ) || ('\u{202a}'..='\u{202e}').contains(&c)
+            || ('\u{2066}'..='\u{2069}').contains(&c)
+    };
     for c in text.chars() {
-        if c.is_control() && !(keep_tab && c == '\t') {
+        if (c.is_control() && !(keep_tab && c == '\t')) || spoofing(c) {
             out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
         } else {
             out.push(c);
@@ -516,15 +526,17 @@ fn verify(dir: &Path) -> Result<(), Failure> {
     {
         failures.push(e.to_string());
     }
-    // The view is what a host sends: it must be a valid request body for both APIs (a view
-    // with no message at all has nothing to send, and is not a failure).
+    // The view is what a host sends: it must be a valid request body for both APIs. A view
+    // with no message a body carries has nothing to send: not a failure, but said.
+    let mut nothing_to_send = false;
     for api in [Api::OpenAi, Api::Anthropic] {
-        failures.extend(
-            check_request(&loaded.view, api)
-                .into_iter()
-                .filter(|v| v.rule != Rule::NoMessages)
-                .map(|v| format!("view.json is not a valid {api} request body: {v}")),
-        );
+        for v in check_request(&loaded.view, api) {
+            if v.rule == Rule::NoMessages {
+                nothing_to_send = true;
+            } else {
+                failures.push(format!("view.json is not a valid {api} request body: {v}"));
+            }
+        }
     }
     if !failures.is_empty() {
         return Err(Failure::Verify(failures));
@@ -532,9 +544,14 @@ fn verify(dir: &Path) -> Result<(), Failure> {
     let n = loaded.log.len();
     print_stdout(
         format!(
-            "verified {n} {}; the view inverts to the sidecar's {} messages and is a valid OpenAI and Anthropic request body\n",
+            "verified {n} {}; the view inverts to the sidecar's {} messages and {}\n",
             if n == 1 { "reduction" } else { "reductions" },
-            loaded.manifest.messages
+            loaded.manifest.messages,
+            if nothing_to_send {
+                "holds no message a request body could carry"
+            } else {
+                "is a valid OpenAI and Anthropic request body"
+            }
         )
         .as_bytes(),
     )

@@ -180,11 +180,17 @@ impl Report {
                 .rows
                 .iter()
                 .map(|r| {
+                    // The id as the text lines show it: JSON escapes C0 controls only.
+                    let call_id = r.call_id.as_deref().map(|c| {
+                        let mut shown = String::new();
+                        push_printable(&mut shown, c, false);
+                        shown
+                    });
                     serde_json::json!({
                         "id": r.id,
                         "kind": r.kind,
                         "index": r.index,
-                        "call_id": r.call_id,
+                        "call_id": call_id,
                         "in_log": !r.new,
                     })
                 })

@@ -234,13 +234,23 @@ pub fn left_out_of_bodies(m: &Message) -> bool {
     m.role == Role::Assistant && m.tool_calls.is_empty() && !has_content(m)
 }
 
-/// Whether `m` has content a body carries: text that is not all whitespace, or parts.
+/// Whether `m` has content a body carries: text that is not all whitespace, or a content part
+/// that is not a text part of whitespace only.
 fn has_content(m: &Message) -> bool {
     match &m.content {
         None => false,
         Some(Content::Text(t)) => !t.trim().is_empty(),
-        Some(Content::Parts(parts)) => !parts.is_empty(),
+        Some(Content::Parts(parts)) => parts.iter().any(|p| !is_blank_text_part(p)),
     }
+}
+
+/// Whether content part `p` is a text part whose text is empty or whitespace only (which the
+/// Messages API refuses, and which says nothing).
+fn is_blank_text_part(p: &serde_json::Value) -> bool {
+    p.get("type").and_then(serde_json::Value::as_str) == Some("text")
+        && p.get("text")
+            .and_then(serde_json::Value::as_str)
+            .is_some_and(|t| t.trim().is_empty())
 }
 
 fn left_out_of_openai(m: &Message) -> bool {
@@ -1079,14 +1089,16 @@ fn system_pieces<'a>(
 ) {
     match &m.content {
         None => {}
-        Some(Content::Text(text)) => pieces.extend(Some(text.as_str()).filter(|t| !t.is_empty())),
+        Some(Content::Text(text)) => {
+            pieces.extend(Some(text.as_str()).filter(|t| !t.trim().is_empty()));
+        }
         Some(Content::Parts(parts)) => {
             for (part, p) in parts.iter().enumerate() {
                 let text = (p.get("type").and_then(serde_json::Value::as_str) == Some("text"))
                     .then(|| p.get("text").and_then(serde_json::Value::as_str))
                     .flatten();
                 match text {
-                    Some(text) => pieces.extend(Some(text).filter(|t| !t.is_empty())),
+                    Some(text) => pieces.extend(Some(text).filter(|t| !t.trim().is_empty())),
                     None => out.push(violation(
                         index,
                         Rule::SystemPart,
@@ -1106,7 +1118,11 @@ fn content_blocks(m: &Message) -> Vec<Block<'_>> {
         None => Vec::new(),
         Some(Content::Text(text)) if text.trim().is_empty() => Vec::new(),
         Some(Content::Text(text)) => vec![Block::Text(text)],
-        Some(Content::Parts(parts)) => parts.iter().map(Block::Part).collect(),
+        Some(Content::Parts(parts)) => parts
+            .iter()
+            .filter(|p| !is_blank_text_part(p))
+            .map(Block::Part)
+            .collect(),
     }
 }
 

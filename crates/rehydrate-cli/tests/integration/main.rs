@@ -1576,3 +1576,22 @@ fn session_text_in_repairs_warnings_and_errors_is_escaped() {
     assert_eq!(strict.status.code(), Some(2));
     assert_eq!(stderr(&strict).lines().count(), 1, "{}", stderr(&strict));
 }
+
+#[test]
+fn verify_says_when_a_view_has_nothing_to_send() {
+    let dir = scratch("nothing_to_send");
+    let session = dir.join("session.json");
+    std::fs::write(&session, br#"[{"role":"system","content":"be brief"}]"#).unwrap();
+    let out = dir.join("out");
+    let (s, o) = (session.to_str().unwrap(), out.to_str().unwrap());
+    let reduced = rehydrate(&["reduce", s, "--out", o, "--no-tokens"]);
+    assert_eq!(reduced.status.code(), Some(0), "{}", stderr(&reduced));
+    let verify = rehydrate(&["verify", o]);
+    assert_eq!(verify.status.code(), Some(0), "{}", stderr(&verify));
+    assert_eq!(
+        String::from_utf8(verify.stdout).unwrap(),
+        "verified 0 reductions; the view inverts to the sidecar's 1 messages and holds no message a request body could carry\n"
+    );
+    let body = rehydrate(&["export", o, "--to", "anthropic", "--view"]);
+    assert_eq!(body.status.code(), Some(2));
+}

@@ -68,8 +68,8 @@ fn pairing_rules_name_the_message_and_the_call() {
 
 #[test]
 fn anthropic_rules_apply_to_the_merged_messages() {
-    // Text before the results in one user message, a first message from the assistant, and
-    // empty or whitespace-only text parts (a text content of whitespace is left out instead).
+    // Text before the results in one user message and a first message from the assistant;
+    // whitespace-only text (content or parts) is left out of the body.
     let messages = vec![
         Message::text(Role::Assistant, "hello"),
         Message::text(Role::User, "   \n"),
@@ -90,7 +90,6 @@ fn anthropic_rules_apply_to_the_merged_messages() {
             "0 first-not-user -",
             "2 unanswered-call a",
             "4 text-before-tool-result a",
-            "5 empty-text -",
         ]
     );
     // OpenAI has no such rules, but the person's message separates the call from its result.
