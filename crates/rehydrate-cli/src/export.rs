@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
-use rehydrate_model::ReductionKind;
-use rehydrate_reduce::{Projection, session_request_body};
+use rehydrate_model::{Reduction, ReductionKind};
+use rehydrate_reduce::{repairs_in_view, session_request_body};
 use rehydrate_sidecar::{
-    Api, ExportError, ExportFormat, RequestError, check_inverts, export_session, request_body,
-    verify_log,
+    Api, ExportError, ExportFormat, RequestError, check_exportable, check_inverts, export_session,
+    request_body, verify_log,
 };
 
 use crate::cli::ExportTo;
@@ -39,12 +39,7 @@ pub(crate) fn run(
         (Some(api), true) => {
             let body = view_body(dir, &loaded, api)?;
             // The view is the directory's own: its repairs are the log's.
-            let projection = Projection {
-                view: loaded.view.clone(),
-                log: loaded.log.clone(),
-                minted: 0,
-            };
-            let rows = rows(&loaded, &projection);
+            let rows = rows(&loaded, repairs_in_view(&loaded.view, &loaded.log));
             (
                 body,
                 Report {
@@ -64,12 +59,13 @@ pub(crate) fn run(
             Report::none(Some(api), strict),
         ),
         (Some(api), false) => {
-            // The inverted session verifies and leaks no stub (the JSONL export checks both),
-            // then is repaired into a valid body, reusing the log's repairs (same ids).
-            exported(dir, &loaded, ExportFormat::Jsonl)?;
+            // The inverted session verifies and leaks no stub, then is repaired into a valid
+            // body, reusing the log's repairs (same ids).
+            check_exportable(&loaded.view, &loaded.log, &loaded.sidecar)
+                .map_err(|e| export_failure(dir, &e))?;
             let (body, projection) = session_request_body(&loaded.sidecar, &loaded.log, api)
                 .map_err(|e| invalid(dir, &e))?;
-            let rows = rows(&loaded, &projection);
+            let rows = rows(&loaded, projection.repairs_in_view());
             (
                 body,
                 Report {
@@ -101,15 +97,17 @@ fn view_body(dir: &Path, loaded: &SessionDir, api: Api) -> Result<Vec<u8>, Failu
 /// not resolve, or stub text left, is a directory that does not verify (1); a session the
 /// body cannot represent is bad input (2).
 fn exported(dir: &Path, loaded: &SessionDir, format: ExportFormat) -> Result<Vec<u8>, Failure> {
-    export_session(&loaded.view, &loaded.log, &loaded.sidecar, format).map_err(|e| {
-        let mut line = format!("{}: ", dir.display());
-        push_printable(&mut line, &e.to_string(), true);
-        if e.is_leak() || matches!(e, ExportError::Unresolved(_)) {
-            Failure::Verify(vec![line])
-        } else {
-            input(line)
-        }
-    })
+    export_session(&loaded.view, &loaded.log, &loaded.sidecar, format)
+        .map_err(|e| export_failure(dir, &e))
+}
+
+fn export_failure(dir: &Path, e: &ExportError) -> Failure {
+    let line = format!("{}: {e}", dir.display());
+    if e.is_leak() || matches!(e, ExportError::Unresolved(_)) {
+        Failure::Verify(vec![line])
+    } else {
+        input(line)
+    }
 }
 
 fn invalid(dir: &Path, e: &RequestError) -> Failure {
@@ -126,11 +124,10 @@ struct Row {
     new: bool,
 }
 
-/// The repairs `projection` uses, as rows; a repair past the directory's log is new.
-fn rows(loaded: &SessionDir, projection: &Projection) -> Vec<Row> {
+/// `repairs` (those a body carries), as rows; a repair past the directory's log is new.
+fn rows(loaded: &SessionDir, repairs: Vec<&Reduction>) -> Vec<Row> {
     let known = loaded.log.len();
-    projection
-        .repairs_in_view()
+    repairs
         .into_iter()
         .map(|r| {
             let index = r.ptr.addr.index;

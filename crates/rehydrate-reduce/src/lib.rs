@@ -78,7 +78,7 @@ pub use digests::PARALLEL_HASH_MIN_BYTES;
 pub use policy::ReductionPolicy;
 pub use project::{Projection, project_messages};
 pub use reducer::{Reducer, View};
-pub use request::{repair_session, session_request_body};
+pub use request::{repair_session, repairs_in_view, session_request_body};
 pub use turns::{clearable_range, safe_boundaries, turn_starts};
 
 #[cfg(test)]

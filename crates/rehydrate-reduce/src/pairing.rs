@@ -11,8 +11,8 @@
 
 use std::collections::HashMap;
 
-use rehydrate_model::{Content, Message, Role};
-use rehydrate_sidecar::left_out_of_bodies;
+use rehydrate_model::{Message, Role};
+use rehydrate_sidecar::{has_content, left_out_of_bodies};
 
 /// What one message means for pairing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -163,7 +163,7 @@ impl Pairing {
                 (self.result(history, index), None)
             }
             Role::System | Role::User => {
-                if m.role == Role::User && gives_text(m) {
+                if m.role == Role::User && has_content(m) {
                     self.opened = true;
                 }
                 if let Some(open) = &mut self.open {
@@ -254,16 +254,6 @@ impl Pairing {
     /// session abandons.
     pub(crate) fn open(&self) -> Option<&Open> {
         self.open.as_ref().filter(|o| !o.unanswered.is_empty())
-    }
-}
-
-/// Whether message `m` gives a request body content: text that is not all whitespace, or
-/// content parts.
-fn gives_text(m: &Message) -> bool {
-    match &m.content {
-        None => false,
-        Some(Content::Text(t)) => !t.trim().is_empty(),
-        Some(Content::Parts(parts)) => !parts.is_empty(),
     }
 }
 

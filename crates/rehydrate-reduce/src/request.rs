@@ -36,7 +36,8 @@ impl Reducer {
     /// ```
     pub fn request_body(&mut self, api: Api) -> Result<Vec<u8>, RequestError> {
         self.close();
-        let view: Vec<Message> = self.view().to_vec();
+        // The view borrows its unreduced messages: only references are collected.
+        let view: Vec<&Message> = self.view().iter().collect();
         request_body(&view, api)
     }
 }
@@ -93,22 +94,26 @@ pub fn session_request_body(
 }
 
 impl Projection {
-    /// The pairing repairs the view uses (a message of the view stands for each, or carries
-    /// its moved-result mark), in log order.
+    /// The pairing repairs the view uses ([`repairs_in_view`]), in log order.
     pub fn repairs_in_view(&self) -> Vec<&Reduction> {
-        let used: BTreeSet<&str> = self
-            .view
-            .iter()
-            .flat_map(|m| {
-                [REDUCTION_METADATA_KEY, MOVED_METADATA_KEY]
-                    .into_iter()
-                    .filter_map(|key| m.metadata.get(key).map(String::as_str))
-            })
-            .collect();
-        self.log
-            .reductions
-            .iter()
-            .filter(|r| r.kind.is_repair() && used.contains(r.id.as_str()))
-            .collect()
+        repairs_in_view(&self.view, &self.log)
     }
+}
+
+/// The pairing repairs of `log` that `view` uses (a message of the view stands for each, or
+/// carries its moved-result mark), in log order; a view read back from a session directory
+/// needs no [`Projection`].
+pub fn repairs_in_view<'a>(view: &[Message], log: &'a ReductionLog) -> Vec<&'a Reduction> {
+    let used: BTreeSet<&str> = view
+        .iter()
+        .flat_map(|m| {
+            [REDUCTION_METADATA_KEY, MOVED_METADATA_KEY]
+                .into_iter()
+                .filter_map(|key| m.metadata.get(key).map(String::as_str))
+        })
+        .collect();
+    log.reductions
+        .iter()
+        .filter(|r| r.kind.is_repair() && used.contains(r.id.as_str()))
+        .collect()
 }

@@ -208,13 +208,9 @@ pub fn export_session(
     minted_view: &[Message],
     format: ExportFormat,
 ) -> Result<Vec<u8>, ExportError> {
-    check_inverts(view, log, minted_view)?;
-    if let Some(e) = verify_log(log, minted_view).into_iter().next() {
-        return Err(e.into());
-    }
-    // `check_inverts` succeeded, so inverting gives exactly the minted view.
+    check_exportable(view, log, minted_view)?;
+    // The view inverts, so inverting gives exactly the minted view.
     let messages = minted_view;
-    check_no_leak(messages)?;
     match format {
         ExportFormat::Jsonl => Ok(write_jsonl(messages)),
         ExportFormat::OpenAi => {
@@ -233,6 +229,28 @@ pub fn export_session(
             Ok(body.write())
         }
     }
+}
+
+/// The checks [`export_session`] makes before it writes anything, in its order: the view
+/// inverts under `log` to `minted_view`, every reduction of the log verifies, and the leak
+/// guard finds no stub and no reduction key in the inverted messages. `Ok(())` exactly when the
+/// inverted session (`minted_view`) may be written in any form; a host that writes its own
+/// form of it (a repaired request body) checks with this instead of exporting twice.
+///
+/// # Errors
+///
+/// [`ExportError::Unresolved`], [`ExportError::ReductionKeyLeft`] and
+/// [`ExportError::StubLeft`], as [`export_session`].
+pub fn check_exportable(
+    view: &[Message],
+    log: &ReductionLog,
+    minted_view: &[Message],
+) -> Result<(), ExportError> {
+    check_inverts(view, log, minted_view)?;
+    if let Some(e) = verify_log(log, minted_view).into_iter().next() {
+        return Err(e.into());
+    }
+    check_no_leak(minted_view)
 }
 
 /// Checks that every tool call in `messages` is answered exactly once, right after it, as the

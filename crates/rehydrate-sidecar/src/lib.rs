@@ -65,15 +65,15 @@ mod store;
 
 pub use error::Error;
 pub use expand::{ExpandOutcome, expand_reduction, reduction_total_bytes};
-pub use export::{ExportError, ExportFormat, check_tool_links, export_session};
+pub use export::{ExportError, ExportFormat, check_exportable, check_tool_links, export_session};
 pub use hash::{TurnsHasher, content_digest, turns_digest};
 pub use invert::{check_inverts, invert, verify_log};
 pub use render::{
     TurnsFacts, expected_stub, expected_stub_from_facts, moved_message, render_turns, stub_message,
 };
 pub use request::{
-    Api, CallDefect, RequestError, Rule, Violation, call_defect, check_request, left_out_of_bodies,
-    request_body, unsendable_calls,
+    Api, CallDefect, RequestError, Rule, Violation, call_defect, check_request, has_content,
+    left_out_of_bodies, request_body, unsendable_calls,
 };
 pub use resolve::{RangeScan, Resolved, Verified, resolve, verify_reduction};
 pub use sources::Sources;

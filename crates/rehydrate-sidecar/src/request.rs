@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use std::borrow::Borrow;
+
 use rehydrate_model::{Content, Message, Role, ToolCall, write_json_value};
 
 /// The metadata key of an assistant message's thinking text (Claude Code's `thinking` blocks).
@@ -179,14 +181,15 @@ fn more(violations: &[Violation]) -> String {
 ///     "message 1 (unanswered-call): tool call t1 has no tool result right after it"
 /// );
 /// ```
-pub fn check_request(messages: &[Message], api: Api) -> Vec<Violation> {
+pub fn check_request<M: Borrow<Message>>(messages: &[M], api: Api) -> Vec<Violation> {
     match api {
         Api::OpenAi => check_openai(messages),
         Api::Anthropic => anthropic(messages).1,
     }
 }
 
-/// Writes `messages` as a request body for `api`, after [`check_request`].
+/// Writes `messages` as a request body for `api`, after [`check_request`]. `messages` are
+/// owned messages or references (a view that borrows its unreduced messages is not copied).
 ///
 /// - OpenAI: `{"messages":[…]}`, each message in its wire form ([`Message::write_wire`]);
 ///   an assistant message with neither content nor tool calls is left out.
@@ -212,7 +215,7 @@ pub fn check_request(messages: &[Message], api: Api) -> Vec<Violation> {
 /// );
 /// # Ok::<(), rehydrate_sidecar::RequestError>(())
 /// ```
-pub fn request_body(messages: &[Message], api: Api) -> Result<Vec<u8>, RequestError> {
+pub fn request_body<M: Borrow<Message>>(messages: &[M], api: Api) -> Result<Vec<u8>, RequestError> {
     let (body, violations) = match api {
         Api::OpenAi => (write_openai(messages), check_openai(messages)),
         Api::Anthropic => {
@@ -234,9 +237,9 @@ pub fn left_out_of_bodies(m: &Message) -> bool {
     m.role == Role::Assistant && m.tool_calls.is_empty() && !has_content(m)
 }
 
-/// Whether `m` has content a body carries: text that is not all whitespace, or a content part
-/// that is not a text part of whitespace only.
-fn has_content(m: &Message) -> bool {
+/// Whether `m` has content a request body carries: text that is not all whitespace, or a
+/// content part that is not a text part of whitespace only (both bodies leave such text out).
+pub fn has_content(m: &Message) -> bool {
     match &m.content {
         None => false,
         Some(Content::Text(t)) => !t.trim().is_empty(),
@@ -253,15 +256,15 @@ fn is_blank_text_part(p: &serde_json::Value) -> bool {
             .is_some_and(|t| t.trim().is_empty())
 }
 
-fn left_out_of_openai(m: &Message) -> bool {
-    left_out_of_bodies(m)
-}
-
 /// The OpenAI chat-completions body: `{"messages":[…]}` of wire forms.
-pub(crate) fn write_openai(messages: &[Message]) -> Vec<u8> {
+pub(crate) fn write_openai<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
     let mut out = Vec::from(&b"{\"messages\":["[..]);
     let mut first = true;
-    for m in messages.iter().filter(|m| !left_out_of_openai(m)) {
+    for m in messages
+        .iter()
+        .map(Borrow::borrow)
+        .filter(|m| !left_out_of_bodies(m))
+    {
         if !first {
             out.push(b',');
         }
@@ -301,12 +304,13 @@ fn one_line(detail: &str) -> String {
 }
 
 /// The OpenAI rules, over the messages the body keeps.
-fn check_openai(messages: &[Message]) -> Vec<Violation> {
+fn check_openai<M: Borrow<Message>>(messages: &[M]) -> Vec<Violation> {
     let mut out = Vec::new();
     let kept: Vec<(usize, &Message)> = messages
         .iter()
+        .map(Borrow::borrow)
         .enumerate()
-        .filter(|(_, m)| !left_out_of_openai(m))
+        .filter(|(_, m)| !left_out_of_bodies(m))
         .collect();
     if kept.is_empty() {
         out.push(violation(
@@ -494,7 +498,8 @@ pub fn unsendable_calls(m: &Message) -> Vec<usize> {
 /// RFC 8259, whose `\u` escapes are whole characters (a lone UTF-16 surrogate, which a writer
 /// that cut a string inside an emoji leaves, is not). Numbers are not range-checked: JSON sets
 /// no range, and the input is sent as written. One pass, no value built, nesting kept on an
-/// explicit stack (no recursion); string bodies are skipped with `memchr`.
+/// explicit stack (no recursion); string bodies are skipped eight bytes at a time
+/// ([`find_special`]).
 pub(crate) fn is_json_object(text: &str) -> bool {
     let b = text.as_bytes();
     let mut i = skip_ws(b, 0);
@@ -713,23 +718,15 @@ fn call_shapes(index: usize, calls: &[ToolCall], out: &mut Vec<Violation>) {
     }
 }
 
-/// `s` for a one-line message: at most 80 bytes (cut on a char boundary, `…` added), control
-/// characters written as `\u{..}`, so text from a session can neither break the line nor
-/// drive a terminal.
-pub(crate) fn shown(s: &str) -> String {
+/// `s` quoted in a violation: at most 80 bytes (cut on a char boundary, `…` added); the
+/// violation's detail escapes control characters ([`one_line`]).
+fn shown(s: &str) -> String {
     let cut = s.floor_char_boundary(80);
-    let mut out = String::with_capacity(cut + 8);
-    for c in s[..cut].chars() {
-        if c.is_control() {
-            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
-        } else {
-            out.push(c);
-        }
-    }
     if cut < s.len() {
-        out.push('…');
+        format!("{}…", &s[..cut])
+    } else {
+        s.to_string()
     }
-    out
 }
 
 /// Whether `name` matches `^[a-zA-Z0-9_-]{1,64}$`.
@@ -860,11 +857,11 @@ impl AnthropicBody<'_> {
 }
 
 /// The Anthropic body of `messages` and the violations of its rules, in message order.
-pub(crate) fn anthropic(messages: &[Message]) -> (AnthropicBody<'_>, Vec<Violation>) {
+pub(crate) fn anthropic<M: Borrow<Message>>(messages: &[M]) -> (AnthropicBody<'_>, Vec<Violation>) {
     let mut violations = Vec::new();
     let mut system: Vec<&str> = Vec::new();
     let mut turns: Vec<Turn<'_>> = Vec::new();
-    for (index, m) in messages.iter().enumerate() {
+    for (index, m) in messages.iter().map(Borrow::borrow).enumerate() {
         let (assistant, blocks) = match m.role {
             Role::System => {
                 system_pieces(index, m, &mut system, &mut violations);
@@ -912,16 +909,16 @@ pub(crate) fn anthropic(messages: &[Message]) -> (AnthropicBody<'_>, Vec<Violati
             }),
         }
     }
-    check_turns(messages, &turns, &mut violations);
+    check_turns(messages.len(), &turns, &mut violations);
     violations.sort_by_key(|v| v.index);
     (AnthropicBody { system, turns }, violations)
 }
 
 /// The Anthropic rules over the merged messages.
-fn check_turns(messages: &[Message], turns: &[Turn<'_>], out: &mut Vec<Violation>) {
+fn check_turns(len: usize, turns: &[Turn<'_>], out: &mut Vec<Violation>) {
     let Some(first) = turns.first() else {
         out.push(violation(
-            messages.len(),
+            len,
             Rule::NoMessages,
             None,
             "the body has no message besides the system text".to_string(),

@@ -221,7 +221,7 @@ fn a_body_needs_a_message() {
     assert_eq!(rules(&system, Api::Anthropic), ["1 no-messages -"]);
     assert!(rules(&system, Api::OpenAi).is_empty());
     assert_eq!(rules(&[], Api::OpenAi), ["0 no-messages -"]);
-    let err = request_body(&[], Api::Anthropic).unwrap_err();
+    let err = request_body::<Message>(&[], Api::Anthropic).unwrap_err();
     assert_eq!(
         err.to_string(),
         "anthropic request body is invalid: message 0 (no-messages): the body has no message besides the system text"
