@@ -6,7 +6,12 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// Lossless, verifiable context reduction for agent sessions.
 #[derive(Debug, Parser)]
-#[command(name = "rehydrate", version, about)]
+#[command(
+    name = "rehydrate",
+    version,
+    about = "Lossless, verifiable context reduction for agent sessions: reduce a session file, get any reduced byte back, search, verify, export request bodies, replay and project evidence",
+    long_about = None
+)]
 pub(crate) struct Cli {
     #[command(subcommand)]
     pub(crate) command: Command,
@@ -52,6 +57,9 @@ pub(crate) enum Command {
     Verify {
         /// The output directory of `rehydrate reduce`.
         dir: PathBuf,
+        /// Print one JSON object instead of a line of text.
+        #[arg(long)]
+        json: bool,
     },
     /// Write the session with every reduction inverted, as canonical JSONL, an OpenAI
     /// chat-completions body or an Anthropic Messages body, on stdout. Refuses to leave any stub
@@ -76,8 +84,9 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Truncate a torn tail of the directory's sidecar store (a write cut short) back to its
-    /// last whole record, and say what was kept.
+    /// Restore a directory whose sidecar store was cut short: drop a torn tail, rebuild the
+    /// reduction records it lost from reductions.json (each verified), and end with a directory
+    /// that verifies, or change nothing and say what cannot be restored (exit 1).
     Repair {
         /// The output directory of `rehydrate reduce`.
         dir: PathBuf,
@@ -144,7 +153,7 @@ pub(crate) enum Command {
         #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
         format: FormatArg,
         /// The largest projected input accepted, in bytes.
-        #[arg(long, value_name = "N", default_value_t = rehydrate_evidence::DEFAULT_MAX_INPUT_BYTES)]
+        #[arg(long, value_name = "N", allow_negative_numbers = true, default_value_t = rehydrate_evidence::DEFAULT_MAX_INPUT_BYTES)]
         max_input_bytes: usize,
         /// Print one JSON object instead of a summary.
         #[arg(long)]
@@ -170,7 +179,8 @@ pub(crate) enum Command {
 
 #[derive(Debug, Args)]
 pub(crate) struct ReduceArgs {
-    /// The session file (Claude Code JSONL, SWE-agent .traj, OpenAI messages JSON).
+    /// The session file (Claude Code JSONL, SWE-agent .traj, OpenAI messages JSON); `-` reads
+    /// it from stdin (then --out is required).
     pub(crate) transcript: PathBuf,
     /// Session format (default: detected).
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
@@ -178,9 +188,13 @@ pub(crate) struct ReduceArgs {
     /// Policy preset; the flags below override single fields of it.
     #[arg(long, value_enum, default_value_t = Preset::Default)]
     pub(crate) preset: Preset,
-    /// Output directory (default: TRANSCRIPT.rehydrate).
+    /// Output directory (default: TRANSCRIPT.rehydrate). It must not exist or be empty.
     #[arg(long, value_name = "DIR")]
     pub(crate) out: Option<PathBuf>,
+    /// Replace the output directory when it holds an earlier `rehydrate reduce` output
+    /// (records a host appended to its store included); never any other directory.
+    #[arg(long)]
+    pub(crate) force: bool,
     /// Print one JSON object instead of the summary table.
     #[arg(long)]
     pub(crate) json: bool,
@@ -190,25 +204,25 @@ pub(crate) struct ReduceArgs {
     pub(crate) no_tokens: bool,
     /// Tool results strictly larger than this many bytes are truncation candidates
     /// [default: 8192; aggressive: 0].
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", allow_negative_numbers = true)]
     pub(crate) trigger_bytes: Option<usize>,
     /// Bytes kept at the head of a truncated tool result [default: 2048; aggressive: 256].
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", allow_negative_numbers = true)]
     pub(crate) head_bytes: Option<usize>,
     /// Bytes kept at the tail of a truncated tool result [default: 2048; aggressive: 256].
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", allow_negative_numbers = true)]
     pub(crate) tail_bytes: Option<usize>,
     /// The newest N tool results are never reduced [default: 3].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub(crate) protect: Option<usize>,
     /// Do not replace duplicate tool results with stubs.
     #[arg(long)]
     pub(crate) no_dedupe: bool,
     /// Mint a reduction only when it saves at least this many bytes [default: 128; aggressive: 0].
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", allow_negative_numbers = true)]
     pub(crate) min_saved_bytes: Option<usize>,
     /// Clear every turn older than the newest N turns into one stub.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub(crate) clear_turns_older_than: Option<usize>,
     /// A file whose text is shown after the turns-cleared stub.
     #[arg(long, value_name = "FILE", requires = "clear_turns_older_than")]

@@ -1,7 +1,7 @@
 //! The subcommands.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc;
 
 use rehydrate_formats::{Format, Warning};
@@ -14,6 +14,7 @@ use rehydrate_sidecar::{
 
 use crate::cli::{Cli, Command, Preset, ReduceArgs};
 use crate::failure::{Failure, input};
+use crate::term::{push_printable, shown};
 use crate::tokens::TokenCounter;
 use crate::{evidence, export, intrinsics, load, replay, session_dir, signals};
 
@@ -41,7 +42,7 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
             };
             search(&dir, &query, &options, json)
         }
-        Command::Verify { dir } => verify(&dir),
+        Command::Verify { dir, json } => verify(&dir, json),
         Command::Repair { dir } => repair(&dir),
         Command::Export {
             dir,
@@ -136,10 +137,10 @@ fn policy_of(args: &ReduceArgs) -> Result<ReductionPolicy, Failure> {
     policy.clear_turns_older_than = args.clear_turns_older_than;
     if let Some(path) = &args.summary_file {
         let text = std::fs::read_to_string(path)
-            .map_err(|e| input(format!("cannot read summary file {}: {e}", path.display())))?;
+            .map_err(|e| input(format!("cannot read summary file {}: {e}", shown(path))))?;
         let text = text.trim_end();
         if text.is_empty() {
-            return Err(input(format!("summary file {} is empty", path.display())));
+            return Err(input(format!("summary file {} is empty", shown(path))));
         }
         policy.turns_summary = Some(text.to_string());
     }
@@ -202,8 +203,11 @@ fn import_into(
         // importer owns the file's bytes, which are dropped as soon as it is done.
         let importer = scope.spawn(move || {
             let mut batch = Vec::with_capacity(BATCH_MESSAGES);
-            let imported =
-                rehydrate_formats::import_each(path, &bytes, args.format.format(), &mut |m| {
+            let imported = rehydrate_formats::import_each(
+                load::name(path),
+                &bytes,
+                args.format.format(),
+                &mut |m| {
                     batch.push(m);
                     if batch.len() == BATCH_MESSAGES {
                         let full =
@@ -211,12 +215,13 @@ fn import_into(
                         // A writer that hung up has failed on its own and reports that.
                         let _ = to_writer.send(full);
                     }
-                });
+                },
+            );
             let _ = to_writer.send(batch);
             imported
         });
         let writer =
-            scope.spawn(move || session_dir::stage_messages(dir, path, writer_input, &to_reducer));
+            scope.spawn(move || session_dir::stage_messages(dir, writer_input, &to_reducer));
         let mut wire_bytes_before = 0;
         let messages = reducer_input.into_iter().flatten();
         reducer.project(messages.inspect(|m| wire_bytes_before += m.wire_len()));
@@ -280,11 +285,31 @@ fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
             return Err(e);
         }
     };
-    let dir = args
-        .out
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("{}.rehydrate", path.display())));
-    let bytes = load::read(path)?;
+    let dir = match &args.out {
+        Some(dir) => dir.clone(),
+        None => session_dir::default_out(path).ok_or_else(|| {
+            input(format!(
+                "{} is not a regular file, so there is no default output directory next to it; pass --out DIR",
+                shown(load::name(path))
+            ))
+        })?,
+    };
+    // The directory is taken (and refused, when it is not ours to replace) before the
+    // session is read, and stays locked until everything is renamed into place.
+    let lock = session_dir::lock_for_writing(&dir, path, args.force)?;
+    for stale in &lock.removed {
+        eprintln!(
+            "warning: {}: removed a temporary file an interrupted run left",
+            shown(stale)
+        );
+    }
+    let bytes = match load::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            lock.abandon();
+            return Err(e);
+        }
+    };
     let mut reducer = Reducer::new(policy);
     let ImportedInto {
         import,
@@ -293,24 +318,35 @@ fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
     } = import_into(&mut reducer, args, &dir, bytes);
     // On failure, staged files are dropped first (which removes them), then an output
     // directory left empty.
-    let cleanup = |e: Failure| {
-        session_dir::remove_if_empty(&dir);
-        e
-    };
-    let (format, warnings) = match import {
+    let (format, mut warnings) = match import {
         Ok(imported) => imported,
         Err(e) => {
             drop(sidecar);
-            return Err(cleanup(e.into()));
+            lock.abandon();
+            return Err(e.into());
         }
     };
+    session_warnings(reducer.history(), &mut warnings);
     load::print_warnings(path, &warnings);
     // The view borrows every message it does not reduce from the history.
     let view: Vec<&Message> = reducer.view().iter().collect();
     let (history, log) = (reducer.history(), reducer.log());
-    let (staged, bytes_after) =
-        check_and_stage(&dir, history, &view, log, sidecar).map_err(cleanup)?;
-    session_dir::commit(&dir, path, format.as_str(), history.len(), staged)?;
+    let (staged, bytes_after) = match check_and_stage(&dir, history, &view, log, sidecar) {
+        Ok(staged) => staged,
+        Err(e) => {
+            lock.abandon();
+            return Err(e);
+        }
+    };
+    // Success is reported only once every file and then the manifest are in place.
+    session_dir::commit(
+        &dir,
+        load::name(path),
+        format.as_str(),
+        history.len(),
+        staged,
+    )?;
+    drop(lock);
 
     let (tokens_before, tokens_after) = if args.no_tokens {
         (None, None)
@@ -329,7 +365,7 @@ fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
         tokens_before,
         tokens_after,
         verified: true,
-        out: dir.display().to_string(),
+        out: shown(dir),
         warnings: warnings.iter().map(ToString::to_string).collect(),
         reductions: log
             .reductions
@@ -346,6 +382,37 @@ fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
         return print_json(&report);
     }
     print_stdout(reduce_table(args, &report, view.len()).as_bytes())
+}
+
+/// Warnings about the session as a whole, which no importer can see: an empty session (its
+/// view is no request body), and a session that holds stubs already (a `view.json` given
+/// back to `reduce`: its stubs are content here, and the originals behind them are not in it).
+fn session_warnings(history: &[Message], warnings: &mut Vec<Warning>) {
+    if history.is_empty() {
+        warnings.push(Warning {
+            line: None,
+            message: "the session holds no messages: there is nothing to reduce, and its view is no valid request body".to_string(),
+        });
+        return;
+    }
+    let stubs = history
+        .iter()
+        .filter(|m| {
+            m.content_text().is_some_and(|t| {
+                t.starts_with(rehydrate_model::STUB_SENTINEL)
+                    && rehydrate_model::Stub::parse(t).is_ok()
+            })
+        })
+        .count();
+    if stubs > 0 {
+        warnings.push(Warning {
+            line: None,
+            message: format!(
+            "{stubs} {} a rehydrate stub already (is this a view.json?): stubs are kept as content, and the originals behind them are not in this file; reduce the original session instead",
+                if stubs == 1 { "message is" } else { "messages are" }
+            ),
+        });
+    }
 }
 
 /// The summary table `reduce` prints without `--json`; token cells are `-` when tokens were
@@ -372,7 +439,7 @@ fn reduce_table(args: &ReduceArgs, report: &ReduceReport<'_>, view_len: usize) -
     let mut o = String::new();
     o.push_str(&format!(
         "{} ({}) -> {}\n",
-        args.transcript.display(),
+        shown(&args.transcript),
         report.format,
         report.out
     ));
@@ -430,7 +497,13 @@ fn expand(dir: &Path, id: &str, range: Option<&str>) -> Result<(), Failure> {
     let range = range.map(parse_range).transpose()?;
     let loaded = session_dir::read(dir)?;
     refuse_mismatched_files(&loaded)?;
-    let out = expand_reduction(&loaded.log, &loaded.sidecar, id, range)?;
+    let out = expand_reduction(&loaded.log, &loaded.sidecar, id, range).map_err(|e| {
+        // The id and range are the caller's: the error names the directory they were tried on.
+        match Failure::from(e) {
+            Failure::Input(line) => input(format!("{}: {line}", shown(dir))),
+            other => other,
+        }
+    })?;
     print_stdout(out.content.as_bytes())
 }
 
@@ -442,9 +515,25 @@ fn search(dir: &Path, query: &str, options: &SearchOptions, json: bool) -> Resul
     if json {
         let mut bytes = result.to_json().into_bytes();
         bytes.push(b'\n');
-        return print_stdout(&bytes);
+        print_stdout(&bytes)?;
+    } else {
+        print_stdout(render_search(&result).as_bytes())?;
     }
-    print_stdout(render_search(&result).as_bytes())
+    // The answer came from what verifies; a reduction that does not is a failure all the same.
+    if result.unresolvable > 0 {
+        let mut failures: Vec<String> = verify_log(&loaded.log, &loaded.sidecar)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        failures.push(format!(
+            "{}: {} of {} reductions do not verify and were not searched",
+            shown(dir),
+            result.unresolvable,
+            loaded.log.len()
+        ));
+        return Err(Failure::Verify(failures));
+    }
+    Ok(())
 }
 
 /// The human form of a search result: a summary line, then per match its reduction id and
@@ -478,29 +567,6 @@ fn render_search(result: &SearchResult) -> String {
     out
 }
 
-/// Appends `text` with control characters (other than tab when `keep_tab`), line and paragraph
-/// separators and bidirectional formatting characters written as `\u{..}` escapes, so session
-/// content cannot drive the terminal (escape sequences, carriage returns, line breaks that
-/// would fake table rows, a right-to-left override).
-pub(crate) fn push_printable(out: &mut String, text: &str, keep_tab: bool) {
-    // Besides control characters: the line and paragraph separators and the bidirectional
-    // formatting characters, which can make a line read as another.
-    let spoofing = |c: char| {
-        matches!(
-            c,
-            '\u{2028}' | '\u{2029}' | '\u{200e}' | '\u{200f}' | '\u{061c}'
-        ) || ('\u{202a}'..='\u{202e}').contains(&c)
-            || ('\u{2066}'..='\u{2069}').contains(&c)
-    };
-    for c in text.chars() {
-        if (c.is_control() && !(keep_tab && c == '\t')) || spoofing(c) {
-            out.push_str(&format!("\\u{{{:x}}}", u32::from(c)));
-        } else {
-            out.push(c);
-        }
-    }
-}
-
 /// A directory whose files differ from its manifest is a verification failure for every
 /// command, not only `verify` (docs/FORMATS.md, "CLI JSON").
 pub(crate) fn refuse_mismatched_files(loaded: &session_dir::SessionDir) -> Result<(), Failure> {
@@ -511,7 +577,18 @@ pub(crate) fn refuse_mismatched_files(loaded: &session_dir::SessionDir) -> Resul
     }
 }
 
-fn verify(dir: &Path) -> Result<(), Failure> {
+/// The stdout object of `verify --json`.
+#[derive(serde::Serialize)]
+struct VerifyReport {
+    dir: String,
+    reductions: usize,
+    messages: usize,
+    /// Whether the view holds a message a request body carries (`false`: nothing to send).
+    sendable: bool,
+    verified: bool,
+}
+
+fn verify(dir: &Path, json: bool) -> Result<(), Failure> {
     let loaded = session_dir::read(dir)?;
     let mut failures = loaded.file_mismatches.clone();
     failures.extend(
@@ -542,6 +619,15 @@ fn verify(dir: &Path) -> Result<(), Failure> {
         return Err(Failure::Verify(failures));
     }
     let n = loaded.log.len();
+    if json {
+        return print_json(&VerifyReport {
+            dir: shown(dir),
+            reductions: n,
+            messages: loaded.manifest.messages,
+            sendable: !nothing_to_send,
+            verified: true,
+        });
+    }
     print_stdout(
         format!(
             "verified {n} {}; the view inverts to the sidecar's {} messages and {}\n",
@@ -574,24 +660,29 @@ struct InspectReport {
 }
 
 fn repair(dir: &Path) -> Result<(), Failure> {
-    let session_dir::Repaired { path, report } = session_dir::repair(dir)?;
-    let line = if report.dropped_bytes == 0 {
-        format!(
-            "{}: no torn tail; {} records ({} bytes) kept as they are\n",
-            path.display(),
-            report.records,
-            report.kept_bytes
-        )
-    } else {
-        format!(
-            "{}: kept {} records ({} bytes), dropped a torn tail of {} bytes\n",
-            path.display(),
-            report.records,
-            report.kept_bytes,
-            report.dropped_bytes
-        )
-    };
-    print_stdout(line.as_bytes())
+    let session_dir::Repaired {
+        lines,
+        reductions,
+        messages,
+    } = session_dir::repair(dir)?;
+    let mut out = String::new();
+    if lines.is_empty() {
+        out.push_str(&format!("{}: nothing to repair\n", shown(dir)));
+    }
+    for line in &lines {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push_str(&format!(
+        "{}: verified: {reductions} {}, the view inverts to the sidecar's {messages} messages\n",
+        shown(dir),
+        if reductions == 1 {
+            "reduction"
+        } else {
+            "reductions"
+        }
+    ));
+    print_stdout(out.as_bytes())
 }
 
 fn inspect(path: &Path, format: Option<Format>, json: bool) -> Result<(), Failure> {
@@ -616,7 +707,7 @@ fn inspect(path: &Path, format: Option<Format>, json: bool) -> Result<(), Failur
     }
     let o = format!(
         "{}\nformat        {}\nmessages      {} (system {}, user {} of which observations {}, assistant {}, tool {})\ntool calls    {}\nbytes         {}\ntokens        {} (o200k_base)\nwarnings      {}\n",
-        path.display(),
+        shown(path),
         report.format,
         report.messages,
         report.system,
@@ -724,7 +815,7 @@ fn roundtrip(
         ));
     }
     if !failures.is_empty() {
-        let file = path.display().to_string();
+        let file = shown(path);
         return Err(Failure::Verify(
             failures
                 .into_iter()
@@ -735,7 +826,7 @@ fn roundtrip(
 
     let mut counter = TokenCounter::new();
     let report = RoundtripReport {
-        file: path.display().to_string(),
+        file: shown(path),
         format: imported.format.as_str(),
         preset: preset.as_str(),
         messages: messages.len(),
@@ -770,6 +861,25 @@ pub(crate) fn print_json<T: serde::Serialize>(value: &T) -> Result<(), Failure> 
     let mut bytes = serde_json::to_vec(value).expect("reports always serialize");
     bytes.push(b'\n');
     print_stdout(&bytes)
+}
+
+/// Whether the process was started with stdout closed (`>&-`). The Rust runtime opens
+/// `/dev/null` read-write in place of a closed standard descriptor, so every write would
+/// succeed and be lost; a `/dev/null` the shell opened for `>/dev/null` is write-only. Read
+/// from `/proc` (Linux); elsewhere `false`.
+pub(crate) fn stdout_is_closed() -> bool {
+    let target = std::fs::read_link("/proc/self/fd/1");
+    if !target.is_ok_and(|t| t == Path::new("/dev/null")) {
+        return false;
+    }
+    let Ok(info) = std::fs::read_to_string("/proc/self/fdinfo/1") else {
+        return false;
+    };
+    // `flags:` is octal; the access mode is its low two bits (2 = O_RDWR).
+    info.lines()
+        .find_map(|line| line.strip_prefix("flags:"))
+        .and_then(|flags| u32::from_str_radix(flags.trim(), 8).ok())
+        .is_some_and(|flags| flags & 0o3 == 0o2)
 }
 
 /// Writes to stdout. A closed pipe (`rehydrate expand ... | head`) is not an error; any other

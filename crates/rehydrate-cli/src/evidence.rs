@@ -7,9 +7,10 @@ use std::path::Path;
 use rehydrate_evidence::{Error, EvidenceOptions, EvidenceStats, EvidenceTurn, project_evidence};
 use rehydrate_formats::Format;
 
-use crate::commands::{print_json, print_stdout, push_printable};
+use crate::commands::{print_json, print_stdout};
 use crate::failure::{Failure, input};
 use crate::load;
+use crate::term::{push_printable, shown};
 
 /// The stdout object of `evidence --json`.
 #[derive(serde::Serialize)]
@@ -26,12 +27,12 @@ pub(crate) fn run(
     json: bool,
 ) -> Result<(), Failure> {
     let bytes = load::read(path)?;
-    let log = rehydrate_formats::import_events(path, &bytes, format)?;
+    let log = rehydrate_formats::import_events(load::name(path), &bytes, format)?;
     load::print_warnings(path, &log.warnings);
     let options = EvidenceOptions { max_input_bytes };
     let evidence = project_evidence(&log.events, &[], &options).map_err(|e| match e {
-        Error::EvidenceTooLarge { .. } => Failure::TooLarge(format!("{}: {e}", path.display())),
-        other => input(format!("{}: {other}", path.display())),
+        Error::EvidenceTooLarge { .. } => Failure::TooLarge(format!("{}: {e}", shown(path))),
+        other => input(format!("{}: {other}", shown(path))),
     })?;
     if json {
         return print_json(&EvidenceReport {
@@ -43,7 +44,7 @@ pub(crate) fn run(
     let s = evidence.stats;
     let mut out = format!(
         "{} ({}): {} turns, {} events, {} -> {} bytes (projection v{})\n",
-        path.display(),
+        shown(path),
         log.format,
         s.turns,
         s.events,

@@ -11,9 +11,10 @@ use rehydrate_sidecar::{
 };
 
 use crate::cli::ExportTo;
-use crate::commands::{print_stdout, push_printable, refuse_mismatched_files};
+use crate::commands::{print_stdout, refuse_mismatched_files};
 use crate::failure::{Failure, input};
 use crate::session_dir::{self, SessionDir};
+use crate::term::{push_printable, shown};
 
 /// Runs `rehydrate export DIR --to TO [--view] [--strict] [--json]`.
 pub(crate) fn run(
@@ -85,7 +86,7 @@ pub(crate) fn run(
 /// under a log that verifies.
 fn view_body(dir: &Path, loaded: &SessionDir, api: Api) -> Result<Vec<u8>, Failure> {
     let unverified =
-        |e: rehydrate_sidecar::Error| Failure::Verify(vec![format!("{}: {e}", dir.display())]);
+        |e: rehydrate_sidecar::Error| Failure::Verify(vec![format!("{}: {e}", shown(dir))]);
     check_inverts(&loaded.view, &loaded.log, &loaded.sidecar).map_err(unverified)?;
     if let Some(e) = verify_log(&loaded.log, &loaded.sidecar).into_iter().next() {
         return Err(unverified(e));
@@ -102,7 +103,7 @@ fn exported(dir: &Path, loaded: &SessionDir, format: ExportFormat) -> Result<Vec
 }
 
 fn export_failure(dir: &Path, e: &ExportError) -> Failure {
-    let line = format!("{}: {e}", dir.display());
+    let line = format!("{}: {e}", shown(dir));
     if e.is_leak() || matches!(e, ExportError::Unresolved(_)) {
         Failure::Verify(vec![line])
     } else {
@@ -111,7 +112,7 @@ fn export_failure(dir: &Path, e: &ExportError) -> Failure {
 }
 
 fn invalid(dir: &Path, e: &RequestError) -> Failure {
-    input(format!("{}: {e}", dir.display()))
+    input(format!("{}: {e}", shown(dir)))
 }
 
 /// One repair a body carries: its id, kind, sidecar index, the call it concerns, and whether
@@ -193,7 +194,7 @@ impl Report {
                 })
                 .collect();
             let report = serde_json::json!({
-                "dir": dir.display().to_string(),
+                "dir": shown(dir),
                 "to": self.api.map_or("jsonl", Api::as_str),
                 "view": self.view,
                 "strict": self.strict,

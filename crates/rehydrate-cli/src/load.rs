@@ -5,25 +5,44 @@ use std::path::Path;
 use rehydrate_formats::{Format, Import, Warning};
 
 use crate::failure::{Failure, input};
+use crate::term::{push_printable, shown};
 
 /// Reads and imports `path`, printing each import warning on stderr ([`print_warnings`]).
 pub(crate) fn import(path: &Path, format: Option<Format>) -> Result<Import, Failure> {
     let bytes = read(path)?;
-    let imported = rehydrate_formats::import(path, &bytes, format)?;
+    let imported = rehydrate_formats::import(name(path), &bytes, format)?;
     print_warnings(path, &imported.warnings);
     Ok(imported)
 }
 
-/// The bytes of the session file `path`.
+/// The session path `-`, which reads the session from stdin.
+const STDIN: &str = "-";
+
+/// How errors and warnings name the session `path`: `<stdin>` for `-`.
+pub(crate) fn name(path: &Path) -> &Path {
+    if path == Path::new(STDIN) {
+        Path::new("<stdin>")
+    } else {
+        path
+    }
+}
+
+/// The bytes of the session file `path`, or of stdin for `-`.
 pub(crate) fn read(path: &Path) -> Result<Vec<u8>, Failure> {
-    std::fs::read(path).map_err(|e| input(format!("cannot read {}: {e}", path.display())))
+    if path == Path::new(STDIN) {
+        let mut bytes = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin().lock(), &mut bytes)
+            .map_err(|e| input(format!("cannot read the session from stdin: {e}")))?;
+        return Ok(bytes);
+    }
+    std::fs::read(path).map_err(|e| input(format!("cannot read {}: {e}", shown(path))))
 }
 
 /// Prints each import warning on stderr as `warning: <path>: <warning>`.
 pub(crate) fn print_warnings(path: &Path, warnings: &[Warning]) {
     for w in warnings {
         let mut line = String::new();
-        crate::commands::push_printable(&mut line, &w.to_string(), true);
-        eprintln!("warning: {}: {line}", path.display());
+        push_printable(&mut line, &w.to_string(), true);
+        eprintln!("warning: {}: {line}", shown(name(path)));
     }
 }

@@ -17,6 +17,7 @@ mod load;
 mod replay;
 mod session_dir;
 mod signals;
+mod term;
 mod tokens;
 
 #[cfg(test)]
@@ -28,8 +29,20 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 fn main() -> ExitCode {
+    if commands::stdout_is_closed() {
+        // Whatever the command printed would be lost: refuse before doing anything.
+        eprintln!(
+            "error: stdout is closed, so the output would be lost (redirect it to a file or /dev/null)"
+        );
+        return ExitCode::from(2);
+    }
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,
+        Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // `rehydrate` alone: the help, on stderr, as a usage error.
+            let _ = write!(std::io::stderr(), "{e}");
+            return ExitCode::from(2);
+        }
         Err(e) if e.use_stderr() => {
             // A usage error is one line, like every other error; `--help` has the rest.
             // clap's first paragraph, joined: it can list what is missing on its own lines.
@@ -50,9 +63,16 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
         Err(e) => {
-            // Help and version go to stdout with exit 0.
-            let _ = e.print();
-            return ExitCode::SUCCESS;
+            // Help and version go to stdout with exit 0, if stdout takes them.
+            return match commands::print_stdout(e.to_string().as_bytes()) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(failure) => {
+                    for line in failure.lines() {
+                        eprintln!("error: {line}");
+                    }
+                    ExitCode::from(failure.exit_code())
+                }
+            };
         }
     };
     match commands::run(args) {
@@ -63,7 +83,7 @@ fn main() -> ExitCode {
                 // Errors quote session text (call ids, paths): its control characters are
                 // escaped, so an error stays one line and cannot drive the terminal.
                 let mut printable = String::with_capacity(line.len());
-                commands::push_printable(&mut printable, &line, true);
+                term::push_printable(&mut printable, &line, true);
                 let _ = writeln!(stderr, "error: {printable}");
             }
             ExitCode::from(failure.exit_code())

@@ -7,9 +7,10 @@ use std::path::Path;
 use rehydrate_formats::Format;
 use rehydrate_replay::{Replay, ReplayCounts};
 
-use crate::commands::{print_json, print_stdout, push_printable};
+use crate::commands::{print_json, print_stdout};
 use crate::failure::Failure;
 use crate::load;
+use crate::term::{push_printable, shown};
 
 /// The stdout object of `replay --json`.
 #[derive(serde::Serialize)]
@@ -41,7 +42,7 @@ pub(crate) fn run(path: &Path, format: Option<Format>, json: bool) -> Result<(),
     let counts = replay.counts();
     if json {
         return print_json(&ReplayReport {
-            file: path.display().to_string(),
+            file: shown(path),
             format: imported.format.as_str(),
             messages: imported.messages.len(),
             records: records

@@ -3,15 +3,19 @@
 //! reductions, plus `sidecar/manifest.json`). docs/FORMATS.md, "Output directory".
 
 use std::collections::BTreeMap;
-use std::fs::{self, File};
-use std::io::{self, BufWriter, Write};
+use std::ffi::{OsStr, OsString};
+use std::fs::{self, File, TryLockError};
+use std::io::{self, BufWriter, Read as _, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, SyncSender};
 
 use rehydrate_model::{Digest, Message, ReductionLog};
-use rehydrate_sidecar::{Miss, StoreWriter, SummaryRecord, content_digest, parse_store};
+use rehydrate_sidecar::{
+    Miss, StoreWriter, SummaryRecord, check_inverts, content_digest, parse_store, verify_log,
+};
 
 use crate::failure::{Failure, input};
+use crate::term::shown;
 
 /// The manifest's `format` value.
 const MANIFEST_FORMAT: &str = "rehydrate-sidecar";
@@ -22,6 +26,19 @@ const VIEW: &str = "view.json";
 const LOG: &str = "reductions.json";
 pub(crate) const STORE: &str = "sidecar/session.rhyd";
 const MANIFEST: &str = "sidecar/manifest.json";
+/// The directory's lock file: a writer (`reduce`, `repair`) holds its exclusive advisory lock
+/// for the whole write, a reader its shared lock for the whole read.
+const LOCK: &str = "sidecar/lock";
+/// The temporary names files are staged under ([`tmp_path`] of each file).
+const TEMPORARIES: [&str; 4] = [
+    "view.json.tmp",
+    "reductions.json.tmp",
+    "sidecar/session.rhyd.tmp",
+    "sidecar/manifest.json.tmp",
+];
+/// The largest manifest read, in bytes: it records three files, so anything near this is not
+/// one.
+const MAX_MANIFEST_BYTES: u64 = 1 << 20;
 
 /// `sidecar/manifest.json`: what the directory holds and the digest of every file.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -120,18 +137,276 @@ fn write_log(out: &mut impl Write, log: &ReductionLog) -> io::Result<()> {
     out.write_all(b"\n")
 }
 
-/// Creates `dir` and `dir/sidecar` if needed, ready for staging files.
-fn create(dir: &Path) -> Result<(), Failure> {
-    let sidecar_dir = dir.join("sidecar");
-    fs::create_dir_all(&sidecar_dir)
-        .map_err(|e| input(format!("cannot create {}: {e}", sidecar_dir.display())))
+/// `path` with `.tmp` appended to its name, byte for byte (never through its display form,
+/// so a name that is not UTF-8 keeps its bytes).
+fn tmp_path(path: &Path) -> PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".tmp");
+    PathBuf::from(name)
 }
 
-/// Removes `dir/sidecar` and `dir` if they are empty (after a failure, so that a directory
-/// [`create`] made is not left behind); a directory holding anything is kept.
-pub(crate) fn remove_if_empty(dir: &Path) {
-    let _ = fs::remove_dir(dir.join("sidecar"));
-    let _ = fs::remove_dir(dir);
+/// The default output directory of `reduce`: the session file's path with `.rehydrate`
+/// appended, byte for byte. `None` for a session that is not a regular file (stdin, a pipe, a
+/// device), whose path names no place to write next to.
+pub(crate) fn default_out(transcript: &Path) -> Option<PathBuf> {
+    // A file that cannot be read is reported by the read, naming it.
+    if transcript == Path::new("-") || fs::metadata(transcript).is_ok_and(|m| !m.is_file()) {
+        return None;
+    }
+    let mut name: OsString = transcript.as_os_str().to_owned();
+    name.push(".rehydrate");
+    Some(PathBuf::from(name))
+}
+
+/// An output directory locked for writing: the exclusive advisory lock on `sidecar/lock`,
+/// held until this is dropped.
+pub(crate) struct WriteLock {
+    dir: PathBuf,
+    file: File,
+    /// Whether the directory did not exist, or held only what an interrupted run leaves, when
+    /// it was locked: on failure, [`WriteLock::abandon`] removes what this run created.
+    fresh: bool,
+    /// The stale temporary files an interrupted run had left, removed under the lock.
+    pub(crate) removed: Vec<PathBuf>,
+}
+
+impl WriteLock {
+    /// After a failure: removes the lock file and the directory again if this run created
+    /// them and they hold nothing else; a directory that existed is left as it was.
+    pub(crate) fn abandon(self) {
+        if self.fresh {
+            let _ = fs::remove_file(self.dir.join(LOCK));
+            let _ = fs::remove_dir(self.dir.join("sidecar"));
+            let _ = fs::remove_dir(&self.dir);
+        }
+        drop(self.file);
+    }
+}
+
+/// What is at an output path before `reduce` writes there.
+enum Existing {
+    /// Nothing, or an empty directory, or one holding only what an interrupted run of
+    /// `reduce` leaves (the lock file, temporary files, an empty `sidecar/`).
+    Empty,
+    /// A rehydrate output directory: `sidecar/manifest.json` is a manifest of ours.
+    Ours,
+    /// Anything else; the text names what is there.
+    Other(String),
+}
+
+/// Looks at `dir` without changing it.
+fn existing(dir: &Path) -> Result<Existing, Failure> {
+    let meta = match fs::metadata(dir) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Existing::Empty),
+        Err(e) => return Err(input(format!("cannot read {}: {e}", shown(dir)))),
+    };
+    if !meta.is_dir() {
+        return Ok(Existing::Other("it is not a directory".to_string()));
+    }
+    let ours_only = |name: &OsStr, inside: &str| {
+        let Some(name) = name.to_str() else {
+            return false;
+        };
+        let full = if inside.is_empty() {
+            name.to_string()
+        } else {
+            format!("{inside}/{name}")
+        };
+        full == LOCK || TEMPORARIES.contains(&full.as_str())
+    };
+    let mut other = None;
+    let entries =
+        fs::read_dir(dir).map_err(|e| input(format!("cannot read {}: {e}", shown(dir))))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| input(format!("cannot read {}: {e}", shown(dir))))?;
+        let name = entry.file_name();
+        if name == "sidecar" && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let inner = fs::read_dir(entry.path())
+                .map_err(|e| input(format!("cannot read {}: {e}", shown(entry.path()))))?;
+            for inner in inner {
+                let inner = inner.map_err(|e| input(format!("cannot read {}: {e}", shown(dir))))?;
+                if !ours_only(&inner.file_name(), "sidecar") {
+                    other.get_or_insert_with(|| entry.path().join(inner.file_name()));
+                }
+            }
+        } else if !ours_only(&name, "") {
+            other.get_or_insert_with(|| entry.path());
+        }
+    }
+    let Some(other) = other else {
+        return Ok(Existing::Empty);
+    };
+    let manifest = read_bounded(dir, MANIFEST, MAX_MANIFEST_BYTES).ok();
+    let ours = manifest
+        .and_then(|bytes| serde_json::from_slice::<serde_json::Value>(&bytes).ok())
+        .is_some_and(|v| {
+            v.get("format").and_then(serde_json::Value::as_str) == Some(MANIFEST_FORMAT)
+        });
+    Ok(if ours {
+        Existing::Ours
+    } else {
+        Existing::Other(format!("it holds {}", shown(&other)))
+    })
+}
+
+/// Takes an output directory for writing, before anything is imported: refuses a path that
+/// would overwrite the session file itself ([`refuse_overwriting`]), a path that exists and is
+/// not empty (unless `force`), and, even with `force`, anything but a rehydrate output
+/// directory (docs/FORMATS.md, "Output directory"). Then creates `dir/sidecar`, takes the
+/// exclusive lock on `sidecar/lock` (a second writer is refused, never waited for), looks
+/// again under the lock, and removes the temporary files an interrupted run left.
+pub(crate) fn lock_for_writing(
+    dir: &Path,
+    transcript: &Path,
+    force: bool,
+) -> Result<WriteLock, Failure> {
+    refuse_overwriting(dir, transcript)?;
+    let check = |existing: Existing| match existing {
+        Existing::Empty => Ok(true),
+        Existing::Ours if force => Ok(false),
+        Existing::Ours => Err(input(format!(
+            "--out {} is a rehydrate output directory already; pass --force to replace it",
+            shown(dir)
+        ))),
+        Existing::Other(what) if force => Err(input(format!(
+            "--out {} is not a rehydrate output directory ({what}); --force replaces only one of those",
+            shown(dir)
+        ))),
+        Existing::Other(what) => Err(input(format!(
+            "--out {} exists and is not empty ({what}); choose another directory",
+            shown(dir)
+        ))),
+    };
+    check(existing(dir)?)?;
+    let sidecar_dir = dir.join("sidecar");
+    fs::create_dir_all(&sidecar_dir)
+        .map_err(|e| input(format!("cannot create {}: {e}", shown(&sidecar_dir))))?;
+    let file = lock_exclusive(dir)?;
+    // Under the lock: what another writer finished in the meantime counts too.
+    let fresh = check(existing(dir)?)?;
+    let mut removed = Vec::new();
+    for name in TEMPORARIES {
+        let path = dir.join(name);
+        if fs::symlink_metadata(&path).is_ok() {
+            fs::remove_file(&path)
+                .map_err(|e| input(format!("cannot remove stale {}: {e}", shown(&path))))?;
+            removed.push(path);
+        }
+    }
+    Ok(WriteLock {
+        dir: dir.to_path_buf(),
+        file,
+        fresh,
+        removed,
+    })
+}
+
+/// Takes the exclusive lock of an output directory (creating `sidecar/lock`), or says another
+/// process holds it: a second writer is refused, never waited for.
+fn lock_exclusive(dir: &Path) -> Result<File, Failure> {
+    let lock_path = dir.join(LOCK);
+    let file = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&lock_path)
+        .map_err(|e| input(format!("cannot create {}: {e}", shown(&lock_path))))?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(TryLockError::WouldBlock) => Err(input(format!(
+            "{} is being written by another rehydrate process (it holds the lock on {})",
+            shown(dir),
+            shown(&lock_path)
+        ))),
+        Err(TryLockError::Error(e)) => {
+            Err(input(format!("cannot lock {}: {e}", shown(&lock_path))))
+        }
+    }
+}
+
+/// Takes the shared lock of a directory being read, when it has a lock file: refused while a
+/// writer holds it. A directory without one (or one a reader may not open) is read unlocked.
+fn lock_for_reading(dir: &Path) -> Result<Option<File>, Failure> {
+    let lock_path = dir.join(LOCK);
+    let Ok(file) = File::open(&lock_path) else {
+        return Ok(None);
+    };
+    match file.try_lock_shared() {
+        Ok(()) => Ok(Some(file)),
+        Err(TryLockError::WouldBlock) => Err(input(format!(
+            "{} is being written by another rehydrate process (it holds {}); try again when it is done",
+            shown(dir),
+            shown(&lock_path)
+        ))),
+        Err(TryLockError::Error(_)) => Ok(None),
+    }
+}
+
+/// Why [`read_bounded`] read nothing.
+enum ReadFail {
+    /// There is nothing at the path.
+    Missing,
+    /// It is not a regular file inside the directory: one line.
+    Refused(String),
+    /// It is larger than allowed: the limit and the file's size, in bytes.
+    TooLarge { limit: u64, len: u64 },
+    /// The file system refused.
+    Io(io::Error),
+}
+
+/// Opens `dir/name` for reading when it is a regular file: a symlink only when it resolves
+/// inside `dir`; never a FIFO, a socket, a device or a directory.
+fn open_regular(dir: &Path, name: &str) -> Result<File, ReadFail> {
+    let path = dir.join(name);
+    let meta = match fs::symlink_metadata(&path) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ReadFail::Missing),
+        Err(e) => return Err(ReadFail::Io(e)),
+    };
+    if meta.file_type().is_symlink() {
+        let inside = match (fs::canonicalize(&path), fs::canonicalize(dir)) {
+            (Ok(target), Ok(root)) => target.starts_with(&root),
+            _ => false,
+        };
+        if !inside {
+            return Err(ReadFail::Refused(format!(
+                "{}: a symbolic link that leads out of the directory (or nowhere); not read",
+                shown(&path)
+            )));
+        }
+    }
+    let not_regular = || {
+        ReadFail::Refused(format!(
+            "{}: not a regular file (a directory, FIFO, socket or device); not read",
+            shown(&path)
+        ))
+    };
+    // Checked before opening: opening a FIFO would wait for a writer.
+    if !fs::metadata(&path).map_err(ReadFail::Io)?.is_file() {
+        return Err(not_regular());
+    }
+    let file = File::open(&path).map_err(ReadFail::Io)?;
+    if !file.metadata().map_err(ReadFail::Io)?.is_file() {
+        return Err(not_regular());
+    }
+    Ok(file)
+}
+
+/// Reads `dir/name` when it is a regular file ([`open_regular`]) of at most `limit` bytes. A
+/// file over the limit is refused after reading `limit + 1` bytes, never read whole.
+fn read_bounded(dir: &Path, name: &str, limit: u64) -> Result<Vec<u8>, ReadFail> {
+    let path = dir.join(name);
+    let file = open_regular(dir, name)?;
+    let mut bytes = Vec::new();
+    file.take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(ReadFail::Io)?;
+    if bytes.len() as u64 > limit {
+        let len = fs::metadata(&path).map_or(bytes.len() as u64, |m| m.len());
+        return Err(ReadFail::TooLarge { limit, len });
+    }
+    Ok(bytes)
 }
 
 /// A file written under its temporary name (its name with `.tmp` added), hashed as it was
@@ -161,40 +436,35 @@ pub(crate) struct OpenStore {
     staged: Staged,
 }
 
-/// Writes the store's message records straight to its temporary name in `dir` from messages
-/// that arrive in batches while the session is imported: checks that `dir` would not overwrite
-/// `source` ([`refuse_overwriting`]), [`create`]s it, writes each batch from `input` and then
-/// passes the batch on to `output`. Every batch is passed on, even after an error (returned
+/// Writes the store's message records straight to its temporary name in `dir` (locked with
+/// [`lock_for_writing`]) from messages that arrive in batches while the session is imported:
+/// writes each batch from `input` and then passes the batch on to `output`. Every batch is passed on, even after an error (returned
 /// once `input` is exhausted), so `output` always receives the whole session.
 ///
 /// Staging touches no file a manifest vouches for, so files can be staged in parallel, and
 /// before the projection is checked.
 pub(crate) fn stage_messages(
     dir: &Path,
-    source: &Path,
     input: Receiver<Vec<Message>>,
     output: &SyncSender<Vec<Message>>,
 ) -> Result<OpenStore, Failure> {
     let mut input = input.into_iter();
-    let staged = refuse_overwriting(dir, source)
-        .and_then(|()| create(dir))
-        .and_then(|()| open_tmp(dir, STORE))
-        .and_then(|(staged, w)| {
-            let failed = |staged: &Staged, e: io::Error| input_error(&staged.tmp, &e);
-            let mut store = match StoreWriter::new(w) {
-                Ok(store) => store,
-                Err(e) => return Err(failed(&staged, e)),
-            };
-            for batch in &mut input {
-                let written: io::Result<()> = batch.iter().try_for_each(|m| store.message(m));
-                // A receiver that hung up has failed on its own; nothing is lost here.
-                let _ = output.send(batch);
-                if let Err(e) = written {
-                    return Err(failed(&staged, e));
-                }
+    let staged = open_tmp(dir, STORE).and_then(|(staged, w)| {
+        let failed = |staged: &Staged, e: io::Error| input_error(&staged.tmp, &e);
+        let mut store = match StoreWriter::new(w) {
+            Ok(store) => store,
+            Err(e) => return Err(failed(&staged, e)),
+        };
+        for batch in &mut input {
+            let written: io::Result<()> = batch.iter().try_for_each(|m| store.message(m));
+            // A receiver that hung up has failed on its own; nothing is lost here.
+            let _ = output.send(batch);
+            if let Err(e) = written {
+                return Err(failed(&staged, e));
             }
-            Ok(OpenStore { store, staged })
-        });
+        }
+        Ok(OpenStore { store, staged })
+    });
     for batch in input {
         let _ = output.send(batch);
     }
@@ -232,9 +502,9 @@ pub(crate) fn stage_view<'a>(
     write_tmp(dir, VIEW, |w| write_view(w, view))
 }
 
-/// Puts staged files in place: removes a stale manifest first (it must not vouch for files
-/// while they are replaced), renames each file, and writes the manifest last, so a directory
-/// with a manifest is complete.
+/// Puts staged files in place: renames each file, then writes the manifest last. A run cut
+/// short between the renames leaves files the old manifest's digests do not vouch for, which
+/// every command reports, and a directory `--force` still recognizes as ours.
 pub(crate) fn commit(
     dir: &Path,
     source: &Path,
@@ -242,22 +512,17 @@ pub(crate) fn commit(
     messages: usize,
     staged: impl IntoIterator<Item = Staged>,
 ) -> Result<(), Failure> {
-    let manifest_path = dir.join(MANIFEST);
-    if manifest_path.exists() {
-        fs::remove_file(&manifest_path)
-            .map_err(|e| input(format!("cannot remove {}: {e}", manifest_path.display())))?;
-    }
     let mut files = BTreeMap::new();
     for mut file in staged {
         fs::rename(&file.tmp, &file.path)
-            .map_err(|e| input(format!("cannot write {}: {e}", file.path.display())))?;
+            .map_err(|e| input(format!("cannot write {}: {e}", shown(&file.path))))?;
         file.committed = true;
         files.insert(file.name.to_string(), file.entry.clone());
     }
     let manifest = Manifest {
         format: MANIFEST_FORMAT.to_string(),
         version: MANIFEST_VERSION,
-        source: source.display().to_string(),
+        source: shown(source),
         source_format: source_format.to_string(),
         messages,
         files,
@@ -272,7 +537,7 @@ fn write_manifest(dir: &Path, manifest: &Manifest) -> Result<(), Failure> {
         w.write_all(b"\n")
     })?;
     fs::rename(&staged.tmp, &staged.path)
-        .map_err(|e| input(format!("cannot write {}: {e}", staged.path.display())))?;
+        .map_err(|e| input(format!("cannot write {}: {e}", shown(&staged.path))))?;
     staged.committed = true;
     Ok(())
 }
@@ -305,7 +570,7 @@ fn open_tmp(
     name: &'static str,
 ) -> Result<(Staged, BufWriter<HashingWriter<File>>), Failure> {
     let path = dir.join(name);
-    let tmp = PathBuf::from(format!("{}.tmp", path.display()));
+    let tmp = tmp_path(&path);
     let file = File::create(&tmp).map_err(|e| input_error(&tmp, &e))?;
     let staged = Staged {
         name,
@@ -331,7 +596,7 @@ fn finish_tmp(w: BufWriter<HashingWriter<File>>) -> io::Result<FileEntry> {
 
 /// A failed write of a staged file.
 fn input_error(tmp: &Path, e: &io::Error) -> Failure {
-    input(format!("cannot write {}: {e}", tmp.display()))
+    input(format!("cannot write {}: {e}", shown(tmp)))
 }
 
 /// A writer that hashes and counts the bytes it passes on.
@@ -383,78 +648,132 @@ pub(crate) fn refuse_overwriting(dir: &Path, transcript: &Path) -> Result<(), Fa
         if fs::canonicalize(&target).is_ok_and(|t| t == source) {
             return Err(input(format!(
                 "--out {} would overwrite the session file {} itself",
-                dir.display(),
-                transcript.display()
+                shown(dir),
+                shown(transcript)
             )));
         }
     }
     Ok(())
 }
 
-/// Reads a directory back. Unreadable or malformed files are bad input naming the file (and
-/// the line, for the sidecar); file digests that differ from the manifest are collected in
-/// [`SessionDir::file_mismatches`].
-pub(crate) fn read(dir: &Path) -> Result<SessionDir, Failure> {
-    let read = |name: &str| {
-        let path = dir.join(name);
-        fs::read(&path).map_err(|e| input(format!("cannot read {}: {e}", path.display())))
-    };
-    let manifest_bytes = read(MANIFEST)?;
-    let manifest: Manifest = serde_json::from_slice(&manifest_bytes)
-        .map_err(|e| input(format!("{}: {e}", dir.join(MANIFEST).display())))?;
-    if manifest.format != MANIFEST_FORMAT || manifest.version != MANIFEST_VERSION {
+/// The manifest of `dir`: a directory without one is not an output directory (bad input,
+/// exit 2); one that does not parse, is too large or has another format or version is a
+/// damaged directory (exit 1).
+fn read_manifest(dir: &Path) -> Result<Manifest, Failure> {
+    let path = dir.join(MANIFEST);
+    if !dir.is_dir() {
         return Err(input(format!(
-            "{}: unsupported sidecar {} version {} (expected {MANIFEST_FORMAT} version {MANIFEST_VERSION})",
-            dir.join(MANIFEST).display(),
-            manifest.format,
-            manifest.version
+            "{}: not an output directory of `rehydrate reduce` (not a directory)",
+            shown(dir)
         )));
     }
-    let mut file_mismatches = Vec::new();
-    let mut check = |name: &str, bytes: &[u8]| match manifest.files.get(name) {
-        None => file_mismatches.push(format!(
-            "{}: not recorded in the manifest",
-            dir.join(name).display()
-        )),
-        Some(entry) => {
-            let actual = content_digest(bytes);
-            if entry.blake3 != actual || entry.bytes != bytes.len() {
-                file_mismatches.push(format!(
-                    "{}: digest mismatch: manifest records {} ({} bytes), file has {actual} ({} bytes)",
-                    dir.join(name).display(),
-                    entry.blake3,
-                    entry.bytes,
-                    bytes.len()
-                ));
-            }
+    let bytes = match read_bounded(dir, MANIFEST, MAX_MANIFEST_BYTES) {
+        Ok(bytes) => bytes,
+        Err(ReadFail::Missing) => {
+            return Err(input(format!(
+                "{}: not an output directory of `rehydrate reduce` (it has no {MANIFEST})",
+                shown(dir)
+            )));
         }
+        Err(ReadFail::Refused(line)) => return Err(Failure::Verify(vec![line])),
+        Err(ReadFail::TooLarge { limit, len }) => {
+            return Err(Failure::Verify(vec![format!(
+                "{}: {len} bytes, more than a manifest's {limit}; not read",
+                shown(&path)
+            )]));
+        }
+        Err(ReadFail::Io(e)) => return Err(input(format!("cannot read {}: {e}", shown(&path)))),
     };
-    // A file the manifest records that is gone means a damaged directory, not bad input.
-    let read_recorded = |name: &str| {
-        let path = dir.join(name);
-        fs::read(&path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => Failure::Verify(vec![format!(
-                "{}: missing, though the manifest records it",
-                path.display()
-            )]),
-            _ => input(format!("cannot read {}: {e}", path.display())),
-        })
-    };
-    let view_bytes = read_recorded(VIEW)?;
-    check(VIEW, &view_bytes);
-    let log_bytes = read_recorded(LOG)?;
-    check(LOG, &log_bytes);
-    let store_bytes = read_recorded(STORE)?;
-    check(STORE, &store_bytes);
+    let manifest: Manifest = serde_json::from_slice(&bytes)
+        .map_err(|e| Failure::Verify(vec![format!("{}: {e}", shown(&path))]))?;
+    if manifest.format != MANIFEST_FORMAT || manifest.version != MANIFEST_VERSION {
+        return Err(Failure::Verify(vec![format!(
+            "{}: unsupported sidecar {} version {} (expected {MANIFEST_FORMAT} version {MANIFEST_VERSION}); reduce the session again",
+            shown(&path),
+            manifest.format,
+            manifest.version
+        )]));
+    }
+    Ok(manifest)
+}
 
-    for name in manifest.files.keys() {
-        if ![VIEW, LOG, STORE].contains(&name.as_str()) {
+/// Reads a file the manifest records, bounded by the size it records ([`read_bounded`]). A
+/// file that is gone, larger than recorded, or not a regular file inside the directory means
+/// a damaged directory (exit 1).
+fn read_recorded(dir: &Path, manifest: &Manifest, name: &str) -> Result<Vec<u8>, Failure> {
+    let path = dir.join(name);
+    let limit = manifest.files.get(name).map_or(0, |e| e.bytes as u64);
+    read_bounded(dir, name, limit).map_err(|e| match e {
+        ReadFail::Missing => Failure::Verify(vec![format!(
+            "{}: missing, though the manifest records it",
+            shown(&path)
+        )]),
+        ReadFail::Refused(line) => Failure::Verify(vec![line]),
+        ReadFail::TooLarge { limit, len } => Failure::Verify(vec![format!(
+            "{}: digest mismatch: the manifest records {limit} bytes, the file has {len} (not read){}",
+            shown(&path),
+            if name == STORE {
+                format!(
+                    "; `rehydrate repair {}` restores a store a write left longer",
+                    shown(dir)
+                )
+            } else {
+                String::new()
+            }
+        )]),
+        ReadFail::Io(e) => input(format!("cannot read {}: {e}", shown(&path))),
+    })
+}
+
+/// Reads a directory back under its shared lock. Unreadable files are bad input naming the
+/// file; a damaged directory (a manifest that does not parse, a recorded file missing, larger
+/// than recorded or not a regular file, a file that does not parse) is a verification failure
+/// naming it (and the line, for the sidecar); file digests that differ from the manifest are
+/// collected in [`SessionDir::file_mismatches`].
+pub(crate) fn read(dir: &Path) -> Result<SessionDir, Failure> {
+    let manifest = read_manifest(dir)?;
+    let _lock = lock_for_reading(dir)?;
+    let mut file_mismatches = Vec::new();
+    for name in [VIEW, LOG, STORE] {
+        if !manifest.files.contains_key(name) {
             file_mismatches.push(format!(
-                "{}: records an unknown file `{name}`",
-                dir.join(MANIFEST).display()
+                "{}: not recorded in the manifest",
+                shown(dir.join(name))
             ));
         }
     }
+    for name in manifest.files.keys() {
+        if ![VIEW, LOG, STORE].contains(&name.as_str()) {
+            file_mismatches.push(format!(
+                "{}: records an unknown file `{}`",
+                shown(dir.join(MANIFEST)),
+                crate::term::printable(name)
+            ));
+        }
+    }
+    if !file_mismatches.is_empty() {
+        return Err(Failure::Verify(file_mismatches));
+    }
+    let mut check = |name: &str, bytes: &[u8]| {
+        let entry = &manifest.files[name];
+        let actual = content_digest(bytes);
+        if entry.blake3 != actual || entry.bytes != bytes.len() {
+            file_mismatches.push(format!(
+                "{}: digest mismatch: manifest records {} ({} bytes), file has {actual} ({} bytes)",
+                shown(dir.join(name)),
+                entry.blake3,
+                entry.bytes,
+                bytes.len()
+            ));
+        }
+    };
+    let view_bytes = read_recorded(dir, &manifest, VIEW)?;
+    check(VIEW, &view_bytes);
+    let log_bytes = read_recorded(dir, &manifest, LOG)?;
+    check(LOG, &log_bytes);
+    let store_bytes = read_recorded(dir, &manifest, STORE)?;
+    check(STORE, &store_bytes);
+
     // The directory exists and has a manifest: a file that no longer parses is a
     // verification failure, reported with every file mismatch found so far.
     let corrupt = |file_mismatches: &[String], e: String| {
@@ -462,43 +781,36 @@ pub(crate) fn read(dir: &Path) -> Result<SessionDir, Failure> {
         lines.push(e);
         Failure::Verify(lines)
     };
-    let view: Vec<Message> = serde_json::from_slice(&view_bytes).map_err(|e| {
-        corrupt(
-            &file_mismatches,
-            format!("{}: {e}", dir.join(VIEW).display()),
-        )
-    })?;
-    let log: ReductionLog = serde_json::from_slice(&log_bytes).map_err(|e| {
-        corrupt(
-            &file_mismatches,
-            format!("{}: {e}", dir.join(LOG).display()),
-        )
-    })?;
+    let view: Vec<Message> = serde_json::from_slice(&view_bytes)
+        .map_err(|e| corrupt(&file_mismatches, format!("{}: {e}", shown(dir.join(VIEW)))))?;
+    let log: ReductionLog = serde_json::from_slice(&log_bytes)
+        .map_err(|e| corrupt(&file_mismatches, format!("{}: {e}", shown(dir.join(LOG)))))?;
     let store_path = dir.join(STORE);
     let (state, torn) = parse_store(&store_path, &store_bytes)
         .map_err(|e| corrupt(&file_mismatches, e.to_string()))?;
     if let Some(torn) = torn {
         file_mismatches.push(format!(
             "{}: torn tail at byte {} ({} bytes: {}); `rehydrate repair {}` truncates it",
-            store_path.display(),
+            shown(&store_path),
             torn.offset,
             torn.bytes,
             torn.reason,
-            dir.display()
+            shown(dir)
         ));
     }
     if state.log != log {
         file_mismatches.push(format!(
-            "{}: its reductions differ from {}",
-            store_path.display(),
-            dir.join(LOG).display()
+            "{}: its reductions differ from {}; `rehydrate repair {}` rebuilds what reductions.json still holds",
+            shown(&store_path),
+            shown(dir.join(LOG)),
+            shown(dir)
         ));
     }
     let sidecar = state.messages;
     if sidecar.len() != manifest.messages {
         file_mismatches.push(format!(
             "{}: holds {} messages, the manifest records {}",
-            store_path.display(),
+            shown(&store_path),
             sidecar.len(),
             manifest.messages
         ));
@@ -514,49 +826,213 @@ pub(crate) fn read(dir: &Path) -> Result<SessionDir, Failure> {
     })
 }
 
-/// What `rehydrate repair` did to a directory's store.
+/// What `rehydrate repair` did to a directory: one line per change (none when there was
+/// nothing to repair), the directory verifying afterwards.
 pub(crate) struct Repaired {
-    pub(crate) path: PathBuf,
-    pub(crate) report: rehydrate_sidecar::RepairReport,
+    pub(crate) lines: Vec<String>,
+    pub(crate) reductions: usize,
+    pub(crate) messages: usize,
 }
 
-/// Truncates a torn tail of the directory's store and, when it did, records the repaired file
-/// (and its message count) in the manifest. A corrupt store is a verification failure.
+/// Restores a directory whose sidecar store was cut short, all or nothing, under the
+/// directory's lock and the store's own (docs/FORMATS.md, "repair"):
+///
+/// - a torn tail of the store is dropped back to its last whole record;
+/// - reduction records the store lost (to a torn tail, or to a cut at a record boundary) are
+///   rebuilt from `reductions.json`, each only after it verifies against the store's messages;
+/// - the manifest then records the store's new size and digest.
+///
+/// The result is checked as `verify` checks it (every reduction verifies, the view inverts to
+/// the store's messages) before anything is written; the new store and manifest are written
+/// under temporary names and renamed into place only then. What cannot be restored (lost
+/// message records, a `view.json` or `reductions.json` that differs from the manifest,
+/// corruption followed by whole records) is a verification failure that says so, and the
+/// directory is left as it was.
 pub(crate) fn repair(dir: &Path) -> Result<Repaired, Failure> {
-    let manifest_path = dir.join(MANIFEST);
-    let bytes = fs::read(&manifest_path)
-        .map_err(|e| input(format!("cannot read {}: {e}", manifest_path.display())))?;
-    let mut manifest: Manifest = serde_json::from_slice(&bytes)
-        .map_err(|e| input(format!("{}: {e}", manifest_path.display())))?;
-    let path = dir.join(STORE);
-    // A store that is missing, not a store, or corrupt is a damaged directory (exit 1); one
-    // another process holds is bad input (exit 2), as elsewhere.
-    let report = rehydrate_sidecar::repair(&path).map_err(|e| match e {
-        rehydrate_sidecar::StoreError::Locked { .. } => input(e.to_string()),
-        rehydrate_sidecar::StoreError::Io { source, .. }
-            if source.kind() == std::io::ErrorKind::NotFound =>
-        {
-            Failure::Verify(vec![format!(
-                "{}: missing, though the manifest records it",
-                path.display()
-            )])
+    let mut manifest = read_manifest(dir)?;
+    let _lock = lock_exclusive(dir)?;
+    let nothing_changed = |mut lines: Vec<String>| {
+        lines.push(format!("{}: nothing was changed", shown(dir)));
+        Failure::Verify(lines)
+    };
+    let recorded = |name: &str| -> Result<Vec<u8>, Failure> {
+        let bytes = read_recorded(dir, &manifest, name)?;
+        let entry = &manifest.files[name];
+        if content_digest(&bytes) != entry.blake3 || bytes.len() != entry.bytes {
+            return Err(nothing_changed(vec![format!(
+                "{}: differs from the manifest, and repair restores only the sidecar store from it",
+                shown(dir.join(name))
+            )]));
         }
-        other => Failure::Verify(vec![other.to_string()]),
-    })?;
-    if report.dropped_bytes > 0 {
-        let store =
-            fs::read(&path).map_err(|e| input(format!("cannot read {}: {e}", path.display())))?;
-        let (state, _) =
-            parse_store(&path, &store).map_err(|e| Failure::Verify(vec![e.to_string()]))?;
-        manifest.messages = state.messages.len();
-        manifest.files.insert(
-            STORE.to_string(),
-            FileEntry {
-                bytes: store.len(),
-                blake3: content_digest(&store),
-            },
-        );
-        write_manifest(dir, &manifest)?;
+        Ok(bytes)
+    };
+    for name in [VIEW, LOG, STORE] {
+        if !manifest.files.contains_key(name) {
+            return Err(nothing_changed(vec![format!(
+                "{}: not recorded in the manifest",
+                shown(dir.join(name))
+            )]));
+        }
     }
-    Ok(Repaired { path, report })
+    let view_bytes = recorded(VIEW)?;
+    let log_bytes = recorded(LOG)?;
+    let view: Vec<Message> = serde_json::from_slice(&view_bytes)
+        .map_err(|e| nothing_changed(vec![format!("{}: {e}", shown(dir.join(VIEW)))]))?;
+    let log: ReductionLog = serde_json::from_slice(&log_bytes)
+        .map_err(|e| nothing_changed(vec![format!("{}: {e}", shown(dir.join(LOG)))]))?;
+
+    let store_path = dir.join(STORE);
+    let mut store_file = open_regular(dir, STORE).map_err(|e| match e {
+        ReadFail::Missing => nothing_changed(vec![format!(
+            "{}: missing, though the manifest records it",
+            shown(&store_path)
+        )]),
+        ReadFail::Refused(line) => nothing_changed(vec![line]),
+        ReadFail::TooLarge { len, .. } => {
+            input(format!("cannot read {}: {len} bytes", shown(&store_path)))
+        }
+        ReadFail::Io(e) => input(format!("cannot read {}: {e}", shown(&store_path))),
+    })?;
+    match store_file.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => {
+            return Err(input(format!(
+                "session store {} is open for writing by another process (it is locked)",
+                shown(&store_path)
+            )));
+        }
+        Err(TryLockError::Error(e)) => {
+            return Err(input(format!("cannot lock {}: {e}", shown(&store_path))));
+        }
+    }
+    let mut bytes = Vec::new();
+    store_file
+        .read_to_end(&mut bytes)
+        .map_err(|e| input(format!("cannot read {}: {e}", shown(&store_path))))?;
+    let (state, torn) = parse_store(&store_path, &bytes).map_err(|e| {
+        nothing_changed(vec![format!(
+            "{e}; repair drops only a torn tail, never a bad record that whole records follow"
+        )])
+    })?;
+
+    let mut lines = Vec::new();
+    let kept = torn.as_ref().map_or(bytes.len(), |t| t.offset as usize);
+    if let Some(torn) = &torn {
+        lines.push(format!(
+            "{}: dropped a torn tail of {} bytes at byte {} ({}); kept {} whole records",
+            shown(&store_path),
+            torn.bytes,
+            torn.offset,
+            torn.reason,
+            state.records
+        ));
+    }
+    if state.messages.len() != manifest.messages {
+        let lost = manifest.messages.saturating_sub(state.messages.len());
+        return Err(nothing_changed(vec![format!(
+            "{}: holds {} messages, the manifest records {}{}",
+            shown(&store_path),
+            state.messages.len(),
+            manifest.messages,
+            if lost > 0 {
+                format!(
+                    "; the records of messages {}..{} are lost and nothing else in the directory holds their bytes (reduce the session file again)",
+                    state.messages.len(),
+                    manifest.messages
+                )
+            } else {
+                String::new()
+            }
+        )]));
+    }
+    let have = state.log.reductions.len();
+    if log.reductions.get(..have) != Some(state.log.reductions.as_slice()) {
+        return Err(nothing_changed(vec![format!(
+            "{}: its {have} reductions are not the first ones of {} ({} reductions), so none can be rebuilt from it",
+            shown(&store_path),
+            shown(dir.join(LOG)),
+            log.len()
+        )]));
+    }
+    // Every reduction of reductions.json, the lost ones included, must verify against the
+    // messages the store kept; view.json must invert to them.
+    let mut failures: Vec<String> = verify_log(&log, &state.messages)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    if let Err(e) = check_inverts(&view, &log, &state.messages)
+        && !failures.contains(&e.to_string())
+    {
+        failures.push(e.to_string());
+    }
+    if !failures.is_empty() {
+        return Err(nothing_changed(failures));
+    }
+    let read_len = bytes.len();
+    let mut store = bytes;
+    store.truncate(kept);
+    let lost = &log.reductions[have..];
+    if !lost.is_empty() {
+        let mut writer = StoreWriter::appending(&mut store, state.records);
+        for r in lost {
+            writer
+                .reduction(r)
+                .map_err(|e| input(format!("cannot write {}: {e}", shown(&store_path))))?;
+        }
+        lines.push(format!(
+            "{}: rebuilt {} reduction records ({}) from {}, each verified against the store's messages",
+            shown(&store_path),
+            lost.len(),
+            id_range(lost),
+            shown(dir.join(LOG))
+        ));
+    }
+    let entry = FileEntry {
+        bytes: store.len(),
+        blake3: content_digest(&store),
+    };
+    let store_changed = torn.is_some() || !lost.is_empty() || store.len() != read_len;
+    if store_changed || manifest.files[STORE] != entry {
+        if lines.is_empty() {
+            lines.push(format!(
+                "{}: its records verify; the manifest now records its {} bytes",
+                shown(&store_path),
+                store.len()
+            ));
+        }
+        manifest.files.insert(STORE.to_string(), entry);
+        // Both files are written and synced under their temporary names before either is
+        // renamed: cut short between the renames, the store is whole and a second repair only
+        // rewrites the manifest.
+        let mut staged_store = write_tmp(dir, STORE, |w| w.write_all(&store))?;
+        let mut staged_manifest = write_tmp(dir, MANIFEST, |w| {
+            serde_json::to_writer_pretty(&mut *w, &manifest)?;
+            w.write_all(b"\n")
+        })?;
+        for staged in [&mut staged_store, &mut staged_manifest] {
+            File::open(&staged.tmp)
+                .and_then(|f| f.sync_all())
+                .map_err(|e| input_error(&staged.tmp, &e))?;
+        }
+        for staged in [&mut staged_store, &mut staged_manifest] {
+            fs::rename(&staged.tmp, &staged.path)
+                .map_err(|e| input(format!("cannot write {}: {e}", shown(&staged.path))))?;
+            staged.committed = true;
+        }
+    }
+    drop(store_file);
+    Ok(Repaired {
+        lines,
+        reductions: log.len(),
+        messages: manifest.messages,
+    })
+}
+
+/// `r3.ab..r9.cd`, or the one id.
+fn id_range(reductions: &[rehydrate_model::Reduction]) -> String {
+    match reductions {
+        [] => String::new(),
+        [only] => only.id.to_string(),
+        [first, .., last] => format!("{} to {}", first.id, last.id),
+    }
 }

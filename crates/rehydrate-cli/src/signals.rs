@@ -4,11 +4,13 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use rehydrate_sidecar::verify_log;
 use rehydrate_signals::{Assessment, CompactionSignals, Decision, assess};
 
-use crate::commands::{print_json, print_stdout, push_printable, refuse_mismatched_files};
+use crate::commands::{print_json, print_stdout, refuse_mismatched_files};
 use crate::failure::Failure;
 use crate::session_dir;
+use crate::term::{push_printable, shown};
 
 /// Ids listed in one line of the summary before `and N more`.
 const MAX_IDS_LISTED: usize = 20;
@@ -26,11 +28,24 @@ struct SignalsReport<'a> {
 pub(crate) fn run(dir: &Path, json: bool) -> Result<(), Failure> {
     let loaded = session_dir::read(dir)?;
     refuse_mismatched_files(&loaded)?;
+    // Signals over reductions that do not verify would describe bytes the sidecar no longer
+    // holds: that is a verification failure, not a decision.
+    let failures = verify_log(&loaded.log, &loaded.sidecar);
+    if !failures.is_empty() {
+        let mut lines: Vec<String> = failures.iter().map(ToString::to_string).collect();
+        lines.push(format!(
+            "{}: {} of {} reductions do not verify; no signals are computed over them",
+            shown(dir),
+            failures.len(),
+            loaded.log.len()
+        ));
+        return Err(Failure::Verify(lines));
+    }
     let signals = CompactionSignals::from_records(&loaded.log, &loaded.summaries, &loaded.misses)
         .map_err(|e| {
         Failure::Verify(vec![format!(
             "{}: {e}",
-            dir.join(session_dir::STORE).display()
+            shown(dir.join(session_dir::STORE))
         )])
     })?;
     let Assessment { decision, reasons } = assess(&signals);
@@ -49,8 +64,11 @@ pub(crate) fn run(dir: &Path, json: bool) -> Result<(), Failure> {
         Decision::Continue | Decision::WidenRetention => Ok(()),
         Decision::Freeze => {
             // The reasons can name ids a host reported (any text): one printable line.
-            let mut line = format!("{}: freeze: ", dir.display());
-            push_printable(&mut line, &reasons.join("; "), false);
+            // Reasons are sentences of their own (some end with a period): joined with `; `,
+            // without one before it.
+            let joined: Vec<&str> = reasons.iter().map(|r| r.trim_end_matches('.')).collect();
+            let mut line = format!("{}: freeze: ", shown(dir));
+            push_printable(&mut line, &joined.join("; "), false);
             Err(Failure::Freeze(line))
         }
     }
@@ -82,7 +100,7 @@ fn summary(
 ) -> String {
     let yes = |b: bool| if b { "yes" } else { "no" };
     let mut out = String::new();
-    push_printable(&mut out, &dir.display().to_string(), false);
+    push_printable(&mut out, &shown(dir), false);
     out.push('\n');
     let epoch = signals
         .epoch

@@ -20,6 +20,13 @@ pub enum Error {
         /// 0-based offset of the first byte that is not part of a valid UTF-8 sequence.
         byte: usize,
     },
+    /// The file holds no bytes but whitespace (and a byte order mark): no session at all. An
+    /// empty session in a format (`[]`, a `.traj` with an empty history) is not this error.
+    #[error("{}: empty file (no session in it)", .path.display())]
+    EmptyFile {
+        /// The file, as the caller named it.
+        path: PathBuf,
+    },
     /// The format was not given and could not be detected.
     #[error(
         "{}: unknown session format (expected claude-code JSONL, swe-agent .traj or an OpenAI messages array)",
@@ -82,6 +89,7 @@ impl Error {
         match self {
             Error::InvalidJson { line, .. } | Error::Field { line, .. } => *line,
             Error::InvalidUtf8 { .. }
+            | Error::EmptyFile { .. }
             | Error::UnknownFormat { .. }
             | Error::UnknownFormatName { .. }
             | Error::NotASession { .. } => None,

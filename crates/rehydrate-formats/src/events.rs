@@ -68,6 +68,11 @@ pub fn import_events(
         byte: e.valid_up_to(),
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim().is_empty() {
+        return Err(Error::EmptyFile {
+            path: path.to_path_buf(),
+        });
+    }
     let mut side = Vec::new();
     let imported = claude_code::import(path, text, Some(&mut side))?;
     Ok(EventImport {

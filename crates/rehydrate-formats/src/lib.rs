@@ -228,6 +228,7 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
 /// # Errors
 ///
 /// - [`Error::InvalidUtf8`] when `bytes` is not UTF-8 (the offset is 0-based);
+/// - [`Error::EmptyFile`] when the file holds nothing but whitespace (or a byte order mark);
 /// - [`Error::UnknownFormat`] when `format` is `None` and detection fails;
 /// - [`Error::InvalidJson`] when a JSONL line (1-based) or the whole document is not valid JSON,
 ///   including a truncated last line;
@@ -294,6 +295,11 @@ pub fn import_each(
         byte: e.valid_up_to(),
     })?;
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.trim().is_empty() {
+        return Err(Error::EmptyFile {
+            path: path.to_path_buf(),
+        });
+    }
     // A bare array is read element by element (the same result, in less memory).
     if openai::is_array(text) && matches!(format, None | Some(Format::OpenAi)) {
         let warnings = openai::import_array(path, text, format.is_none(), each)?;

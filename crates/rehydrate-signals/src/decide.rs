@@ -53,9 +53,10 @@ pub fn assess(signals: &CompactionSignals) -> Assessment {
     let dangling: usize = signals.dangling.values().map(Vec::len).sum();
     let diverging = signals.ratio_inverted() || dangling > 0;
     let mut divergence = format!(
-        "active summaries cite {} distinct ids, the store resolves {}, {dangling} cited ids do not resolve",
-        signals.cited.len(),
-        signals.resolvable.len()
+        "active summaries cite {}, the store resolves {}, {} not resolve",
+        counted(signals.cited.len(), "distinct id", "distinct ids"),
+        signals.resolvable.len(),
+        counted(dangling, "cited id does", "cited ids do")
     );
     if dangling > 0 {
         // Cited ids come from stub lines, so they follow the id grammar.
@@ -84,8 +85,12 @@ pub fn assess(signals: &CompactionSignals) -> Assessment {
     }
     if !signals.digest_failures.is_empty() {
         freeze.push(format!(
-            "{} reductions failed their digest ({}): reconcile before compacting again",
-            signals.digest_failures.len(),
+            "{} ({}): reconcile before compacting again",
+            counted(
+                signals.digest_failures.len(),
+                "reduction failed its digest",
+                "reductions failed their digest"
+            ),
             signals
                 .digest_failures
                 .iter()
@@ -107,8 +112,12 @@ pub fn assess(signals: &CompactionSignals) -> Assessment {
     }
     if signals.misses > 0 {
         widen.push(format!(
-            "the host reported {} expand or search misses",
-            signals.misses
+            "the host reported {}",
+            counted(
+                signals.misses,
+                "expand or search miss",
+                "expand or search misses"
+            )
         ));
     }
     if widen.is_empty() {
@@ -175,4 +184,9 @@ pub fn auto_compact(
     let summary = summarize(&signals, decision);
     let epoch = store.record_summary(&summary.text, &summary.retires)?;
     Ok(Compacted { decision, epoch })
+}
+
+/// `n` and the noun phrase in its number: `1 distinct id`, `2 distinct ids`.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

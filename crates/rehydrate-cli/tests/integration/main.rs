@@ -173,7 +173,7 @@ reductions: 3 (duplicate 1, tool-output 2), all verified
 "
         )
     );
-    let uncounted = rehydrate(&["reduce", s, "--out", o, "--no-tokens"]);
+    let uncounted = rehydrate(&["reduce", s, "--out", o, "--no-tokens", "--force"]);
     assert_eq!(uncounted.status.code(), Some(0), "{}", stderr(&uncounted));
     assert_eq!(
         String::from_utf8(uncounted.stdout).unwrap(),
@@ -227,7 +227,7 @@ fn expand_errors_are_one_line_with_exit_2() {
     assert_eq!(
         stderr(&unknown),
         format!(
-            "error: no reduction with id `r99.000000`; valid ids: {}\n",
+            "error: {d}: no reduction with id `r99.000000`; valid ids: {}\n",
             ids.join(", ")
         )
     );
@@ -236,7 +236,7 @@ fn expand_errors_are_one_line_with_exit_2() {
     assert_eq!(
         stderr(&beyond),
         format!(
-            "error: expand_reduction {id}: byte range start 20000 is beyond the original's 13168 bytes; expected start <= 13168\n"
+            "error: {d}: expand_reduction {id}: byte range start 20000 is beyond the original's 13168 bytes; expected start <= 13168\n"
         )
     );
     let malformed = rehydrate(&["expand", d, id, "--range", "5-9"]);
@@ -904,13 +904,11 @@ fn repair_truncates_a_torn_store_and_verify_then_passes() {
     assert_eq!(clean.status.code(), Some(0), "{}", stderr(&clean));
     let store = dir.join("sidecar/session.rhyd");
     let whole = std::fs::read(&store).unwrap();
+    let verified =
+        format!("{d}: verified: 3 reductions, the view inverts to the sidecar's 17 messages\n");
     assert_eq!(
         String::from_utf8(clean.stdout).unwrap(),
-        format!(
-            "{}: no torn tail; 20 records ({} bytes) kept as they are\n",
-            store.display(),
-            whole.len()
-        )
+        format!("{d}: nothing to repair\n{verified}")
     );
     // A write cut short: half of a record appended after the last whole one.
     let mut torn = whole.clone();
@@ -920,8 +918,9 @@ fn repair_truncates_a_torn_store_and_verify_then_passes() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(
         stderr(&bad).contains(&format!(
-            "torn tail at byte {} (5 bytes: the file ends inside a record's frame); `rehydrate repair",
-            whole.len()
+            "session.rhyd: digest mismatch: the manifest records {} bytes, the file has {} (not read); `rehydrate repair {d}` restores a store a write left longer",
+            whole.len(),
+            whole.len() + 5
         )),
         "{}",
         stderr(&bad)
@@ -931,7 +930,7 @@ fn repair_truncates_a_torn_store_and_verify_then_passes() {
     assert_eq!(
         String::from_utf8(fixed.stdout).unwrap(),
         format!(
-            "{}: kept 20 records ({} bytes), dropped a torn tail of 5 bytes\n",
+            "{}: dropped a torn tail of 5 bytes at byte {} (the file ends inside a record's frame); kept 20 whole records\n{verified}",
             store.display(),
             whole.len()
         )
@@ -1123,7 +1122,7 @@ fn signals_widen_on_a_never_minted_citation_and_freeze_when_citations_grow() {
     assert_eq!(
         report["reasons"],
         serde_json::json!([
-            "active summaries cite 2 distinct ids, the store resolves 3, 1 cited ids do not resolve (r99.abcdef)"
+            "active summaries cite 2 distinct ids, the store resolves 3, 1 cited id does not resolve (r99.abcdef)"
         ])
     );
 
@@ -1193,7 +1192,7 @@ fn signals_freeze_on_a_digest_failure_and_refuse_a_store_the_manifest_does_not_r
     assert_eq!(report["signals"]["resolvable"].as_array().unwrap().len(), 2);
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(
-        err.contains(&format!("1 reductions failed their digest ({id})")),
+        err.contains(&format!("1 reduction failed its digest ({id})")),
         "{err}"
     );
 

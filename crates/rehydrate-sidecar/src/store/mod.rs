@@ -474,6 +474,13 @@ impl<W: Write> StoreWriter<W> {
         Ok(StoreWriter { out, records: 0 })
     }
 
+    /// Continues a store whose header and first `records` records `out` already holds (the
+    /// kept bytes of a repaired store): writes no header, and the records written next follow
+    /// those.
+    pub fn appending(out: W, records: u64) -> StoreWriter<W> {
+        StoreWriter { out, records }
+    }
+
     /// Writes a message record.
     ///
     /// # Errors
