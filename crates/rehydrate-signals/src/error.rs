@@ -36,7 +36,7 @@ pub enum InvalidSignals {
 /// Auto-compaction must stop: the summaries and the store diverge (SPEC seed 002,
 /// `RehydrationDivergenceError`). Carries the signals and why.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{}", reasons.join("; "))]
+#[error("{}", join_reasons(reasons))]
 pub struct RehydrationDivergence {
     /// The signals that decided it.
     pub signals: Box<CompactionSignals>,
@@ -64,4 +64,11 @@ pub enum CompactError {
     /// The summary could not be recorded.
     #[error(transparent)]
     Store(#[from] rehydrate_sidecar::StoreError),
+}
+
+/// The reasons as one line: joined with `; `, a reason's own final period dropped before it
+/// (the seed's reason text is a sentence that ends with one).
+pub(crate) fn join_reasons(reasons: &[String]) -> String {
+    let trimmed: Vec<&str> = reasons.iter().map(|r| r.trim_end_matches('.')).collect();
+    trimmed.join("; ")
 }
