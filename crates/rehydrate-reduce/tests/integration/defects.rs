@@ -13,7 +13,7 @@ use crate::properties::{Turn, check_session, policy, session, turn};
 
 /// One injected defect, at a position chosen by `at` (taken modulo what fits).
 #[derive(Debug, Clone, Copy)]
-enum Defect {
+pub(crate) enum Defect {
     DropResult,
     DropCall,
     RepeatResult,
@@ -25,7 +25,7 @@ enum Defect {
     OpenWithAssistant,
 }
 
-fn defect() -> impl Strategy<Value = (Defect, usize)> {
+pub(crate) fn defect() -> impl Strategy<Value = (Defect, usize)> {
     let kind = prop_oneof![
         3 => Just(Defect::DropResult),
         2 => Just(Defect::DropCall),
@@ -46,7 +46,7 @@ fn positions(history: &[Message], keep: impl Fn(&Message) -> bool) -> Vec<usize>
 }
 
 /// Applies `defect` to `history` at the `at`-th place it fits (nothing when none does).
-fn inject(history: &mut Vec<Message>, (defect, at): (Defect, usize)) {
+pub(crate) fn inject(history: &mut Vec<Message>, (defect, at): (Defect, usize)) {
     let results = positions(history, |m| m.role == Role::Tool);
     let calls = positions(history, |m| !m.tool_calls.is_empty());
     let pick = |list: &[usize]| (!list.is_empty()).then(|| list[at % list.len()]);

@@ -7,3 +7,4 @@ mod fixtures;
 mod incremental;
 mod properties;
 mod regressions;
+mod stub_text;

@@ -7,6 +7,7 @@ mod export;
 mod request;
 mod sources;
 mod store;
+mod stub_text;
 
 use rehydrate_model::{
     Digest, Message, MessageAddr, REDUCTION_METADATA_KEY, Reduction, ReductionId, ReductionKind,
