@@ -398,9 +398,14 @@ fn session_warnings(history: &[Message], warnings: &mut Vec<Warning>) {
     let stubs = history
         .iter()
         .filter(|m| {
+            // A stub on a line of its own, as a view writes it (a `cat view.json` result holds
+            // stubs inside JSON strings instead, which is content).
             m.content_text().is_some_and(|t| {
-                t.starts_with(rehydrate_model::STUB_SENTINEL)
-                    && rehydrate_model::Stub::parse(t).is_ok()
+                t.contains(rehydrate_model::STUB_SENTINEL)
+                    && t.lines().any(|line| {
+                        line.starts_with(rehydrate_model::STUB_SENTINEL)
+                            && rehydrate_model::Stub::parse(line).is_ok()
+                    })
             })
         })
         .count();

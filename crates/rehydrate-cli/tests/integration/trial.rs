@@ -1,0 +1,810 @@
+//! Regressions from the new-user trial of every command (issue 15): one test per defect.
+
+use std::os::unix::ffi::OsStrExt as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use proptest::prelude::*;
+use serde_json::Value;
+
+use super::{
+    extend_store, fixture, record_store_in_manifest, reduce_fixture, reframe_store, rehydrate,
+    scratch, stderr,
+};
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// Every file under `dir` with its bytes, sorted by path: what "left as it was" compares.
+fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = std::fs::read(&path).unwrap();
+                files.push((path, bytes));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Runs the binary with `args` (as raw OS strings) and its stdin from `input`.
+fn rehydrate_os(args: &[&std::ffi::OsStr], input: Option<&[u8]>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rehydrate"))
+        .args(args)
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    if let Some(input) = input {
+        use std::io::Write as _;
+        // A command that refuses before reading closes its stdin.
+        let _ = child.stdin.take().unwrap().write_all(input);
+    }
+    child.wait_with_output().unwrap()
+}
+
+// 1. reduce never replaces a directory that is not its own, and its own only with --force.
+#[test]
+fn reduce_refuses_an_existing_output_unless_forced_and_ours() {
+    let (dir, _) = reduce_fixture("trial_refuse");
+    let d = dir.to_str().unwrap();
+    let session = fixture("cli/build-session.json");
+    let s = session.to_str().unwrap();
+    // A host appended a summary to the store; a second reduce must not drop it.
+    extend_store(&dir, |store| {
+        store.record_summary("kept by the host", &[]).unwrap();
+    });
+    let before = snapshot(&dir);
+    let again = rehydrate(&["reduce", s, "--out", d]);
+    assert_eq!(again.status.code(), Some(2));
+    assert_eq!(
+        stderr(&again),
+        format!(
+            "error: --out {d} is a rehydrate output directory already; pass --force to replace it\n"
+        )
+    );
+    assert_eq!(snapshot(&dir), before, "nothing touched");
+
+    // Any other non-empty directory is refused, with --force too, and left as it was.
+    let other = scratch("trial_refuse_other");
+    std::fs::write(other.join("notes.txt"), "mine").unwrap();
+    let o = other.to_str().unwrap();
+    for extra in [&[][..], &["--force"][..]] {
+        let mut args = vec!["reduce", s, "--out", o];
+        args.extend_from_slice(extra);
+        let out = rehydrate(&args);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}");
+        let expected = if extra.is_empty() {
+            format!(
+                "error: --out {o} exists and is not empty (it holds {o}/notes.txt); choose another directory\n"
+            )
+        } else {
+            format!(
+                "error: --out {o} is not a rehydrate output directory (it holds {o}/notes.txt); --force replaces only one of those\n"
+            )
+        };
+        assert_eq!(stderr(&out), expected);
+        assert_eq!(
+            snapshot(&other),
+            vec![(other.join("notes.txt"), b"mine".to_vec())]
+        );
+    }
+    // A file is not a directory.
+    let file = other.join("notes.txt");
+    let out = rehydrate(&["reduce", s, "--out", file.to_str().unwrap(), "--force"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("(it is not a directory)"),
+        "{}",
+        stderr(&out)
+    );
+
+    // --force replaces our own directory: the appended summary is gone, the directory verifies.
+    let forced = rehydrate(&["reduce", s, "--out", d, "--force"]);
+    assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
+    let (state, _) = rehydrate_sidecar::read_store(&dir.join("sidecar/session.rhyd")).unwrap();
+    assert_eq!(state.summaries.len(), 0);
+    assert_eq!(rehydrate(&["verify", d]).status.code(), Some(0));
+}
+
+// 2. Two writers: the directory lock refuses the second one; success is said only when done.
+#[test]
+fn a_second_writer_is_refused_while_the_directory_is_locked() {
+    let (dir, _) = reduce_fixture("trial_lock");
+    let d = dir.to_str().unwrap();
+    let s = fixture("cli/build-session.json");
+    let lock = std::fs::File::open(dir.join("sidecar/lock")).unwrap();
+    lock.lock().unwrap();
+    let before = snapshot(&dir);
+    for args in [
+        vec!["reduce", s.to_str().unwrap(), "--out", d, "--force"],
+        vec!["repair", d],
+    ] {
+        let out = rehydrate(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert_eq!(
+            stderr(&out),
+            format!(
+                "error: {d} is being written by another rehydrate process (it holds the lock on {d}/sidecar/lock)\n"
+            ),
+        );
+    }
+    // Readers wait for no one either: they are refused while a writer holds the lock.
+    let out = rehydrate(&["verify", d]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("is being written by another rehydrate process"));
+    assert_eq!(snapshot(&dir), before);
+    drop(lock);
+    assert_eq!(rehydrate(&["verify", d]).status.code(), Some(0));
+}
+
+#[test]
+fn two_concurrent_writers_leave_one_whole_directory() {
+    let s = fixture("cli/build-session.json");
+    for round in 0..4 {
+        let dir = scratch(&format!("trial_race_{round}")).join("out");
+        let d = dir.to_str().unwrap();
+        let spawn = || {
+            Command::new(env!("CARGO_BIN_EXE_rehydrate"))
+                .args([
+                    "reduce",
+                    s.to_str().unwrap(),
+                    "--out",
+                    d,
+                    "--force",
+                    "--no-tokens",
+                ])
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let (a, b) = (spawn(), spawn());
+        let outs = [a.wait_with_output().unwrap(), b.wait_with_output().unwrap()];
+        let succeeded = outs.iter().filter(|o| o.status.success()).count();
+        assert!(succeeded >= 1, "round {round}: neither writer succeeded");
+        for out in &outs {
+            if out.status.success() {
+                assert!(stdout(out).contains("all verified"));
+            } else {
+                assert_eq!(out.status.code(), Some(2));
+                assert!(out.stdout.is_empty());
+                assert!(
+                    stderr(out).contains("is being written by another rehydrate process"),
+                    "round {round}: {}",
+                    stderr(out)
+                );
+            }
+        }
+        let verify = rehydrate(&["verify", d]);
+        assert_eq!(
+            verify.status.code(),
+            Some(0),
+            "round {round}: {}",
+            stderr(&verify)
+        );
+    }
+}
+
+/// The byte offsets where each record of a store starts, and its end: the header is 16 bytes,
+/// a record 16 bytes of frame (length u32 LE first) and its payload (docs/FORMATS.md).
+fn record_starts(store: &[u8]) -> Vec<(usize, u8)> {
+    let mut at = 16;
+    let mut starts = Vec::new();
+    while at < store.len() {
+        let len = u32::from_le_bytes(store[at..at + 4].try_into().unwrap()) as usize;
+        starts.push((at, store[at + 4]));
+        at += 16 + len;
+    }
+    starts
+}
+
+// 3. repair ends with a directory that verifies, or exits 1 and changes nothing.
+#[test]
+fn repair_rebuilds_lost_reduction_records_and_says_so() {
+    let (dir, _) = reduce_fixture("trial_repair");
+    let d = dir.to_str().unwrap();
+    let store_path = dir.join("sidecar/session.rhyd");
+    let whole = std::fs::read(&store_path).unwrap();
+    let starts = record_starts(&whole);
+    let reductions: Vec<usize> = starts
+        .iter()
+        .filter(|(_, k)| *k == 2)
+        .map(|s| s.0)
+        .collect();
+    assert_eq!(reductions.len(), 3);
+    let manifest = std::fs::read(dir.join("sidecar/manifest.json")).unwrap();
+
+    // Cut inside the second reduction record, and exactly at the start of the third.
+    for (cut, torn) in [(reductions[1] + 20, true), (reductions[2], false)] {
+        std::fs::write(&store_path, &whole[..cut]).unwrap();
+        record_store_in_manifest(&dir);
+        let verify = rehydrate(&["verify", d]);
+        assert_eq!(verify.status.code(), Some(1));
+        assert!(
+            stderr(&verify).contains("its reductions differ from"),
+            "{}",
+            stderr(&verify)
+        );
+        let out = rehydrate(&["repair", d]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let rebuilt = if torn {
+            "r1.d26c33 to r2.b35021"
+        } else {
+            "r2.b35021"
+        };
+        let n = if torn { 2 } else { 1 };
+        let torn_line = if torn {
+            format!(
+                "{}: dropped a torn tail of 20 bytes at byte {} (the file ends inside a record's payload); kept 18 whole records\n",
+                store_path.display(),
+                reductions[1]
+            )
+        } else {
+            String::new()
+        };
+        assert_eq!(
+            stdout(&out),
+            format!(
+                "{torn_line}{}: rebuilt {n} reduction records ({rebuilt}) from {d}/reductions.json, each verified against the store's messages\n{d}: verified: 3 reductions, the view inverts to the sidecar's 17 messages\n",
+                store_path.display()
+            )
+        );
+        assert_eq!(std::fs::read(&store_path).unwrap(), whole);
+        assert_eq!(
+            std::fs::read(dir.join("sidecar/manifest.json")).unwrap(),
+            manifest
+        );
+        assert_eq!(rehydrate(&["verify", d]).status.code(), Some(0));
+    }
+
+    // Cut inside the message records: their bytes are lost, nothing is changed, exit 1.
+    std::fs::write(&store_path, &whole[..starts[5].0 + 3]).unwrap();
+    record_store_in_manifest(&dir);
+    let before = snapshot(&dir);
+    let out = rehydrate(&["repair", d]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {}: holds 5 messages, the manifest records 17; the records of messages 5..17 are lost and nothing else in the directory holds their bytes (reduce the session file again)\nerror: {d}: nothing was changed\n",
+            store_path.display()
+        )
+    );
+    assert_eq!(snapshot(&dir), before);
+}
+
+#[test]
+fn repair_at_every_cut_verifies_or_exits_1_changing_nothing() {
+    let (dir, _) = reduce_fixture("trial_repair_cuts");
+    let d = dir.to_str().unwrap();
+    let store_path = dir.join("sidecar/session.rhyd");
+    let whole = std::fs::read(&store_path).unwrap();
+    let starts = record_starts(&whole);
+    let first_reduction = starts.iter().find(|(_, kind)| *kind == 2).unwrap().0;
+    let mut cuts: Vec<usize> = Vec::new();
+    for &(start, _) in &starts {
+        cuts.extend([start, start + 1, start + 15, start + 16, start + 17]);
+    }
+    cuts.extend([16, whole.len() - 1, whole.len()]);
+    cuts.sort_unstable();
+    cuts.dedup();
+    let (mut restored, mut refused) = (0, 0);
+    for cut in cuts {
+        // Both a manifest that records the cut store and one that records the whole one.
+        for record in [false, true] {
+            std::fs::write(&store_path, &whole[..cut]).unwrap();
+            if record {
+                record_store_in_manifest(&dir);
+            }
+            let before = snapshot(&dir);
+            let out = rehydrate(&["repair", d]);
+            // Every message record is whole exactly when the cut is at or after the first
+            // reduction record: then everything lost can be rebuilt.
+            let restorable = cut >= first_reduction;
+            match out.status.code() {
+                Some(0) if restorable => {
+                    restored += 1;
+                    let verify = rehydrate(&["verify", d]);
+                    assert_eq!(
+                        verify.status.code(),
+                        Some(0),
+                        "cut {cut}: {}",
+                        stderr(&verify)
+                    );
+                    assert_eq!(std::fs::read(&store_path).unwrap(), whole, "cut {cut}");
+                }
+                Some(1) if !restorable => {
+                    refused += 1;
+                    assert!(stderr(&out).ends_with(&format!("error: {d}: nothing was changed\n")));
+                    assert_eq!(snapshot(&dir), before, "cut {cut}");
+                }
+                other => panic!(
+                    "cut {cut} record {record}: exit {other:?}: {}{}",
+                    stderr(&out),
+                    stdout(&out)
+                ),
+            }
+            // Back to the whole directory for the next cut.
+            std::fs::write(&store_path, &whole).unwrap();
+            record_store_in_manifest(&dir);
+        }
+    }
+    // Cuts in the reduction records (3 records, 5 cuts each, and the last byte and the end)
+    // are restored; cuts in the 17 message records (5 each; the header's end is the first
+    // record's start) are not; each under both manifests.
+    assert_eq!((restored, refused), (2 * (5 * 3 + 2), 2 * (5 * 17)));
+}
+
+// 5. Empty sessions: a warning, and no invalid body.
+#[test]
+fn an_empty_session_warns_and_exports_no_invalid_body() {
+    let dir = scratch("trial_empty");
+    let session = dir.join("empty.json");
+    std::fs::write(&session, "[]").unwrap();
+    let out_dir = dir.join("out");
+    let o = out_dir.to_str().unwrap();
+    let s = session.to_str().unwrap();
+    let reduced = rehydrate(&["reduce", s, "--out", o, "--no-tokens"]);
+    assert_eq!(reduced.status.code(), Some(0));
+    assert_eq!(
+        stderr(&reduced),
+        format!(
+            "warning: {s}: the session holds no messages: there is nothing to reduce, and its view is no valid request body\n"
+        )
+    );
+    for (to, line) in [
+        (
+            "anthropic",
+            "anthropic request body is invalid: message 0 (no-messages): the body has no message besides the system text",
+        ),
+        (
+            "openai",
+            "openai request body is invalid: message 0 (no-messages): the body has no message",
+        ),
+    ] {
+        let out = rehydrate(&["export", o, "--to", to]);
+        assert_eq!(out.status.code(), Some(2), "{to}");
+        assert!(out.stdout.is_empty(), "{to}");
+        assert_eq!(stderr(&out), format!("error: {o}: {line}\n"));
+    }
+    let traj = dir.join("empty.traj");
+    std::fs::write(&traj, r#"{"history":[]}"#).unwrap();
+    let t = traj.to_str().unwrap();
+    let out = rehydrate(&["reduce", t, "--out", dir.join("t").to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(stderr(&out).contains("the session holds no messages"));
+}
+
+// 7. Session strings printed to a terminal are escaped: warnings, the path, the table.
+#[test]
+fn import_warnings_escape_session_strings_and_paths() {
+    let dir = scratch("trial_escape");
+    let session = dir.join("evil\u{1b}[2J.jsonl");
+    let lines = [
+        r#"{"type":"user","uuid":"u1","message":{"role":"user","content":"hi"}}"#,
+        "{\"type\":\"weird\\u001b]0;pwned\\u0007\",\"uuid\":\"u2\"}",
+        r#"{"type":"assistant","uuid":"u3","parentUuid":"u1","message":{"role":"assistant","content":[{"type":"text","text":"ok"}]}}"#,
+    ];
+    std::fs::write(&session, lines.join("\n")).unwrap();
+    let out = rehydrate(&[
+        "reduce",
+        session.to_str().unwrap(),
+        "--out",
+        dir.join("out").to_str().unwrap(),
+        "--no-tokens",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(!err.contains('\u{1b}') && !err.contains('\u{7}'), "{err:?}");
+    assert!(!stdout(&out).contains('\u{1b}'), "{:?}", stdout(&out));
+    assert!(err.contains("evil\\u{1b}[2J.jsonl"), "{err}");
+    assert!(err.contains("weird\\u{1b}]0;pwned\\u{7}"), "{err}");
+}
+
+// 8. Only regular files are read, each bounded by the manifest.
+#[test]
+fn reads_refuse_devices_fifos_outside_links_and_oversized_files() {
+    let (dir, _) = reduce_fixture("trial_bounded");
+    let d = dir.to_str().unwrap();
+    let view = dir.join("view.json");
+    let original = std::fs::read(&view).unwrap();
+
+    std::fs::remove_file(&view).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &view).unwrap();
+    let out = rehydrate(&["verify", d]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {d}/view.json: a symbolic link that leads out of the directory (or nowhere); not read\n"
+        )
+    );
+
+    std::fs::remove_file(&view).unwrap();
+    let status = Command::new("mkfifo").arg(&view).status().unwrap();
+    assert!(status.success());
+    let out = rehydrate(&["verify", d]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {d}/view.json: not a regular file (a directory, FIFO, socket or device); not read\n"
+        )
+    );
+
+    // A link inside the directory is followed.
+    std::fs::remove_file(&view).unwrap();
+    std::fs::write(dir.join("view.copy"), &original).unwrap();
+    std::os::unix::fs::symlink("view.copy", &view).unwrap();
+    assert_eq!(rehydrate(&["verify", d]).status.code(), Some(0));
+
+    std::fs::remove_file(&view).unwrap();
+    let mut longer = original.clone();
+    longer.extend_from_slice(&[b' '; 4096]);
+    std::fs::write(&view, &longer).unwrap();
+    let out = rehydrate(&["verify", d]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {d}/view.json: digest mismatch: the manifest records {} bytes, the file has {} (not read)\n",
+            original.len(),
+            longer.len()
+        )
+    );
+}
+
+// 9. Paths that are not UTF-8 are kept byte for byte, and repair on them is whole.
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 6, failure_persistence: None, ..ProptestConfig::default() })]
+    #[test]
+    fn paths_that_are_not_utf8_keep_their_bytes(
+        // Continuation bytes never start a UTF-8 sequence: each is shown as `\xNN`.
+        name in proptest::collection::vec(prop_oneof![0x80u8..=0xbf, b'a'..=b'z'], 1..12)
+    ) {
+        let dir = scratch("trial_bytes");
+        let mut file_name = b"s-".to_vec();
+        file_name.extend_from_slice(&name);
+        file_name.extend_from_slice(b".json");
+        let session = dir.join(std::ffi::OsStr::from_bytes(&file_name));
+        std::fs::copy(fixture("cli/build-session.json"), &session).unwrap();
+        let out = rehydrate_os(&[std::ffi::OsStr::new("reduce"), session.as_os_str(), std::ffi::OsStr::new("--no-tokens")], None);
+        prop_assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let mut default_out = session.as_os_str().to_owned();
+        default_out.push(".rehydrate");
+        let default_out = PathBuf::from(default_out);
+        prop_assert!(default_out.join("sidecar/manifest.json").is_file());
+        for command in ["verify", "repair"] {
+            let out = rehydrate_os(&[std::ffi::OsStr::new(command), default_out.as_os_str()], None);
+            prop_assert_eq!(out.status.code(), Some(0), "{}: {}", command, stderr(&out));
+        }
+        // A torn store in such a directory is repaired whole.
+        let store = default_out.join("sidecar/session.rhyd");
+        let whole = std::fs::read(&store).unwrap();
+        let mut torn = whole.clone();
+        torn.extend_from_slice(&[9, 0, 0]);
+        std::fs::write(&store, &torn).unwrap();
+        let out = rehydrate_os(&[std::ffi::OsStr::new("repair"), default_out.as_os_str()], None);
+        prop_assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        prop_assert_eq!(std::fs::read(&store).unwrap(), whole);
+        let shown: String = name.iter().map(|&b| if b >= 0x80 { format!("\\x{b:02x}") } else { char::from(b).to_string() }).collect();
+        prop_assert!(stdout(&out).contains(&format!("s-{shown}.json.rehydrate")), "{}", stdout(&out));
+        let out = rehydrate_os(&[std::ffi::OsStr::new("verify"), default_out.as_os_str()], None);
+        prop_assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    }
+}
+
+// 10. What a killed run left is removed under the lock on the next run.
+#[test]
+fn stale_temporaries_of_a_killed_run_are_removed() {
+    let dir = scratch("trial_stale").join("out");
+    std::fs::create_dir_all(dir.join("sidecar")).unwrap();
+    std::fs::write(dir.join("sidecar/session.rhyd.tmp"), vec![0u8; 1 << 16]).unwrap();
+    std::fs::write(dir.join("view.json.tmp"), b"[").unwrap();
+    std::fs::write(dir.join("sidecar/lock"), b"").unwrap();
+    let d = dir.to_str().unwrap();
+    let s = fixture("cli/build-session.json");
+    let out = rehydrate(&["reduce", s.to_str().unwrap(), "--out", d, "--no-tokens"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "warning: {d}/view.json.tmp: removed a temporary file an interrupted run left\nwarning: {d}/sidecar/session.rhyd.tmp: removed a temporary file an interrupted run left\n"
+        )
+    );
+    let names: Vec<String> = snapshot(&dir)
+        .into_iter()
+        .map(|(p, _)| p.strip_prefix(&dir).unwrap().display().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "reductions.json",
+            "sidecar/lock",
+            "sidecar/manifest.json",
+            "sidecar/session.rhyd",
+            "view.json"
+        ]
+    );
+}
+
+// 11. A lost stdout is an error.
+#[test]
+fn a_closed_or_full_stdout_is_exit_2() {
+    let bin = env!("CARGO_BIN_EXE_rehydrate");
+    let closed = Command::new("sh")
+        .args(["-c", "exec \"$0\" tools >&-", bin])
+        .output()
+        .unwrap();
+    assert_eq!(closed.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(closed.stderr).unwrap(),
+        "error: stdout is closed, so the output would be lost (redirect it to a file or /dev/null)\n"
+    );
+    let full = Command::new("sh")
+        .args(["-c", "exec \"$0\" --help >/dev/full", bin])
+        .output()
+        .unwrap();
+    assert_eq!(full.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8(full.stderr).unwrap(),
+        "error: cannot write to stdout: No space left on device (os error 28)\n"
+    );
+    let null = Command::new("sh")
+        .args(["-c", "exec \"$0\" tools >/dev/null", bin])
+        .output()
+        .unwrap();
+    assert_eq!(null.status.code(), Some(0));
+}
+
+// 12. A damaged manifest is a damaged directory: exit 1.
+#[test]
+fn a_manifest_that_does_not_parse_or_is_old_is_exit_1() {
+    let (dir, _) = reduce_fixture("trial_manifest");
+    let d = dir.to_str().unwrap();
+    let path = dir.join("sidecar/manifest.json");
+    let good: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    std::fs::write(&path, b"{\"format\":").unwrap();
+    let out = rehydrate(&["verify", d]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {d}/sidecar/manifest.json: EOF while parsing a value at line 1 column 10\n"
+        )
+    );
+    let mut old = good.clone();
+    old["version"] = 1.into();
+    std::fs::write(&path, serde_json::to_vec(&old).unwrap()).unwrap();
+    let out = rehydrate(&["expand", d, "r0.b35021"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {d}/sidecar/manifest.json: unsupported sidecar rehydrate-sidecar version 1 (expected rehydrate-sidecar version 2); reduce the session again\n"
+        )
+    );
+}
+
+// 13. search and signals fail on reductions that do not verify.
+#[test]
+fn search_and_signals_exit_1_on_reductions_that_do_not_verify() {
+    let (dir, report) = reduce_fixture("trial_unverified");
+    let d = dir.to_str().unwrap();
+    let index = report["reductions"][0]["index"].as_u64().unwrap() as usize;
+    reframe_store(&dir, |messages| {
+        super::edit_text(messages, index, "Compiling", "Compiled!");
+    });
+    record_store_in_manifest(&dir);
+    let search = rehydrate(&["search", d, "crate-1", "--literal"]);
+    assert_eq!(search.status.code(), Some(1));
+    let err = stderr(&search);
+    assert!(
+        err.ends_with(&format!(
+            "error: {d}: 1 of 3 reductions do not verify and were not searched\n"
+        )),
+        "{err}"
+    );
+    assert!(stdout(&search).contains("1 reductions do not verify and were not searched"));
+    let signals = rehydrate(&["signals", d]);
+    assert_eq!(signals.status.code(), Some(1));
+    assert!(signals.stdout.is_empty());
+    assert!(
+        stderr(&signals).ends_with(&format!(
+            "error: {d}: 1 of 3 reductions do not verify; no signals are computed over them\n"
+        )),
+        "{}",
+        stderr(&signals)
+    );
+}
+
+// 14. Messages.
+#[test]
+fn messages_name_what_went_wrong() {
+    let no_args = rehydrate(&[]);
+    assert_eq!(no_args.status.code(), Some(2));
+    let help = stderr(&no_args);
+    assert!(
+        help.starts_with("Lossless, verifiable context reduction for agent sessions"),
+        "{help}"
+    );
+    for command in [
+        "reduce",
+        "expand",
+        "search",
+        "verify",
+        "export",
+        "repair",
+        "signals",
+        "tools",
+        "call",
+        "inspect",
+        "replay",
+        "evidence",
+        "roundtrip",
+    ] {
+        assert!(
+            help.contains(&format!("\n  {command} ")),
+            "{command} in {help}"
+        );
+    }
+
+    let dir = scratch("trial_messages");
+    let file = dir.join("plain.json");
+    std::fs::write(&file, "[]").unwrap();
+    let f = file.to_str().unwrap();
+    let out = rehydrate(&["verify", f]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        format!("error: {f}: not an output directory of `rehydrate reduce` (not a directory)\n")
+    );
+    let out = rehydrate(&["verify", dir.to_str().unwrap()]);
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {}: not an output directory of `rehydrate reduce` (it has no sidecar/manifest.json)\n",
+            dir.display()
+        )
+    );
+
+    let empty = dir.join("zero.jsonl");
+    std::fs::write(&empty, "").unwrap();
+    let out = rehydrate(&["inspect", empty.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {}: empty file (no session in it)\n",
+            empty.display()
+        )
+    );
+
+    let out = rehydrate(&["reduce", f, "--trigger-bytes", "-1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "error: invalid value '-1' for '--trigger-bytes <BYTES>': invalid digit found in string (see rehydrate --help)\n"
+    );
+
+    // `-` reads the session from stdin, and then needs --out.
+    let session = std::fs::read(fixture("cli/build-session.json")).unwrap();
+    let out_dir = dir.join("from-stdin");
+    let args = [
+        "reduce",
+        "-",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--json",
+        "--no-tokens",
+    ];
+    let os_args: Vec<&std::ffi::OsStr> = args.iter().map(std::ffi::OsStr::new).collect();
+    let out = rehydrate_os(&os_args, Some(&session));
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["messages"], 17);
+    let manifest: Value =
+        serde_json::from_slice(&std::fs::read(out_dir.join("sidecar/manifest.json")).unwrap())
+            .unwrap();
+    assert_eq!(manifest["source"], "<stdin>");
+    let out = rehydrate_os(
+        &[std::ffi::OsStr::new("reduce"), std::ffi::OsStr::new("-")],
+        Some(&session),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "error: <stdin> is not a regular file, so there is no default output directory next to it; pass --out DIR\n"
+    );
+
+    // A view.json given back to reduce warns.
+    let view = out_dir.join("view.json");
+    let out = rehydrate(&[
+        "reduce",
+        view.to_str().unwrap(),
+        "--out",
+        dir.join("again").to_str().unwrap(),
+        "--no-tokens",
+    ]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "warning: {}: 3 messages are a rehydrate stub already (is this a view.json?): stubs are kept as content, and the originals behind them are not in this file; reduce the original session instead\n",
+            view.display()
+        )
+    );
+
+    // verify --json.
+    let out = rehydrate(&["verify", out_dir.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        serde_json::from_slice::<Value>(&out.stdout).unwrap(),
+        serde_json::json!({"dir": out_dir.to_str().unwrap(), "reductions": 3, "messages": 17, "sendable": true, "verified": true})
+    );
+}
+
+// 4. A session that holds stub text of its own exports as it was, in every form.
+#[test]
+fn a_session_holding_stub_text_exports_as_it_was() {
+    let dir = scratch("trial_stub_text");
+    let mut session: Vec<Value> =
+        serde_json::from_slice(&std::fs::read(fixture("cli/build-session.json")).unwrap()).unwrap();
+    // The agent ran `cat view.json` of an earlier reduction and a user pasted a stub.
+    let (reduced, _) = reduce_fixture("trial_stub_text_first");
+    let view = std::fs::read_to_string(reduced.join("view.json")).unwrap();
+    let pasted = super::stub_lines(&reduced)[0].clone();
+    session
+        .push(serde_json::json!({"role": "user", "content": format!("what is this?\n{pasted}")}));
+    session.push(serde_json::json!({"role": "assistant", "tool_calls": [{"id": "call_cat", "type": "function", "function": {"name": "bash", "arguments": "{\"cmd\": \"cat view.json\"}"}}]}));
+    session.push(serde_json::json!({"role": "tool", "tool_call_id": "call_cat", "content": view}));
+    session.push(serde_json::json!({"role": "assistant", "content": "That is a reduced view."}));
+    let path = dir.join("stubby.json");
+    std::fs::write(&path, serde_json::to_vec(&session).unwrap()).unwrap();
+    let p = path.to_str().unwrap();
+    let (a, b) = (dir.join("reduced"), dir.join("plain"));
+    let out = rehydrate(&[
+        "reduce",
+        p,
+        "--out",
+        a.to_str().unwrap(),
+        "--json",
+        "--no-tokens",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["reductions"].as_array().unwrap().len(), 3);
+    let out = rehydrate(&[
+        "reduce",
+        p,
+        "--out",
+        b.to_str().unwrap(),
+        "--no-tokens",
+        "--trigger-bytes",
+        "1000000000",
+        "--no-dedupe",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for to in ["jsonl", "openai", "anthropic"] {
+        let reduced = rehydrate(&["export", a.to_str().unwrap(), "--to", to]);
+        let plain = rehydrate(&["export", b.to_str().unwrap(), "--to", to]);
+        assert_eq!(reduced.status.code(), Some(0), "{to}: {}", stderr(&reduced));
+        assert_eq!(plain.status.code(), Some(0), "{to}: {}", stderr(&plain));
+        assert!(stdout(&reduced).contains(&pasted), "{to}");
+        assert_eq!(stdout(&reduced), stdout(&plain), "{to}");
+    }
+}
