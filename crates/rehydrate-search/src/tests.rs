@@ -315,10 +315,94 @@ fn redact_replaces_each_kind() {
             "x -----BEGIN PRIVATE KEY-----\nMIIE cut",
             "x [redacted:private-key]",
         ),
+        (
+            "glab glpat-z_sxgtrfAxKr8q1TPY8Y.",
+            "glab [redacted:gitlab-token].",
+        ),
+        ("sk_test_4eC39HqLyjWDarjtT1zdp7dc", "[redacted:stripe-key]"),
     ];
     for (text, expected) in cases {
         assert_eq!(redact(text), expected, "{text}");
     }
+}
+
+#[test]
+fn redact_needs_no_digit_in_prefixed_tokens() {
+    let cases = [
+        ("id AKIAQWERTYUIOPASDFGH.", "id [redacted:aws-access-key]."),
+        ("ASIAZZZZZZZZZZZZZZZZ", "[redacted:aws-access-key]"),
+        (
+            "t=ghp_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGhIj;",
+            "t=[redacted:github-token];",
+        ),
+        (
+            "github_pat_AbCdEfGhIjKlMnOpQrStUv_wXyZaBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgHiJkLmNoPqRsTuVwXyZaBc end",
+            "[redacted:github-token] end",
+        ),
+        (
+            "key sk-ant-api-AbCdEf_GhIjKl-MnOpQrStUvWxYz end",
+            "key [redacted:anthropic-api-key] end",
+        ),
+        (
+            "sk-AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGhIjKlMnOpQrStUv",
+            "[redacted:openai-api-key]",
+        ),
+        ("xoxb-AbCdEfGhIj-KlMnOpQrSt", "[redacted:slack-token]"),
+        (
+            "key=AIzaSyAbCdEfGhIjKlMnOpQrStUvWxYz_AbCdEf&x",
+            "key=[redacted:google-api-key]&x",
+        ),
+        ("glpat-AbCdEfGhIjKlMnOpQrSt", "[redacted:gitlab-token]"),
+        ("rk_live_AbCdEfGhIjKlMnOpQrStUvWx", "[redacted:stripe-key]"),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(redact(text), expected, "{text}");
+    }
+}
+
+#[test]
+fn redact_finds_tokens_glued_to_other_characters() {
+    let cases = [
+        (
+            "M000sk-ant-api03-AbCdEf0123456789xyz end",
+            "M000[redacted:anthropic-api-key] end",
+        ),
+        (
+            "xyzsk-proj-Abc123Def456Ghi789Jkl012",
+            "xyz[redacted:openai-api-key]",
+        ),
+        (
+            "tasksk-AbCdEfGhIjKlMnOpQrSt",
+            "task[redacted:openai-api-key]",
+        ),
+        (
+            "x9ghp_AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGhIj_y",
+            "x9[redacted:github-token]_y",
+        ),
+        (
+            "AKIAIOSFODNN7EXAMPLE_AKIAIOSFODNN7EXAMPLE",
+            "[redacted:aws-access-key]_[redacted:aws-access-key]",
+        ),
+        ("zzxoxp-1234-5678-9abcdef_", "zz[redacted:slack-token]_"),
+        (
+            "QAIzaSyA1234567890abcdefghijklmnopqrstuv)",
+            "Q[redacted:google-api-key])",
+        ),
+        (
+            "tokglpat-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789a.01.1a2b3c4d5 ok",
+            "tok[redacted:gitlab-token] ok",
+        ),
+        ("disk_live_AbCdEfGhIjKlMnOp_q", "di[redacted:stripe-key]_q"),
+    ];
+    for (text, expected) in cases {
+        assert_eq!(redact(text), expected, "{text}");
+    }
+    // The exact spans of the glued key.
+    let text = "M000sk-ant-api03-AbCdEf0123456789xyz end";
+    let secrets = find_secrets(text);
+    assert_eq!(secrets.len(), 1);
+    assert_eq!(secrets[0].kind, SecretKind::AnthropicApiKey);
+    assert_eq!((secrets[0].span.start(), secrets[0].span.end()), (4, 36));
 }
 
 #[test]
@@ -335,6 +419,27 @@ fn redact_leaves_look_alikes_alone() {
         "AKIA is a prefix",
         "ghp_ alone",
         "PWD=/home/user",
+        // Words joined by `-` or `_` after a word holding the prefix (`task-`, `disk-`).
+        "task-list-manager-for-the-app",
+        "see task-1234-fix-the-login-flow-again",
+        "risk-assessment-2024-q3-quarterly-report",
+        "Risk-Assessment-Report-2024-Final-Version",
+        "disk-HTTP-CLIENT-RETRY-POLICY-V2",
+        "task-ant-colony-simulation-project",
+        "sk-ant-placeholder-for-your-key",
+        "github_pat_expiry_warning_days_default",
+        "xoxo-gossip-girl-forever-and-ever",
+        // Too short, or longer than a fixed-length token.
+        "AKIAbcd",
+        "AKIAIOSFODNN7EXAMPL",
+        "AKIAIOSFODNN7EXAMPLEX",
+        "CONFIG_ASIAPACIFICDATACENTERS",
+        "ghp_AbCdEfGhIjKlMnOpQrStUvWxYzAbC",
+        "glpat-AbCdEfGhIjKlMnOpQrS",
+        "AIzaSyAbCdEfGhIjKlMnOpQrStUvWxYz_AbCdE",
+        "AIzaSyAbCdEfGhIjKlMnOpQrStUvWxYz_AbCdEfG",
+        "sk_live_AbCdEfGhIjKlMnO",
+        "sk-AbCdEfGhIjKlMnOpQrS",
     ] {
         assert_eq!(redact(text), text);
     }
@@ -348,7 +453,11 @@ fn secrets_are_sorted_and_merged() {
     assert_eq!(secrets[0].kind, SecretKind::Jwt);
     assert_eq!(secrets[0].span.start(), 22);
     assert_eq!(secrets[0].span.end(), text.len());
-    for kind in [SecretKind::PrivateKey, SecretKind::SecretValue] {
+    for kind in [
+        SecretKind::PrivateKey,
+        SecretKind::GitlabToken,
+        SecretKind::SecretValue,
+    ] {
         assert_eq!(kind.placeholder(), format!("[redacted:{}]", kind.as_str()));
     }
 }

@@ -1,5 +1,6 @@
 //! Integration tests of rehydrate-search: the SPEC seed 000 search cases as snapshot fixtures,
-//! properties against a naive oracle, the corpus check and redaction of snippets.
+//! properties against a naive oracle, the corpus check, redaction of snippets and properties of
+//! each prefixed-token redaction rule.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
@@ -8,4 +9,5 @@ mod corpus;
 mod fixtures;
 mod properties;
 mod redaction;
+mod redaction_properties;
 mod sources;
