@@ -104,6 +104,9 @@ struct ReduceReport<'a> {
     /// `None` (null) with `--no-tokens`.
     tokens_after: Option<usize>,
     verified: bool,
+    /// Whether the view is a valid OpenAI and Anthropic request body (`false`: a defect no
+    /// pairing repair covers, named in the warnings, or an empty session).
+    valid_request_body: bool,
     out: String,
     warnings: Vec<String>,
     reductions: Vec<ReductionReport<'a>>,
@@ -338,6 +341,31 @@ fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
             return Err(e);
         }
     };
+    // A defect no pairing repair covers leaves the view an invalid body: said before success.
+    let mut valid_request_body = !history.is_empty();
+    if !history.is_empty() {
+        let checked = check_view(&view);
+        valid_request_body = checked.violations.is_empty() && checked.sendable == [true, true];
+        let mut lines = checked.violations;
+        if checked.sendable == [true, false] {
+            lines.push(
+                "the session holds only system text: its view is no valid Anthropic request body"
+                    .to_string(),
+            );
+        }
+        for line in lines {
+            let message = format!("{line} (no pairing repair covers it)");
+            eprintln!(
+                "warning: {}: {}",
+                shown(load::name(path)),
+                crate::term::printable(&message)
+            );
+            warnings.push(Warning {
+                line: None,
+                message,
+            });
+        }
+    }
     // Success is reported only once every file and then the manifest are in place.
     session_dir::commit(
         &dir,
@@ -365,7 +393,8 @@ fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
         tokens_before,
         tokens_after,
         verified: true,
-        out: shown(dir),
+        valid_request_body,
+        out: crate::term::json_path(&dir),
         warnings: warnings.iter().map(ToString::to_string).collect(),
         reductions: log
             .reductions
@@ -444,9 +473,10 @@ fn reduce_table(args: &ReduceArgs, report: &ReduceReport<'_>, view_len: usize) -
     let mut o = String::new();
     o.push_str(&format!(
         "{} ({}) -> {}\n",
-        shown(&args.transcript),
+        shown(load::name(&args.transcript)),
         report.format,
-        report.out
+        // `out` is the JSON form; the terminal gets it escaped.
+        shown(Path::new(&report.out))
     ));
     o.push_str(&format!(
         "{:<8}{:>10}{:>12}{:>10}\n",
@@ -474,12 +504,17 @@ fn reduce_table(args: &ReduceArgs, report: &ReduceReport<'_>, view_len: usize) -
         tokens_saved
     ));
     o.push_str(&format!(
-        "reductions: {}{}, all verified\n",
+        "reductions: {}{}, all verified{}\n",
         report.reductions.len(),
         if kinds.is_empty() {
             String::new()
         } else {
             format!(" ({})", kinds.join(", "))
+        },
+        if report.valid_request_body {
+            ""
+        } else {
+            "; the view is no valid request body (see the warnings)"
         }
     ));
     o
@@ -588,9 +623,45 @@ struct VerifyReport {
     dir: String,
     reductions: usize,
     messages: usize,
-    /// Whether the view holds a message a request body carries (`false`: nothing to send).
-    sendable: bool,
+    /// Per API, whether the view holds a message its body carries (`false`: nothing to send).
+    sendable: Sendable,
     verified: bool,
+}
+
+/// Per API, whether a view has a message to send.
+#[derive(serde::Serialize)]
+struct Sendable {
+    openai: bool,
+    anthropic: bool,
+}
+
+/// What [`check_view`] found.
+struct ViewCheck {
+    /// One line per rule of "Request validity" the view breaks, for either API, but for
+    /// having no message at all.
+    violations: Vec<String>,
+    /// For OpenAI and Anthropic, whether the view holds a message the body carries.
+    sendable: [bool; 2],
+}
+
+/// Checks a view as a request body of both APIs (docs/FORMATS.md, "Request validity").
+fn check_view(view: &[impl std::borrow::Borrow<Message>]) -> ViewCheck {
+    let mut checked = ViewCheck {
+        violations: Vec::new(),
+        sendable: [true, true],
+    };
+    for (k, api) in [Api::OpenAi, Api::Anthropic].into_iter().enumerate() {
+        for v in check_request(view, api) {
+            if v.rule == Rule::NoMessages {
+                checked.sendable[k] = false;
+            } else {
+                checked
+                    .violations
+                    .push(format!("view.json is not a valid {api} request body: {v}"));
+            }
+        }
+    }
+    checked
 }
 
 fn verify(dir: &Path, json: bool) -> Result<(), Failure> {
@@ -610,26 +681,21 @@ fn verify(dir: &Path, json: bool) -> Result<(), Failure> {
     }
     // The view is what a host sends: it must be a valid request body for both APIs. A view
     // with no message a body carries has nothing to send: not a failure, but said.
-    let mut nothing_to_send = false;
-    for api in [Api::OpenAi, Api::Anthropic] {
-        for v in check_request(&loaded.view, api) {
-            if v.rule == Rule::NoMessages {
-                nothing_to_send = true;
-            } else {
-                failures.push(format!("view.json is not a valid {api} request body: {v}"));
-            }
-        }
-    }
+    let checked = check_view(&loaded.view);
+    failures.extend(checked.violations);
     if !failures.is_empty() {
         return Err(Failure::Verify(failures));
     }
     let n = loaded.log.len();
     if json {
         return print_json(&VerifyReport {
-            dir: shown(dir),
+            dir: crate::term::json_path(dir),
             reductions: n,
             messages: loaded.manifest.messages,
-            sendable: !nothing_to_send,
+            sendable: Sendable {
+                openai: checked.sendable[0],
+                anthropic: checked.sendable[1],
+            },
             verified: true,
         });
     }
@@ -638,10 +704,11 @@ fn verify(dir: &Path, json: bool) -> Result<(), Failure> {
             "verified {n} {}; the view inverts to the sidecar's {} messages and {}\n",
             if n == 1 { "reduction" } else { "reductions" },
             loaded.manifest.messages,
-            if nothing_to_send {
-                "holds no message a request body could carry"
-            } else {
-                "is a valid OpenAI and Anthropic request body"
+            match checked.sendable {
+                [true, true] => "is a valid OpenAI and Anthropic request body",
+                [true, false] =>
+                    "is a valid OpenAI request body, and holds no message an Anthropic body could carry besides the system text",
+                [false, _] => "holds no message a request body could carry",
             }
         )
         .as_bytes(),
@@ -831,7 +898,7 @@ fn roundtrip(
 
     let mut counter = TokenCounter::new();
     let report = RoundtripReport {
-        file: shown(path),
+        file: crate::term::json_path(path),
         format: imported.format.as_str(),
         preset: preset.as_str(),
         messages: messages.len(),

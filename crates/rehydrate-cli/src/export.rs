@@ -194,7 +194,7 @@ impl Report {
                 })
                 .collect();
             let report = serde_json::json!({
-                "dir": shown(dir),
+                "dir": crate::term::json_path(dir),
                 "to": self.api.map_or("jsonl", Api::as_str),
                 "view": self.view,
                 "strict": self.strict,

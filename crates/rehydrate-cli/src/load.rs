@@ -35,6 +35,18 @@ pub(crate) fn read(path: &Path) -> Result<Vec<u8>, Failure> {
             .map_err(|e| input(format!("cannot read the session from stdin: {e}")))?;
         return Ok(bytes);
     }
+    // A device (`/dev/zero`) or a directory is no session and could be read without end;
+    // a FIFO (`<(...)`) ends when its writer does.
+    if let Ok(meta) = std::fs::metadata(path) {
+        use std::os::unix::fs::FileTypeExt as _;
+        let kind = meta.file_type();
+        if !kind.is_file() && !kind.is_fifo() {
+            return Err(input(format!(
+                "{}: not a regular file or a pipe (a directory, socket or device); not read",
+                shown(path)
+            )));
+        }
+    }
     std::fs::read(path).map_err(|e| input(format!("cannot read {}: {e}", shown(path))))
 }
 

@@ -10,7 +10,7 @@ use rehydrate_replay::{Replay, ReplayCounts};
 use crate::commands::{print_json, print_stdout};
 use crate::failure::Failure;
 use crate::load;
-use crate::term::{push_printable, shown};
+use crate::term::push_printable;
 
 /// The stdout object of `replay --json`.
 #[derive(serde::Serialize)]
@@ -42,7 +42,7 @@ pub(crate) fn run(path: &Path, format: Option<Format>, json: bool) -> Result<(),
     let counts = replay.counts();
     if json {
         return print_json(&ReplayReport {
-            file: shown(path),
+            file: crate::term::json_path(path),
             format: imported.format.as_str(),
             messages: imported.messages.len(),
             records: records

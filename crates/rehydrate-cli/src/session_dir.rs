@@ -163,9 +163,9 @@ pub(crate) fn default_out(transcript: &Path) -> Option<PathBuf> {
 pub(crate) struct WriteLock {
     dir: PathBuf,
     file: File,
-    /// Whether the directory did not exist, or held only what an interrupted run leaves, when
-    /// it was locked: on failure, [`WriteLock::abandon`] removes what this run created.
-    fresh: bool,
+    /// What this run created (the directory, `sidecar/`, the lock file): on failure,
+    /// [`WriteLock::abandon`] removes exactly that, and nothing that existed before.
+    created: [bool; 3],
     /// The stale temporary files an interrupted run had left, removed under the lock.
     pub(crate) removed: Vec<PathBuf>,
 }
@@ -174,9 +174,14 @@ impl WriteLock {
     /// After a failure: removes the lock file and the directory again if this run created
     /// them and they hold nothing else; a directory that existed is left as it was.
     pub(crate) fn abandon(self) {
-        if self.fresh {
+        let [dir, sidecar, lock] = self.created;
+        if lock {
             let _ = fs::remove_file(self.dir.join(LOCK));
+        }
+        if sidecar {
             let _ = fs::remove_dir(self.dir.join("sidecar"));
+        }
+        if dir {
             let _ = fs::remove_dir(&self.dir);
         }
         drop(self.file);
@@ -204,16 +209,28 @@ fn existing(dir: &Path) -> Result<Existing, Failure> {
     if !meta.is_dir() {
         return Ok(Existing::Other("it is not a directory".to_string()));
     }
-    let ours_only = |name: &OsStr, inside: &str| {
+    // A name rehydrate leaves behind (the lock, a temporary file) that is anything but a
+    // regular file is not ours: it is never removed, and the directory is refused.
+    let ours_only = |name: &OsStr, inside: &str, file_type: Option<fs::FileType>| {
         let Some(name) = name.to_str() else {
-            return false;
+            return Ok(false);
         };
         let full = if inside.is_empty() {
             name.to_string()
         } else {
             format!("{inside}/{name}")
         };
-        full == LOCK || TEMPORARIES.contains(&full.as_str())
+        if full != LOCK && !TEMPORARIES.contains(&full.as_str()) {
+            return Ok(false);
+        }
+        if file_type.is_some_and(|t| t.is_file()) {
+            Ok(true)
+        } else {
+            Err(Existing::Other(format!(
+                "it holds {}, which is not a regular file",
+                shown(dir.join(&full))
+            )))
+        }
     };
     let mut other = None;
     let entries =
@@ -221,17 +238,29 @@ fn existing(dir: &Path) -> Result<Existing, Failure> {
     for entry in entries {
         let entry = entry.map_err(|e| input(format!("cannot read {}: {e}", shown(dir))))?;
         let name = entry.file_name();
-        if name == "sidecar" && entry.file_type().is_ok_and(|t| t.is_dir()) {
+        let file_type = entry.file_type().ok();
+        // `sidecar/` is descended only as a real directory, never through a link.
+        if name == "sidecar" && file_type.is_some_and(|t| t.is_dir()) {
             let inner = fs::read_dir(entry.path())
                 .map_err(|e| input(format!("cannot read {}: {e}", shown(entry.path()))))?;
             for inner in inner {
                 let inner = inner.map_err(|e| input(format!("cannot read {}: {e}", shown(dir))))?;
-                if !ours_only(&inner.file_name(), "sidecar") {
-                    other.get_or_insert_with(|| entry.path().join(inner.file_name()));
+                match ours_only(&inner.file_name(), "sidecar", inner.file_type().ok()) {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        other.get_or_insert_with(|| entry.path().join(inner.file_name()));
+                    }
+                    Err(refused) => return Ok(refused),
                 }
             }
-        } else if !ours_only(&name, "") {
-            other.get_or_insert_with(|| entry.path());
+        } else {
+            match ours_only(&name, "", file_type) {
+                Ok(true) => {}
+                Ok(false) => {
+                    other.get_or_insert_with(|| entry.path());
+                }
+                Err(refused) => return Ok(refused),
+            }
         }
     }
     let Some(other) = other else {
@@ -280,11 +309,29 @@ pub(crate) fn lock_for_writing(
     };
     check(existing(dir)?)?;
     let sidecar_dir = dir.join("sidecar");
+    let exists = |path: &Path| fs::symlink_metadata(path).is_ok();
+    let created = [
+        !exists(dir),
+        !exists(&sidecar_dir),
+        !exists(&dir.join(LOCK)),
+    ];
     fs::create_dir_all(&sidecar_dir)
         .map_err(|e| input(format!("cannot create {}: {e}", shown(&sidecar_dir))))?;
-    let file = lock_exclusive(dir)?;
+    let file = match lock_exclusive(dir) {
+        Ok(file) => file,
+        Err(e) => {
+            // Nothing of this run is left behind: remove only what it created.
+            if created[1] {
+                let _ = fs::remove_dir(&sidecar_dir);
+            }
+            if created[0] {
+                let _ = fs::remove_dir(dir);
+            }
+            return Err(e);
+        }
+    };
     // Under the lock: what another writer finished in the meantime counts too.
-    let fresh = check(existing(dir)?)?;
+    check(existing(dir)?)?;
     let mut removed = Vec::new();
     for name in TEMPORARIES {
         let path = dir.join(name);
@@ -297,7 +344,7 @@ pub(crate) fn lock_for_writing(
     Ok(WriteLock {
         dir: dir.to_path_buf(),
         file,
-        fresh,
+        created,
         removed,
     })
 }
@@ -306,6 +353,7 @@ pub(crate) fn lock_for_writing(
 /// process holds it: a second writer is refused, never waited for.
 fn lock_exclusive(dir: &Path) -> Result<File, Failure> {
     let lock_path = dir.join(LOCK);
+    check_lock_file(&lock_path).map_err(input)?;
     let file = fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -315,7 +363,7 @@ fn lock_exclusive(dir: &Path) -> Result<File, Failure> {
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(TryLockError::WouldBlock) => Err(input(format!(
-            "{} is being written by another rehydrate process (it holds the lock on {})",
+            "{} is in use by another rehydrate process, reading or writing it (it holds the lock on {})",
             shown(dir),
             shown(&lock_path)
         ))),
@@ -325,10 +373,23 @@ fn lock_exclusive(dir: &Path) -> Result<File, Failure> {
     }
 }
 
+/// The lock file, when it exists, must be a regular file (not a link, a FIFO or a device,
+/// whose opening could block or lead out of the directory): one line saying so otherwise.
+fn check_lock_file(lock_path: &Path) -> Result<(), String> {
+    match fs::symlink_metadata(lock_path) {
+        Ok(meta) if !meta.file_type().is_file() => Err(format!(
+            "{}: not a regular file (a link, directory, FIFO, socket or device); not opened",
+            shown(lock_path)
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Takes the shared lock of a directory being read, when it has a lock file: refused while a
 /// writer holds it. A directory without one (or one a reader may not open) is read unlocked.
 fn lock_for_reading(dir: &Path) -> Result<Option<File>, Failure> {
     let lock_path = dir.join(LOCK);
+    check_lock_file(&lock_path).map_err(|line| Failure::Verify(vec![line]))?;
     let Ok(file) = File::open(&lock_path) else {
         return Ok(None);
     };
@@ -359,22 +420,22 @@ enum ReadFail {
 /// inside `dir`; never a FIFO, a socket, a device or a directory.
 fn open_regular(dir: &Path, name: &str) -> Result<File, ReadFail> {
     let path = dir.join(name);
-    let meta = match fs::symlink_metadata(&path) {
-        Ok(meta) => meta,
+    match fs::symlink_metadata(&path) {
+        Ok(_) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(ReadFail::Missing),
         Err(e) => return Err(ReadFail::Io(e)),
+    }
+    // The path resolved, links in it included (a linked `sidecar/` too), must stay inside
+    // the directory.
+    let inside = match (fs::canonicalize(&path), fs::canonicalize(dir)) {
+        (Ok(target), Ok(root)) => target.starts_with(&root),
+        _ => false,
     };
-    if meta.file_type().is_symlink() {
-        let inside = match (fs::canonicalize(&path), fs::canonicalize(dir)) {
-            (Ok(target), Ok(root)) => target.starts_with(&root),
-            _ => false,
-        };
-        if !inside {
-            return Err(ReadFail::Refused(format!(
-                "{}: a symbolic link that leads out of the directory (or nowhere); not read",
-                shown(&path)
-            )));
-        }
+    if !inside {
+        return Err(ReadFail::Refused(format!(
+            "{}: a symbolic link that leads out of the directory (or nowhere); not read",
+            shown(&path)
+        )));
     }
     let not_regular = || {
         ReadFail::Refused(format!(
@@ -502,9 +563,9 @@ pub(crate) fn stage_view<'a>(
     write_tmp(dir, VIEW, |w| write_view(w, view))
 }
 
-/// Puts staged files in place: renames each file, then writes the manifest last. A run cut
-/// short between the renames leaves files the old manifest's digests do not vouch for, which
-/// every command reports, and a directory `--force` still recognizes as ours.
+/// Puts staged files in place: writes the manifest that records them, then renames each file.
+/// A run cut short among the renames leaves files the manifest's digests do not vouch for,
+/// which every command reports, in a directory `--force` recognizes as ours.
 pub(crate) fn commit(
     dir: &Path,
     source: &Path,
@@ -512,22 +573,28 @@ pub(crate) fn commit(
     messages: usize,
     staged: impl IntoIterator<Item = Staged>,
 ) -> Result<(), Failure> {
-    let mut files = BTreeMap::new();
-    for mut file in staged {
-        fs::rename(&file.tmp, &file.path)
-            .map_err(|e| input(format!("cannot write {}: {e}", shown(&file.path))))?;
-        file.committed = true;
-        files.insert(file.name.to_string(), file.entry.clone());
-    }
+    let mut staged: Vec<Staged> = staged.into_iter().collect();
+    let files = staged
+        .iter()
+        .map(|file| (file.name.to_string(), file.entry.clone()))
+        .collect();
     let manifest = Manifest {
         format: MANIFEST_FORMAT.to_string(),
         version: MANIFEST_VERSION,
-        source: shown(source),
+        source: crate::term::json_path(source),
         source_format: source_format.to_string(),
         messages,
         files,
     };
-    write_manifest(dir, &manifest)
+    // The manifest first: a run cut short among the renames below leaves a directory the
+    // manifest names as ours (so `--force` replaces it), whose files it does not vouch for.
+    write_manifest(dir, &manifest)?;
+    for file in &mut staged {
+        fs::rename(&file.tmp, &file.path)
+            .map_err(|e| input(format!("cannot write {}: {e}", shown(&file.path))))?;
+        file.committed = true;
+    }
+    Ok(())
 }
 
 /// Writes `sidecar/manifest.json` under its temporary name and renames it into place.
@@ -662,8 +729,13 @@ pub(crate) fn refuse_overwriting(dir: &Path, transcript: &Path) -> Result<(), Fa
 fn read_manifest(dir: &Path) -> Result<Manifest, Failure> {
     let path = dir.join(MANIFEST);
     if !dir.is_dir() {
+        let what = if fs::symlink_metadata(dir).is_ok() {
+            "not a directory"
+        } else {
+            "no such directory"
+        };
         return Err(input(format!(
-            "{}: not an output directory of `rehydrate reduce` (not a directory)",
+            "{}: not an output directory of `rehydrate reduce` ({what})",
             shown(dir)
         )));
     }
@@ -849,8 +921,35 @@ pub(crate) struct Repaired {
 /// corruption followed by whole records) is a verification failure that says so, and the
 /// directory is left as it was.
 pub(crate) fn repair(dir: &Path) -> Result<Repaired, Failure> {
+    repair_locked(dir).map_err(|e| match e {
+        Failure::Verify(mut lines) => {
+            let last = format!("{}: nothing was changed", shown(dir));
+            if lines.last() != Some(&last) {
+                lines.push(last);
+            }
+            Failure::Verify(lines)
+        }
+        other => other,
+    })
+}
+
+/// [`repair`] itself; a verification failure it returns may lack the closing line.
+fn repair_locked(dir: &Path) -> Result<Repaired, Failure> {
     let mut manifest = read_manifest(dir)?;
     let _lock = lock_exclusive(dir)?;
+    // Temporaries an interrupted reduce or repair left are removed under the lock.
+    let mut lines = Vec::new();
+    for name in TEMPORARIES {
+        let path = dir.join(name);
+        if fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file()) {
+            fs::remove_file(&path)
+                .map_err(|e| input(format!("cannot remove stale {}: {e}", shown(&path))))?;
+            lines.push(format!(
+                "{}: removed a temporary file an interrupted run left",
+                shown(&path)
+            ));
+        }
+    }
     let nothing_changed = |mut lines: Vec<String>| {
         lines.push(format!("{}: nothing was changed", shown(dir)));
         Failure::Verify(lines)
@@ -873,6 +972,17 @@ pub(crate) fn repair(dir: &Path) -> Result<Repaired, Failure> {
                 shown(dir.join(name))
             )]));
         }
+    }
+    if let Some(name) = manifest
+        .files
+        .keys()
+        .find(|name| ![VIEW, LOG, STORE].contains(&name.as_str()))
+    {
+        return Err(nothing_changed(vec![format!(
+            "{}: records an unknown file `{}`, and repair restores only the sidecar store",
+            shown(dir.join(MANIFEST)),
+            crate::term::printable(name)
+        )]));
     }
     let view_bytes = recorded(VIEW)?;
     let log_bytes = recorded(LOG)?;
@@ -915,7 +1025,6 @@ pub(crate) fn repair(dir: &Path) -> Result<Repaired, Failure> {
         )])
     })?;
 
-    let mut lines = Vec::new();
     let kept = torn.as_ref().map_or(bytes.len(), |t| t.offset as usize);
     if let Some(torn) = &torn {
         lines.push(format!(
@@ -993,7 +1102,7 @@ pub(crate) fn repair(dir: &Path) -> Result<Repaired, Failure> {
     };
     let store_changed = torn.is_some() || !lost.is_empty() || store.len() != read_len;
     if store_changed || manifest.files[STORE] != entry {
-        if lines.is_empty() {
+        if !store_changed {
             lines.push(format!(
                 "{}: its records verify; the manifest now records its {} bytes",
                 shown(&store_path),

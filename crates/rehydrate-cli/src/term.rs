@@ -48,3 +48,13 @@ pub(crate) fn shown(path: impl AsRef<Path>) -> String {
     }
     out
 }
+
+/// A path as JSON output and the manifest carry it: the path itself when it is UTF-8 (JSON
+/// escapes what it must), and its [`shown`] form, `\xNN` escapes included, only when it is not.
+pub(crate) fn json_path(path: impl AsRef<Path>) -> String {
+    let path = path.as_ref();
+    match path.to_str() {
+        Some(text) => text.to_string(),
+        None => shown(path),
+    }
+}

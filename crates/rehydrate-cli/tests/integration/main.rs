@@ -1587,11 +1587,17 @@ fn verify_says_when_a_view_has_nothing_to_send() {
     let (s, o) = (session.to_str().unwrap(), out.to_str().unwrap());
     let reduced = rehydrate(&["reduce", s, "--out", o, "--no-tokens"]);
     assert_eq!(reduced.status.code(), Some(0), "{}", stderr(&reduced));
+    assert_eq!(
+        stderr(&reduced),
+        format!(
+            "warning: {s}: the session holds only system text: its view is no valid Anthropic request body (no pairing repair covers it)\n"
+        )
+    );
     let verify = rehydrate(&["verify", o]);
     assert_eq!(verify.status.code(), Some(0), "{}", stderr(&verify));
     assert_eq!(
         String::from_utf8(verify.stdout).unwrap(),
-        "verified 0 reductions; the view inverts to the sidecar's 1 messages and holds no message a request body could carry\n"
+        "verified 0 reductions; the view inverts to the sidecar's 1 messages and is a valid OpenAI request body, and holds no message an Anthropic body could carry besides the system text\n"
     );
     let body = rehydrate(&["export", o, "--to", "anthropic", "--view"]);
     assert_eq!(body.status.code(), Some(2));

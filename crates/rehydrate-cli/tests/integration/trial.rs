@@ -138,7 +138,7 @@ fn a_second_writer_is_refused_while_the_directory_is_locked() {
         assert_eq!(
             stderr(&out),
             format!(
-                "error: {d} is being written by another rehydrate process (it holds the lock on {d}/sidecar/lock)\n"
+                "error: {d} is in use by another rehydrate process, reading or writing it (it holds the lock on {d}/sidecar/lock)\n"
             ),
         );
     }
@@ -183,7 +183,7 @@ fn two_concurrent_writers_leave_one_whole_directory() {
                 assert_eq!(out.status.code(), Some(2));
                 assert!(out.stdout.is_empty());
                 assert!(
-                    stderr(out).contains("is being written by another rehydrate process"),
+                    stderr(out).contains("is in use by another rehydrate process"),
                     "round {round}: {}",
                     stderr(out)
                 );
@@ -754,7 +754,7 @@ fn messages_name_what_went_wrong() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(
         serde_json::from_slice::<Value>(&out.stdout).unwrap(),
-        serde_json::json!({"dir": out_dir.to_str().unwrap(), "reductions": 3, "messages": 17, "sendable": true, "verified": true})
+        serde_json::json!({"dir": out_dir.to_str().unwrap(), "reductions": 3, "messages": 17, "sendable": {"openai": true, "anthropic": true}, "verified": true})
     );
 }
 
@@ -807,4 +807,349 @@ fn a_session_holding_stub_text_exports_as_it_was() {
         assert!(stdout(&reduced).contains(&pasted), "{to}");
         assert_eq!(stdout(&reduced), stdout(&plain), "{to}");
     }
+}
+
+// From the second trial.
+
+/// Runs the binary, killing it and failing after 20 s: a hang is a failure, not a stuck test.
+fn rehydrate_bounded(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_rehydrate"))
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("rehydrate {args:?} hung");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[test]
+fn a_lock_file_that_is_not_a_regular_file_is_refused_at_once() {
+    let (dir, _) = reduce_fixture("trial_fifo_lock");
+    let d = dir.to_str().unwrap();
+    let lock = dir.join("sidecar/lock");
+    std::fs::remove_file(&lock).unwrap();
+    assert!(
+        Command::new("mkfifo")
+            .arg(&lock)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let line = format!(
+        "error: {d}/sidecar/lock: not a regular file (a link, directory, FIFO, socket or device); not opened\n"
+    );
+    for (args, code) in [
+        (vec!["verify", d], 1),
+        (vec!["expand", d, "r0.b35021"], 1),
+        (vec!["repair", d], 2),
+    ] {
+        let out = rehydrate_bounded(&args);
+        assert_eq!(out.status.code(), Some(code), "{args:?}");
+        assert!(
+            stderr(&out).starts_with(&line),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    let s = fixture("cli/build-session.json");
+    let out = rehydrate_bounded(&["reduce", s.to_str().unwrap(), "--out", d, "--force"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: --out {d} is not a rehydrate output directory (it holds {d}/sidecar/lock, which is not a regular file); --force replaces only one of those\n"
+        )
+    );
+}
+
+#[test]
+fn repair_refuses_what_verify_refuses() {
+    let (dir, _) = reduce_fixture("trial_repair_unknown");
+    let d = dir.to_str().unwrap();
+    let path = dir.join("sidecar/manifest.json");
+    let mut manifest: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    manifest["files"]["notes.txt"] = serde_json::json!({"bytes": 0, "blake3": rehydrate_sidecar::content_digest(b"").to_string()});
+    std::fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
+    let before = snapshot(&dir);
+    let out = rehydrate(&["repair", d]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {d}/sidecar/manifest.json: records an unknown file `notes.txt`, and repair restores only the sidecar store\nerror: {d}: nothing was changed\n"
+        )
+    );
+    assert_eq!(snapshot(&dir), before);
+    // A missing view.json: the same closing line.
+    std::fs::remove_file(dir.join("view.json")).unwrap();
+    let out = rehydrate(&["repair", d]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).ends_with(&format!("error: {d}: nothing was changed\n")),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn repair_removes_the_temporaries_of_an_interrupted_run() {
+    let (dir, _) = reduce_fixture("trial_repair_tmp");
+    let d = dir.to_str().unwrap();
+    std::fs::write(dir.join("sidecar/manifest.json.tmp"), b"{").unwrap();
+    let out = rehydrate(&["repair", d]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stdout(&out),
+        format!(
+            "{d}/sidecar/manifest.json.tmp: removed a temporary file an interrupted run left\n{d}: verified: 3 reductions, the view inverts to the sidecar's 17 messages\n"
+        )
+    );
+    assert!(!dir.join("sidecar/manifest.json.tmp").exists());
+}
+
+#[test]
+fn a_failed_reduce_leaves_a_directory_that_existed_as_it_was() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let root = scratch("trial_failed_keeps");
+    let bad = root.join("bad.json");
+    std::fs::write(&bad, "[{").unwrap();
+    let empty = root.join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    std::fs::set_permissions(&empty, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let with_sidecar = root.join("with-sidecar");
+    std::fs::create_dir_all(with_sidecar.join("sidecar")).unwrap();
+    let with_lock = root.join("with-lock");
+    std::fs::create_dir_all(with_lock.join("sidecar")).unwrap();
+    std::fs::write(with_lock.join("sidecar/lock"), "important").unwrap();
+    for dir in [&empty, &with_sidecar, &with_lock] {
+        let before = snapshot(dir);
+        let out = rehydrate(&[
+            "reduce",
+            bad.to_str().unwrap(),
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert!(dir.is_dir(), "{}", dir.display());
+        assert!(
+            dir.join("sidecar").is_dir() == (dir != &empty),
+            "{}",
+            dir.display()
+        );
+        assert_eq!(snapshot(dir), before, "{}", dir.display());
+    }
+    let mode = std::fs::metadata(&empty).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o700);
+    // A directory this run created is removed again.
+    let fresh = root.join("fresh");
+    let out = rehydrate(&[
+        "reduce",
+        bad.to_str().unwrap(),
+        "--out",
+        fresh.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!fresh.exists());
+}
+
+#[test]
+fn a_linked_sidecar_is_never_followed() {
+    let (dir, _) = reduce_fixture("trial_linked_sidecar");
+    let d = dir.to_str().unwrap();
+    let outside = scratch("trial_linked_sidecar_outside");
+    std::fs::rename(dir.join("sidecar"), outside.join("sc")).unwrap();
+    std::os::unix::fs::symlink(outside.join("sc"), dir.join("sidecar")).unwrap();
+    let before = snapshot(&outside);
+    let out = rehydrate(&["verify", d]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {d}/sidecar/manifest.json: a symbolic link that leads out of the directory (or nowhere); not read\n"
+        )
+    );
+    let s = fixture("cli/build-session.json");
+    let out = rehydrate(&["reduce", s.to_str().unwrap(), "--out", d, "--force"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("is not a rehydrate output directory (it holds"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(rehydrate(&["repair", d]).status.code(), Some(1));
+    assert_eq!(snapshot(&outside), before);
+}
+
+#[test]
+fn a_reduce_cut_short_among_its_renames_is_replaced_with_force() {
+    // What a run killed after writing its manifest and renaming the store leaves: the
+    // manifest, the store, and the view and log still under their temporary names.
+    let (dir, _) = reduce_fixture("trial_cut_renames");
+    let d = dir.to_str().unwrap();
+    std::fs::rename(dir.join("view.json"), dir.join("view.json.tmp")).unwrap();
+    std::fs::rename(dir.join("reductions.json"), dir.join("reductions.json.tmp")).unwrap();
+    let out = rehydrate(&["verify", d]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        format!("error: {d}/view.json: missing, though the manifest records it\n")
+    );
+    let s = fixture("cli/build-session.json");
+    let out = rehydrate(&[
+        "reduce",
+        s.to_str().unwrap(),
+        "--out",
+        d,
+        "--force",
+        "--no-tokens",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "warning: {d}/view.json.tmp: removed a temporary file an interrupted run left\nwarning: {d}/reductions.json.tmp: removed a temporary file an interrupted run left\n"
+        )
+    );
+    assert_eq!(rehydrate(&["verify", d]).status.code(), Some(0));
+}
+
+#[test]
+fn a_temporary_name_that_is_not_a_file_is_refused_untouched() {
+    let dir = scratch("trial_tmp_dir").join("out");
+    std::fs::create_dir_all(dir.join("view.json.tmp")).unwrap();
+    let d = dir.to_str().unwrap();
+    let s = fixture("cli/build-session.json");
+    let out = rehydrate(&["reduce", s.to_str().unwrap(), "--out", d]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: --out {d} exists and is not empty (it holds {d}/view.json.tmp, which is not a regular file); choose another directory\n"
+        )
+    );
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names, ["view.json.tmp"]);
+}
+
+#[test]
+fn a_session_must_be_a_file_or_a_pipe() {
+    let dir = scratch("trial_device");
+    for command in ["reduce", "inspect", "replay", "evidence", "roundtrip"] {
+        let mut args = vec![command, "/dev/zero"];
+        let out_dir = dir.join(command);
+        if command == "reduce" {
+            args.extend(["--out", out_dir.to_str().unwrap()]);
+        }
+        let out = rehydrate_bounded(&args);
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        assert_eq!(
+            stderr(&out),
+            "error: /dev/zero: not a regular file or a pipe (a directory, socket or device); not read\n",
+            "{command}"
+        );
+    }
+    assert!(!dir.join("reduce").exists());
+    // A pipe is read to its end.
+    let bin = env!("CARGO_BIN_EXE_rehydrate");
+    let fixture = fixture("cli/build-session.json");
+    let piped = Command::new("bash")
+        .args([
+            "-c",
+            "exec \"$0\" inspect <(cat \"$1\") --json",
+            bin,
+            fixture.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        piped.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&piped.stderr)
+    );
+}
+
+#[test]
+fn json_carries_paths_as_they_are() {
+    let root = scratch("trial_json_paths");
+    let dir = root.join("out\u{1b}(dir");
+    let s = fixture("cli/build-session.json");
+    let out = rehydrate(&[
+        "reduce",
+        s.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--json",
+        "--no-tokens",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["out"], dir.to_str().unwrap());
+    let out = rehydrate(&["verify", dir.to_str().unwrap(), "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["dir"], dir.to_str().unwrap());
+    // The table escapes it.
+    let table = rehydrate(&[
+        "reduce",
+        s.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--force",
+        "--no-tokens",
+    ]);
+    assert!(
+        stdout(&table)
+            .lines()
+            .next()
+            .unwrap()
+            .ends_with("out\\u{1b}(dir"),
+        "{}",
+        stdout(&table)
+    );
+}
+
+#[test]
+fn reduce_warns_of_defects_no_repair_covers() {
+    let dir = scratch("trial_uncovered");
+    let session = dir.join("blank-part.json");
+    std::fs::write(
+        &session,
+        r#"[{"role":"user","content":"hi"},{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"bash","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c1","content":[{"type":"text","text":" "}]},{"role":"assistant","content":"ok"}]"#,
+    )
+    .unwrap();
+    let s = session.to_str().unwrap();
+    let o = dir.join("out");
+    let out = rehydrate(&["reduce", s, "--out", o.to_str().unwrap(), "--no-tokens"]);
+    assert_eq!(out.status.code(), Some(0));
+    let err = stderr(&out);
+    // OpenAI takes a blank text part in a tool result; Anthropic does not.
+    assert_eq!(
+        err,
+        format!(
+            "warning: {s}: view.json is not a valid anthropic request body: message 2 (empty-text): text block empty or only whitespace in a tool result (no pairing repair covers it)\n"
+        )
+    );
+    assert!(
+        stdout(&out).ends_with(
+            "reductions: 0, all verified; the view is no valid request body (see the warnings)\n"
+        ),
+        "{}",
+        stdout(&out)
+    );
+    assert_eq!(
+        rehydrate(&["verify", o.to_str().unwrap()]).status.code(),
+        Some(1)
+    );
 }
