@@ -35,7 +35,8 @@ pub enum SecretKind {
     /// before `sk-` (`xyzsk-proj-…` is found), so `task-`, `disk-` and `risk-` contain the
     /// prefix: kebab-case, Title-Case and digit-bearing names (`task-1234-fix-the-login-flow`,
     /// `Risk-Assessment-Report-2024`) are not keys, camelCase ones after `sk-` may be taken
-    /// for one.
+    /// for one. A body with a run of 32 or more small hex digits holding a digit and a letter
+    /// is a key too (`sk-` and 32 hex digits; OpenRouter's `sk-or-v1-` and 64).
     OpenAiApiKey,
     /// `github-token`: `ghp_`, `gho_`, `ghu_`, `ghs_` or `ghr_` and at least 30 letters and
     /// digits (real tokens have 36), the whole run of them; or `github_pat_` and at least 20
@@ -64,6 +65,13 @@ pub enum SecretKind {
     /// and, for routable tokens, a `.`, digits, a `.` and letters and digits after them.
     /// Anything may come before `glpat-`.
     GitlabToken,
+    /// `npm-token`: an npm access token, `npm_` and exactly 36 letters and digits, not followed
+    /// by another, holding a capital or a digit. Anything may come before `npm_`.
+    NpmToken,
+    /// `huggingface-token`: a Hugging Face access token, `hf_` and exactly 34 letters, not
+    /// followed by a letter, digit or `_`, with small and capital letters in it. Anything may
+    /// come before `hf_`.
+    HuggingfaceToken,
     /// `stripe-key`: `sk_live_`, `sk_test_`, `rk_live_` or `rk_test_` and at least 16 letters
     /// and digits (real keys have 24 or 99), the whole run of them. Anything may come before
     /// the prefix (so `disk_test_` and a word of 16 or more letters is taken for a key).
@@ -90,7 +98,7 @@ pub enum SecretKind {
 
 impl SecretKind {
     /// The kind token: `private-key`, `anthropic-api-key`, `openai-api-key`, `github-token`,
-    /// `aws-access-key`, `slack-token`, `google-api-key`, `gitlab-token`, `stripe-key`, `jwt`,
+    /// `aws-access-key`, `slack-token`, `google-api-key`, `npm-token`, `huggingface-token`, `gitlab-token`, `stripe-key`, `jwt`,
     /// `authorization`, `bearer-token`, `url-password` or `secret-value`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -101,6 +109,8 @@ impl SecretKind {
             SecretKind::AwsAccessKey => "aws-access-key",
             SecretKind::SlackToken => "slack-token",
             SecretKind::GoogleApiKey => "google-api-key",
+            SecretKind::NpmToken => "npm-token",
+            SecretKind::HuggingfaceToken => "huggingface-token",
             SecretKind::GitlabToken => "gitlab-token",
             SecretKind::StripeKey => "stripe-key",
             SecretKind::Jwt => "jwt",
@@ -122,6 +132,8 @@ impl SecretKind {
             SecretKind::AwsAccessKey => "[redacted:aws-access-key]",
             SecretKind::SlackToken => "[redacted:slack-token]",
             SecretKind::GoogleApiKey => "[redacted:google-api-key]",
+            SecretKind::NpmToken => "[redacted:npm-token]",
+            SecretKind::HuggingfaceToken => "[redacted:huggingface-token]",
             SecretKind::GitlabToken => "[redacted:gitlab-token]",
             SecretKind::StripeKey => "[redacted:stripe-key]",
             SecretKind::Jwt => "[redacted:jwt]",
@@ -173,7 +185,9 @@ enum Shape {
     /// small letter and, after the run's first character, a capital letter: random mixed-case
     /// tokens have one (48 random letters and digits lack one with probability under `1e-10`),
     /// while kebab-case, Title-Case, CAPITALS and digits (`1234-fix-login`,
-    /// `Risk-Assessment-2024`) do not.
+    /// `Risk-Assessment-2024`) do not. Or a run of 32 or more small hex digits (`0`–`9`,
+    /// `a`–`f`) holding a digit and a letter: a hex key (`sk-` and 32 hex digits, OpenRouter's
+    /// `sk-or-v1-` and 64), which words are not.
     MixedCaseRun,
 }
 
@@ -186,6 +200,19 @@ impl Shape {
                 .iter()
                 .any(|b| b.is_ascii_uppercase() || b.is_ascii_digit()),
             Shape::MixedCaseRun => {
+                let (mut hex, mut hex_digit, mut hex_letter) = (0usize, false, false);
+                for &b in bytes {
+                    if b.is_ascii_digit() || (b'a'..=b'f').contains(&b) {
+                        hex += 1;
+                        hex_digit |= b.is_ascii_digit();
+                        hex_letter |= b.is_ascii_alphabetic();
+                        if hex >= 32 && hex_digit && hex_letter {
+                            return true;
+                        }
+                    } else {
+                        (hex, hex_digit, hex_letter) = (0, false, false);
+                    }
+                }
                 let (mut run, mut small, mut inner_capital) = (0usize, false, false);
                 for &b in bytes {
                     if !b.is_ascii_alphanumeric() {
@@ -272,6 +299,18 @@ const RULES: &[Rule] = &[
         pattern: r"(AIza[A-Za-z0-9_-]{35})(?:[^A-Za-z0-9_-]|\z)",
         group: true,
         shape: Shape::Any,
+    },
+    Rule {
+        kind: SecretKind::NpmToken,
+        pattern: r"(npm_[A-Za-z0-9]{36})(?:[^A-Za-z0-9]|\z)",
+        group: true,
+        shape: Shape::NotSmallWords,
+    },
+    Rule {
+        kind: SecretKind::HuggingfaceToken,
+        pattern: r"(hf_[A-Za-z]{34})(?:[^A-Za-z0-9_]|\z)",
+        group: true,
+        shape: Shape::MixedCaseRun,
     },
     Rule {
         kind: SecretKind::GitlabToken,

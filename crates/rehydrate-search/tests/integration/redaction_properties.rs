@@ -227,6 +227,49 @@ proptest! {
         check(&head, &before, &token, &after, &tail, SecretKind::GoogleApiKey)?;
     }
 
+    /// `sk-` and 32 small hex digits, or `sk-or-v1-` and 64 (with a digit and a letter).
+    #[test]
+    fn hex_keys_are_redacted(
+        (prefix, body) in prop_oneof![
+            chars_of("0123456789abcdef", 31).prop_map(|b| ("sk-", b)),
+            chars_of("0123456789abcdef", 63).prop_map(|b| ("sk-or-v1-", b)),
+        ],
+        before in word_glue(),
+        after in after(None),
+        head in filler(),
+        tail in filler(),
+    ) {
+        // One digit and one letter for sure, anywhere in the run.
+        let token = format!("{prefix}a{body}7");
+        check(&head, &before, &token, &after, &tail, SecretKind::OpenAiApiKey)?;
+    }
+
+    /// `npm_` and 36 letters and digits (or letters only, with a capital).
+    #[test]
+    fn npm_tokens_are_redacted(
+        body in base62_or_letters().prop_flat_map(|a| chars_of(&a, 35)),
+        before in word_glue(),
+        after in after(None),
+        head in filler(),
+        tail in filler(),
+    ) {
+        let token = format!("npm_Q{body}");
+        check(&head, &before, &token, &after, &tail, SecretKind::NpmToken)?;
+    }
+
+    /// `hf_` and 34 letters of both cases.
+    #[test]
+    fn huggingface_tokens_are_redacted(
+        body in chars_of(&format!("{UPPER}{LOWER}"), 32),
+        before in word_glue(),
+        after in after(None),
+        head in filler(),
+        tail in filler(),
+    ) {
+        let token = format!("hf_aB{body}");
+        check(&head, &before, &token, &after, &tail, SecretKind::HuggingfaceToken)?;
+    }
+
     /// `glpat-` and 20 base64url characters (or no digits), or a routable token: `glpat-`,
     /// 37 to 60 base64url characters, `.01.` and 8 to 12 small letters and digits.
     #[test]
