@@ -1,11 +1,17 @@
 //! Format detection (the rules are documented on [`crate::detect`]).
 //!
-//! Detection parses whole-document formats to look at them, and hands the parsed document to
-//! the importer so that a large file is parsed once.
+//! Detection reads a `{` document only for its shape (its top-level keys, what kind of value
+//! `history` and `messages` are), keeping none of its values, so a large trajectory is never
+//! a `serde_json::Value` tree; the importer then reads it entry by entry. A `[` document (which
+//! [`crate::import`] reads element by element without asking detection) is parsed whole.
 
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use crate::Format;
+use crate::json::{Skip, skip_map, skip_seq};
 
 /// What detection found.
 pub(crate) enum Detected {
@@ -37,29 +43,29 @@ pub(crate) fn detect_text(text: &str) -> Detected {
         return Detected::Unknown;
     }
     let (first_line, rest) = trimmed.split_once('\n').unwrap_or((trimmed, ""));
-    let first = serde_json::from_str::<Value>(first_line);
+    let first = shape(first_line);
     // A first line that only fails on a lone surrogate escape is judged by its repaired form
     // (the Claude Code importer repairs it the same way, with a warning).
     let repaired_first = first.is_err().then(|| {
-        crate::json::repair_lone_surrogates(first_line)
-            .and_then(|(fixed, _)| serde_json::from_str::<Value>(&fixed).ok())
+        crate::json::repair_lone_surrogates(first_line).and_then(|(fixed, _)| shape(&fixed).ok())
     });
-    if let Some(value) = first
-        .as_ref()
-        .ok()
-        .or(repaired_first.as_ref().and_then(Option::as_ref))
-        && is_claude_code_record(value)
-    {
+    let first_shape = match (&first, &repaired_first) {
+        (Ok(shape), _) => shape.as_ref(),
+        (Err(_), Some(Some(repaired))) => repaired.as_ref(),
+        (Err(_), _) => None,
+    };
+    if first_shape.is_some_and(Shape::is_claude_code_record) {
         return Detected::Format(Format::ClaudeCode, None);
     }
     let first_parsed = first.is_ok();
     let doc = match first {
-        Ok(value) if rest.trim().is_empty() => Ok(value),
-        _ => serde_json::from_str::<Value>(text),
+        Ok(shape) if rest.trim().is_empty() => Ok(shape),
+        _ => self::shape(text),
     };
     match doc {
-        Ok(doc) => match whole_document_format(&doc) {
-            Some(format) => Detected::Format(format, Some(Ok(doc))),
+        // The importer reads the document itself, entry by entry.
+        Ok(doc) => match doc.as_ref().and_then(Shape::whole_document_format) {
+            Some(format) => Detected::Format(format, None),
             None => Detected::Unknown,
         },
         // A complete object on the first line followed by more: JSONL of an unknown kind.
@@ -68,30 +74,271 @@ pub(crate) fn detect_text(text: &str) -> Detected {
     }
 }
 
-/// Whether `value` is a Claude Code record: an object with a string `type` and a `uuid` or
-/// `sessionId`, or one of the uuid-less record types.
-fn is_claude_code_record(value: &Value) -> bool {
-    let Some(obj) = value.as_object() else {
-        return false;
-    };
-    let Some(kind) = obj.get("type").and_then(Value::as_str) else {
-        return false;
-    };
-    obj.contains_key("uuid")
-        || obj.contains_key("sessionId")
-        || CLAUDE_CODE_UUIDLESS_TYPES.contains(&kind)
+/// What detection needs to know of a JSON object, read without keeping its values; each key
+/// counts with its last value, as in a `Value` map.
+#[derive(Default)]
+struct Shape {
+    /// `type` is a string: whether it is one of [`CLAUDE_CODE_UUIDLESS_TYPES`].
+    kind: Option<bool>,
+    /// A `uuid` or `sessionId` key is present.
+    uuid_or_session: bool,
+    /// `history` is an array.
+    history: bool,
+    /// `messages` is an array that is empty or starts with an object with a `role` key.
+    messages: bool,
 }
 
-/// The format of a whole JSON object document: `history` array → SWE-agent; `messages` array of
-/// role-bearing objects → OpenAI.
-fn whole_document_format(doc: &Value) -> Option<Format> {
-    let obj = doc.as_object()?;
-    if obj.get("history").is_some_and(Value::is_array) {
-        return Some(Format::SweAgent);
+impl Shape {
+    /// Whether this is a Claude Code record: an object with a string `type` and a `uuid` or
+    /// `sessionId`, or one of the uuid-less record types.
+    fn is_claude_code_record(&self) -> bool {
+        self.kind
+            .is_some_and(|uuidless| uuidless || self.uuid_or_session)
     }
-    match obj.get("messages") {
-        Some(messages) if is_openai_array(messages) => Some(Format::OpenAi),
-        _ => None,
+
+    /// The format of a whole JSON object document: `history` array → SWE-agent; `messages`
+    /// array of role-bearing objects → OpenAI.
+    fn whole_document_format(&self) -> Option<Format> {
+        if self.history {
+            Some(Format::SweAgent)
+        } else if self.messages {
+            Some(Format::OpenAi)
+        } else {
+            None
+        }
+    }
+}
+
+/// The [`Shape`] of `text` when it is one JSON object, `None` when it is another JSON value;
+/// the error is the one a `Value` parse of `text` gives.
+fn shape(text: &str) -> Result<Option<Shape>, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let shape = DeserializeSeed::deserialize(ShapeSeed, &mut de)?;
+    de.end()?;
+    Ok(shape)
+}
+
+/// Implements the visitor methods of the scalar values (but strings) as returning `$other`.
+macro_rules! scalars {
+    ($other:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($other)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($other)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($other)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($other)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok($other)
+        }
+    };
+}
+
+/// The document: its [`Shape`] when it is an object.
+struct ShapeSeed;
+
+impl<'de> DeserializeSeed<'de> for ShapeSeed {
+    type Value = Option<Shape>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ShapeSeed {
+    type Value = Option<Shape>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    scalars!(None);
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        skip_seq(seq).map(|()| None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut shape = Shape::default();
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            match key {
+                Key::Type => shape.kind = map.next_value_seed(TypeSeed)?,
+                Key::History => shape.history = map.next_value_seed(IsArray)?,
+                Key::Messages => shape.messages = map.next_value_seed(MessagesSeed)?,
+                Key::UuidOrSession => {
+                    shape.uuid_or_session = true;
+                    map.next_value_seed(Skip)?;
+                }
+                Key::Other | Key::Role => map.next_value_seed(Skip)?,
+            }
+        }
+        Ok(Some(shape))
+    }
+}
+
+/// An object key detection looks at.
+enum Key {
+    Type,
+    History,
+    Messages,
+    UuidOrSession,
+    Role,
+    Other,
+}
+
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Key;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Key;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Key, E> {
+        Ok(match v {
+            "type" => Key::Type,
+            "history" => Key::History,
+            "messages" => Key::Messages,
+            "uuid" | "sessionId" => Key::UuidOrSession,
+            "role" => Key::Role,
+            _ => Key::Other,
+        })
+    }
+}
+
+/// `type`: when a string, whether it is one of the uuid-less Claude Code types.
+struct TypeSeed;
+
+impl<'de> DeserializeSeed<'de> for TypeSeed {
+    type Value = Option<bool>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TypeSeed {
+    type Value = Option<bool>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    scalars!(None);
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(Some(CLAUDE_CODE_UUIDLESS_TYPES.contains(&v)))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        skip_seq(seq).map(|()| None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        skip_map(map).map(|()| None)
+    }
+}
+
+/// Whether a value is an array.
+struct IsArray;
+
+impl<'de> DeserializeSeed<'de> for IsArray {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for IsArray {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    scalars!(false);
+    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
+        skip_seq(seq).map(|()| true)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
+        skip_map(map).map(|()| false)
+    }
+}
+
+/// Whether `messages` is an array that is empty or starts with an object with `role`.
+struct MessagesSeed;
+
+impl<'de> DeserializeSeed<'de> for MessagesSeed {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MessagesSeed {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    scalars!(false);
+    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
+        let first = seq.next_element_seed(HasRole)?;
+        skip_seq(seq)?;
+        Ok(first.unwrap_or(true))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
+        skip_map(map).map(|()| false)
+    }
+}
+
+/// Whether a value is an object with a `role` key.
+struct HasRole;
+
+impl<'de> DeserializeSeed<'de> for HasRole {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for HasRole {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    scalars!(false);
+    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
+        skip_seq(seq).map(|()| false)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
+        let mut role = false;
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            role |= matches!(key, Key::Role);
+            map.next_value_seed(Skip)?;
+        }
+        Ok(role)
     }
 }
 

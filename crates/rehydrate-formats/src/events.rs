@@ -74,11 +74,12 @@ pub fn import_events(
         });
     }
     let mut side = Vec::new();
-    let imported = claude_code::import(path, text, Some(&mut side))?;
+    let mut messages = Vec::new();
+    let warnings = claude_code::import(path, text, Some(&mut side), &mut |m| messages.push(m))?;
     Ok(EventImport {
-        format: imported.format,
-        events: build(imported.messages, side),
-        warnings: imported.warnings,
+        format: Format::ClaudeCode,
+        events: build(messages, side),
+        warnings,
     })
 }
 

@@ -3,10 +3,13 @@
 //!
 //! The importers are the wire boundary of the workspace: they read session files as
 //! `serde_json::Value` (content parts must be kept exactly, unknown keys ignored, and errors
-//! must name the field) and hand canonical `Message`s to everything else.
+//! must name the field), one line or entry at a time, walking what they do not keep with
+//! [`Skip`], and hand canonical `Message`s to everything else.
 
+use std::fmt;
 use std::path::Path;
 
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::Error;
@@ -273,4 +276,65 @@ pub(crate) fn repair_lone_surrogates(text: &str) -> Option<(String, Vec<usize>)>
     }
     out.push_str(&text[last..]);
     Some((out, lines))
+}
+
+/// Walks the rest of an array, dropping its elements.
+pub(crate) fn skip_seq<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<(), A::Error> {
+    while seq.next_element_seed(Skip)?.is_some() {}
+    Ok(())
+}
+
+/// Walks the rest of an object, dropping its entries.
+pub(crate) fn skip_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Error> {
+    while map.next_key_seed(Skip)?.is_some() {
+        map.next_value_seed(Skip)?;
+    }
+    Ok(())
+}
+
+/// A value walked and dropped, allocating nothing. It is entered through `deserialize_any`,
+/// as a `Value` parse enters it, so the same text fails with the same error at the same place
+/// (syntax, nesting deeper than 128, a number out of range), which serde's `IgnoredAny` does
+/// not promise.
+#[derive(Clone, Copy)]
+pub(crate) struct Skip;
+
+impl<'de> DeserializeSeed<'de> for Skip {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Skip {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+        skip_seq(seq)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
+        skip_map(map)
+    }
 }

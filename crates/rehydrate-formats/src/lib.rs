@@ -250,7 +250,7 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
 /// ```
 pub fn import(path: &Path, bytes: &[u8], format: Option<Format>) -> Result<Import, Error> {
     let mut messages = Vec::new();
-    let (format, warnings) = import_each(path, bytes, format, &mut |m| messages.push(m))?;
+    let (format, warnings) = import_to(path, bytes, format, Sink::Collect(&mut messages))?;
     Ok(Import {
         format,
         messages,
@@ -290,6 +290,43 @@ pub fn import_each(
     format: Option<Format>,
     each: &mut dyn FnMut(Message),
 ) -> Result<(Format, Vec<Warning>), Error> {
+    import_to(path, bytes, format, Sink::Each(each))
+}
+
+/// Where [`import_to`] puts the messages.
+enum Sink<'s> {
+    /// Into a vector.
+    Collect(&'s mut Vec<Message>),
+    /// To a function, one at a time.
+    Each(&'s mut dyn FnMut(Message)),
+}
+
+impl Sink<'_> {
+    fn push(&mut self, message: Message) {
+        match self {
+            Sink::Collect(messages) => messages.push(message),
+            Sink::Each(each) => each(message),
+        }
+    }
+
+    /// Every message of `messages`, in order; a collecting sink that holds none takes the
+    /// vector itself.
+    fn extend(&mut self, messages: Vec<Message>) {
+        match self {
+            Sink::Collect(collected) if collected.is_empty() => **collected = messages,
+            Sink::Collect(collected) => collected.extend(messages),
+            Sink::Each(each) => messages.into_iter().for_each(each),
+        }
+    }
+}
+
+/// [`import`] and [`import_each`]: the messages go to `sink`.
+fn import_to(
+    path: &Path,
+    bytes: &[u8],
+    format: Option<Format>,
+    mut sink: Sink<'_>,
+) -> Result<(Format, Vec<Warning>), Error> {
     let text = std::str::from_utf8(bytes).map_err(|e| Error::InvalidUtf8 {
         path: path.to_path_buf(),
         byte: e.valid_up_to(),
@@ -302,7 +339,7 @@ pub fn import_each(
     }
     // A bare array is read element by element (the same result, in less memory).
     if openai::is_array(text) && matches!(format, None | Some(Format::OpenAi)) {
-        let warnings = openai::import_array(path, text, format.is_none(), each)?;
+        let warnings = openai::import_array(path, text, format.is_none(), &mut |m| sink.push(m))?;
         return Ok((Format::OpenAi, warnings));
     }
     let (format, parsed) = match format {
@@ -318,11 +355,14 @@ pub fn import_each(
         },
     };
     let imported = match format {
-        Format::ClaudeCode => claude_code::import(path, text, None),
-        Format::SweAgent => swe_agent::import(path, document(path, text, parsed)?),
+        Format::ClaudeCode => {
+            let warnings = claude_code::import(path, text, None, &mut |m| sink.push(m))?;
+            return Ok((Format::ClaudeCode, warnings));
+        }
+        Format::SweAgent => swe_agent::import(path, text),
         Format::OpenAi => openai::import(path, document(path, text, parsed)?),
     }?;
-    imported.messages.into_iter().for_each(each);
+    sink.extend(imported.messages);
     Ok((imported.format, imported.warnings))
 }
 

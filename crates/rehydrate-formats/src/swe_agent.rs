@@ -9,42 +9,79 @@
 //! details.
 
 use std::collections::{BTreeMap, HashMap};
+use std::fmt;
 use std::path::Path;
 
 use rehydrate_model::{Content, Message, Role, ToolDetails};
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use crate::json::{self, FieldError};
+use crate::json::{self, FieldError, Skip, skip_map, skip_seq};
 use crate::{Error, Format, Import, Warning, links, openai, swe_agent_editor};
 
 /// Entry keys copied into metadata under `swe_agent.<key>`.
 const METADATA_KEYS: [&str; 4] = ["agent", "message_type", "thought", "action"];
 
-/// Imports a SWE-agent trajectory document.
-pub(crate) fn import(path: &Path, doc: Value) -> Result<Import, Error> {
-    let history = match doc {
-        Value::Object(mut obj) => match obj.remove("history") {
-            Some(Value::Array(items)) => items,
-            _ => return Err(not_a_session(path)),
-        },
-        _ => return Err(not_a_session(path)),
-    };
-    let mut messages = Vec::with_capacity(history.len());
-    let mut warnings = Vec::new();
-    // Whether an assistant message has been seen, among demonstration entries and among the
-    // others: a user message is an observation only after an assistant message of its own kind.
-    let mut assistant_seen = false;
-    let mut demo_assistant_seen = false;
-    // The latest tool call with each id, outside demonstrations: (message index, call index).
-    let mut calls: HashMap<String, (usize, usize)> = HashMap::new();
-    for (i, value) in history.into_iter().enumerate() {
+/// Imports a SWE-agent trajectory document from its text.
+///
+/// The `history` array is read entry by entry: each entry is parsed as a `serde_json::Value`
+/// and made a message before the next one is read, and every other key is walked without being
+/// kept, so the document never exists whole as a `Value` tree. The result is exactly that of
+/// parsing the whole document first: a JSON error anywhere wins over the document's shape and
+/// over a field error, and of a `history` key given twice the last counts (the entries of an
+/// earlier one are read, then dropped).
+pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let history = DocSeed
+        .deserialize(&mut de)
+        .and_then(|history| de.end().map(|()| history))
+        .map_err(|e| json::invalid_json(path, None, &e))?;
+    match history {
+        Some(history) => history.finish(path),
+        None => Err(not_a_session(path)),
+    }
+}
+
+/// The history of a trajectory as it is read, entry by entry.
+#[derive(Default)]
+struct History {
+    messages: Vec<Message>,
+    /// Each with the index of the entry it is about.
+    warnings: Vec<(usize, Warning)>,
+    /// Whether an assistant message has been seen, among demonstration entries and among the
+    /// others: a user message is an observation only after an assistant message of its own
+    /// kind.
+    assistant_seen: bool,
+    demo_assistant_seen: bool,
+    /// The latest tool call with each id, outside demonstrations: (message index, call index).
+    calls: HashMap<String, (usize, usize)>,
+    /// The index of the next entry.
+    next: usize,
+    /// The first field error; the entries after it are only parsed.
+    failed: Option<FieldError>,
+}
+
+impl History {
+    /// Takes the next entry.
+    fn entry(&mut self, value: Value) {
+        let i = self.next;
+        self.next += 1;
+        if self.failed.is_some() {
+            return;
+        }
         let field = json::item("history", i);
-        let entry = entry(value, &field, &mut |w| warnings.push((i, w)))
-            .map_err(|e| e.into_error(path, None))?;
+        let warnings = &mut self.warnings;
+        let entry = match entry(value, &field, &mut |w| warnings.push((i, w))) {
+            Ok(entry) => entry,
+            Err(e) => {
+                self.failed = Some(e);
+                return;
+            }
+        };
         let seen = if entry.is_demo {
-            &mut demo_assistant_seen
+            &mut self.demo_assistant_seen
         } else {
-            &mut assistant_seen
+            &mut self.assistant_seen
         };
         let mut msg = entry.message;
         match msg.role {
@@ -52,7 +89,7 @@ pub(crate) fn import(path: &Path, doc: Value) -> Result<Import, Error> {
                 *seen = true;
                 if !entry.is_demo {
                     for (j, call) in msg.tool_calls.iter().enumerate() {
-                        calls.insert(call.id.clone(), (messages.len(), j));
+                        self.calls.insert(call.id.clone(), (self.messages.len(), j));
                     }
                 }
             }
@@ -64,21 +101,146 @@ pub(crate) fn import(path: &Path, doc: Value) -> Result<Import, Error> {
                         .is_none_or(|t| t == "observation");
             }
             Role::Tool if !entry.is_demo => {
-                msg.details =
-                    editor_details(&messages, &calls, &entry.call_ids, msg.content.as_ref())
-                        .map(Box::new);
+                msg.details = editor_details(
+                    &self.messages,
+                    &self.calls,
+                    &entry.call_ids,
+                    msg.content.as_ref(),
+                )
+                .map(Box::new);
             }
             Role::System | Role::Tool => {}
         }
-        messages.push(msg);
+        self.messages.push(msg);
     }
-    warnings.extend(links::check(&messages, |i| json::item("history", i)));
-    warnings.sort_by_key(|(i, _)| *i);
-    Ok(Import {
-        format: Format::SweAgent,
-        messages,
-        warnings: warnings.into_iter().map(|(_, w)| w).collect(),
-    })
+
+    /// The import, or the first field error.
+    fn finish(self, path: &Path) -> Result<Import, Error> {
+        if let Some(e) = self.failed {
+            return Err(e.into_error(path, None));
+        }
+        let mut warnings = self.warnings;
+        warnings.extend(links::check(&self.messages, |i| json::item("history", i)));
+        warnings.sort_by_key(|(i, _)| *i);
+        Ok(Import {
+            format: Format::SweAgent,
+            messages: self.messages,
+            warnings: warnings.into_iter().map(|(_, w)| w).collect(),
+        })
+    }
+}
+
+/// The document: its (last) `history` when it is an object with a `history` array, `None`
+/// otherwise.
+struct DocSeed;
+
+impl<'de> DeserializeSeed<'de> for DocSeed {
+    type Value = Option<History>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+/// Implements the visitor methods of every value but arrays and objects as returning `None`.
+macro_rules! scalars_are_none {
+    () => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    };
+}
+
+impl<'de> Visitor<'de> for DocSeed {
+    type Value = Option<History>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    scalars_are_none!();
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        skip_seq(seq).map(|()| None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut history = None;
+        while let Some(key) = map.next_key_seed(HistoryKey)? {
+            if key {
+                history = map.next_value_seed(HistorySeed)?;
+            } else {
+                map.next_value_seed(Skip)?;
+            }
+        }
+        Ok(history)
+    }
+}
+
+/// Whether an object key is `history`.
+struct HistoryKey;
+
+impl<'de> DeserializeSeed<'de> for HistoryKey {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for HistoryKey {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object key")
+    }
+    fn visit_str<E>(self, v: &str) -> Result<bool, E> {
+        Ok(v == "history")
+    }
+}
+
+/// A `history` value: the history read from it when it is an array.
+struct HistorySeed;
+
+impl<'de> DeserializeSeed<'de> for HistorySeed {
+    type Value = Option<History>;
+
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for HistorySeed {
+    type Value = Option<History>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    scalars_are_none!();
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut history = History::default();
+        // Each entry is parsed as a whole value first, as when the document is parsed whole,
+        // so the same JSON errors come at the same places.
+        while let Some(value) = seq.next_element::<Value>()? {
+            history.entry(value);
+        }
+        Ok(Some(history))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        skip_map(map).map(|()| None)
+    }
 }
 
 /// The details of a tool result answering the calls `ids` with `content`, when one of them is

@@ -304,7 +304,8 @@ impl Reducer {
         let digests = self.digests.digests(&self.history, &new);
         let folded = unsendable_batch(&new);
         let base = self.history.len();
-        self.reserve_tracking(new.len());
+        let tool_results = new.iter().filter(|m| m.is_tool_result()).count();
+        self.reserve_tracking(new.len(), tool_results);
         if base == 0 {
             self.history = new; // a whole session at once: no copy
         } else {
@@ -324,15 +325,16 @@ impl Reducer {
     /// reducer has no spare room; a reducer that has been growing has.
     pub fn reserve(&mut self, additional: usize) {
         self.history.reserve(additional);
-        self.reserve_tracking(additional);
+        self.reserve_tracking(additional, additional);
     }
 
-    /// Reserves room to track `additional` more messages (not to hold them).
-    fn reserve_tracking(&mut self, additional: usize) {
+    /// Reserves room to track `additional` more messages (not to hold them), of which
+    /// `tool_results` are tool results: only those take room in the tool-result tables.
+    fn reserve_tracking(&mut self, additional: usize, tool_results: usize) {
         self.stubs.reserve(additional);
-        self.tool_results.reserve(additional);
-        self.by_digest.reserve(additional);
-        self.digests.reserve(additional);
+        self.tool_results.reserve(tool_results);
+        self.by_digest.reserve(tool_results);
+        self.digests.reserve(tool_results);
         self.boundaries.reserve(additional);
     }
 

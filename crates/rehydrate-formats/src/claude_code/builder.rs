@@ -3,14 +3,12 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 
 use rehydrate_model::{Content, Message, Role, ToolCall};
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value};
 
-use super::{Record, cards};
+use super::line::{AssistantBlock, Str, ToolResultBlock, UserBlocks, UserContent, UserItem};
+use super::{AssistantLine, Body, Record, UserLine, cards};
 use crate::{Warning, json};
-
-/// User content block types that are kept as content parts without a warning.
-const KNOWN_USER_BLOCKS: [&str; 4] = ["text", "image", "document", "tool_result"];
 
 /// Metadata keys (docs/FORMATS.md, "Importers", "Claude Code").
 const KEY_LINE: &str = "claude_code.line";
@@ -26,11 +24,11 @@ const KEY_THINKING_SIGNATURE: &str = "thinking_signature";
 const KEY_REDACTED_THINKING: &str = "redacted_thinking";
 
 /// An assistant message being merged from consecutive lines sharing a `message.id`.
-struct OpenAssistant {
+struct OpenAssistant<'a> {
     /// Index of the message in [`Builder::messages`].
     index: usize,
     /// The shared `message.id`.
-    message_id: Option<String>,
+    message_id: Option<Str<'a>>,
     texts: Vec<String>,
     thinking: Vec<String>,
     signatures: Vec<String>,
@@ -49,14 +47,17 @@ struct Call {
     path: Option<String>,
 }
 
-/// Turns the chain's records into canonical messages.
+/// Turns the chain's records into canonical messages, handing each over as soon as no later
+/// record can change it (every message but an open assistant message).
 #[derive(Default)]
-pub(super) struct Builder {
+pub(super) struct Builder<'a> {
+    /// The messages not handed over yet: at most the open assistant message once
+    /// [`Builder::hand_over`] has run.
     messages: Vec<Message>,
     pub(super) warnings: Vec<Warning>,
-    open: Option<OpenAssistant>,
+    open: Option<OpenAssistant<'a>>,
     /// Every `message.id` an assistant message was started for.
-    message_ids: HashSet<String>,
+    message_ids: HashSet<Str<'a>>,
     /// Tool calls in order.
     calls: Vec<Call>,
     /// Call id → latest index in `calls`.
@@ -65,17 +66,16 @@ pub(super) struct Builder {
     boundary: bool,
 }
 
-impl Builder {
-    /// Consumes one chain record; `speaks` tells whether a user or assistant record makes
-    /// messages (a sidechain record in a main session file is only a link).
-    pub(super) fn record(&mut self, record: &mut Record, speaks: bool) {
-        match record.kind.as_str() {
-            "assistant" if speaks => self.assistant(record),
-            "user" if speaks => self.user(record),
-            "system"
-                if record.obj.get("subtype").and_then(Value::as_str)
-                    == Some("compact_boundary") =>
-            {
+impl<'a> Builder<'a> {
+    /// Consumes one chain record (its body is taken); `speaks` tells whether a user or
+    /// assistant record makes messages (a sidechain record in a main session file is only a
+    /// link).
+    pub(super) fn record(&mut self, record: &mut Record<'a>, speaks: bool) {
+        let line = record.line;
+        match std::mem::replace(&mut record.body, Body::None) {
+            Body::Assistant(body) if speaks => self.assistant(line, record.uuid.as_deref(), body),
+            Body::User(body) if speaks => self.user(line, record.uuid.as_deref(), body),
+            Body::CompactBoundary => {
                 self.close();
                 self.boundary = true;
             }
@@ -83,14 +83,32 @@ impl Builder {
         }
     }
 
-    /// Metadata every message from `record` starts with.
-    fn base_metadata(&mut self, record: &Record) -> BTreeMap<String, String> {
-        let mut metadata = BTreeMap::new();
-        metadata.insert(KEY_LINE.to_string(), record.line.to_string());
-        if let Some(uuid) = &record.uuid {
-            metadata.insert(KEY_UUID.to_string(), uuid.clone());
+    /// Hands every message no later record can change to `each`, in order.
+    pub(super) fn hand_over(&mut self, each: &mut dyn FnMut(Message)) {
+        let done = self.open.as_ref().map_or(self.messages.len(), |o| o.index);
+        if done == 0 {
+            return;
         }
-        if let Some(ts) = record.obj.get("timestamp").and_then(Value::as_str) {
+        self.messages.drain(..done).for_each(&mut *each);
+        if let Some(open) = &mut self.open {
+            open.index -= done;
+        }
+    }
+
+    /// Metadata every message from the record at `line` with `uuid` and `timestamp` starts
+    /// with.
+    fn base_metadata(
+        &mut self,
+        line: usize,
+        uuid: Option<&str>,
+        timestamp: Option<&str>,
+    ) -> BTreeMap<String, String> {
+        let mut metadata = BTreeMap::new();
+        metadata.insert(KEY_LINE.to_string(), line.to_string());
+        if let Some(uuid) = uuid {
+            metadata.insert(KEY_UUID.to_string(), uuid.to_string());
+        }
+        if let Some(ts) = timestamp {
             metadata.insert(KEY_TIMESTAMP.to_string(), ts.to_string());
         }
         if std::mem::take(&mut self.boundary) {
@@ -100,23 +118,15 @@ impl Builder {
     }
 
     /// An assistant line: merged into the open assistant message when it continues it.
-    fn assistant(&mut self, record: &mut Record) {
-        let line = record.line;
-        let mut obj = std::mem::take(&mut record.obj);
-        let Some(Value::Object(mut message)) = obj.remove("message") else {
+    fn assistant(&mut self, line: usize, uuid: Option<&str>, body: AssistantLine<'a>) {
+        let Some(message) = body.message else {
             self.warn(line, "assistant line has no `message` object, skipped");
             return;
         };
-        let message_id = match message.remove("id") {
-            Some(Value::String(id)) => Some(id),
-            _ => None,
-        };
-        let blocks = match message.remove("content") {
-            Some(Value::Array(blocks)) => blocks,
-            Some(Value::String(text)) => vec![serde_json::json!({"type": "text", "text": text})],
-            None | Some(Value::Null) => Vec::new(),
-            Some(other) => {
-                let kind = json::kind(&other);
+        let message_id = message.id;
+        let blocks = match message.content {
+            Ok(blocks) => blocks,
+            Err(kind) => {
                 self.warn(
                     line,
                     format!("assistant message content is {kind}, skipped"),
@@ -124,10 +134,9 @@ impl Builder {
                 return;
             }
         };
-        record.obj = obj;
         let continues = matches!(
             (&self.open, &message_id),
-            (Some(open), Some(id)) if open.message_id.as_deref() == Some(id.as_str())
+            (Some(open), Some(id)) if open.message_id.as_deref() == Some(id.as_ref())
         );
         if !continues {
             self.close();
@@ -141,9 +150,9 @@ impl Builder {
                         ),
                     );
             }
-            let mut metadata = self.base_metadata(record);
+            let mut metadata = self.base_metadata(line, uuid, body.timestamp.as_deref());
             if let Some(id) = &message_id {
-                metadata.insert(KEY_MESSAGE_ID.to_string(), id.clone());
+                metadata.insert(KEY_MESSAGE_ID.to_string(), id.to_string());
             }
             self.messages.push(Message {
                 role: Role::Assistant,
@@ -159,125 +168,92 @@ impl Builder {
                 redacted: Vec::new(),
             });
         }
-        // Read while parsing (on the parse threads), for lines with a tool_use block.
-        let mut raw_inputs = record.raw_inputs.take();
-        for (j, block) in blocks.into_iter().enumerate() {
-            let raw = raw_inputs
-                .as_mut()
-                .and_then(|r| r.get_mut(j))
-                .and_then(Option::take);
-            self.assistant_block(line, block, raw);
+        for block in blocks {
+            self.assistant_block(line, block);
         }
     }
 
     /// One content block of an assistant line, added to the open assistant message.
-    fn assistant_block(&mut self, line: usize, block: Value, raw_input: Option<String>) {
-        let Value::Object(mut block) = block else {
-            self.warn(line, "assistant content block is not an object, dropped");
-            return;
-        };
-        let kind = match block.remove("type") {
-            Some(Value::String(kind)) => kind,
-            _ => {
-                self.warn(line, "assistant content block has no `type`, dropped");
+    fn assistant_block(&mut self, line: usize, block: AssistantBlock) {
+        let call = match block {
+            AssistantBlock::Text(text) => {
+                self.with_open(|o| o.texts.push(text));
                 return;
             }
-        };
-        let text_of = |block: &mut Map<String, Value>, key: &str| match block.remove(key) {
-            Some(Value::String(s)) => Some(s),
-            _ => None,
-        };
-        let mut malformed = false;
-        let mut new_call = None;
-        match kind.as_str() {
-            "text" => match text_of(&mut block, "text") {
-                Some(text) => self.with_open(|o| o.texts.push(text)),
-                None => malformed = true,
-            },
-            "thinking" => match text_of(&mut block, "thinking") {
-                Some(thinking) => {
-                    let signature = text_of(&mut block, "signature");
-                    self.with_open(|o| {
-                        o.thinking.push(thinking);
-                        o.signatures.extend(signature);
-                    });
-                }
-                None => malformed = true,
-            },
-            "redacted_thinking" => match text_of(&mut block, "data") {
-                Some(data) => self.with_open(|o| o.redacted.push(data)),
-                None => malformed = true,
-            },
-            "tool_use" => match (text_of(&mut block, "id"), text_of(&mut block, "name")) {
-                (Some(id), Some(name)) => {
-                    let arguments = match (raw_input, block.remove("input")) {
-                        (Some(raw), _) => raw,
-                        (None, Some(input)) => input.to_string(),
-                        (None, None) => {
-                            self.warn(
-                                line,
-                                format!("tool call {id} has no `input`; arguments set to {{}}"),
-                            );
-                            "{}".to_string()
-                        }
-                    };
-                    new_call = Some(ToolCall {
-                        id,
-                        name,
-                        arguments,
-                    });
-                }
-                _ => malformed = true,
-            },
-            other => {
-                let other = json::clip(other);
-                self.warn(
-                    line,
-                    format!("unknown assistant content block type `{other}`, dropped"),
-                );
+            AssistantBlock::Thinking {
+                thinking,
+                signature,
+            } => {
+                self.with_open(|o| {
+                    o.thinking.push(thinking);
+                    o.signatures.extend(signature);
+                });
+                return;
             }
-        }
-        if malformed {
-            self.warn(line, format!("malformed `{kind}` block, dropped"));
-        }
-        if let Some(call) = new_call {
-            self.call_index.insert(call.id.clone(), self.calls.len());
-            let file_tool = cards::FILE_TOOLS.iter().copied().find(|&t| t == call.name);
-            self.calls.push(Call {
-                id: call.id.clone(),
-                line,
-                answered: false,
-                path: file_tool.and_then(|_| cards::argument_path(&call.arguments)),
-                file_tool,
-            });
-            let index = self.open.as_ref().map(|o| o.index);
-            if let Some(msg) = index.and_then(|i| self.messages.get_mut(i)) {
-                msg.tool_calls.push(call);
+            AssistantBlock::Redacted(data) => {
+                self.with_open(|o| o.redacted.push(data));
+                return;
             }
+            AssistantBlock::Dropped { warning, .. } => {
+                self.warn(line, warning);
+                return;
+            }
+            AssistantBlock::Call {
+                id,
+                name,
+                arguments,
+                no_input,
+            } => {
+                if no_input {
+                    self.warn(
+                        line,
+                        format!("tool call {id} has no `input`; arguments set to {{}}"),
+                    );
+                }
+                ToolCall {
+                    id,
+                    name,
+                    arguments,
+                }
+            }
+        };
+        self.call_index.insert(call.id.clone(), self.calls.len());
+        let file_tool = cards::FILE_TOOLS.iter().copied().find(|&t| t == call.name);
+        self.calls.push(Call {
+            id: call.id.clone(),
+            line,
+            answered: false,
+            path: file_tool.and_then(|_| cards::argument_path(&call.arguments)),
+            file_tool,
+        });
+        let index = self.open.as_ref().map(|o| o.index);
+        if let Some(msg) = index.and_then(|i| self.messages.get_mut(i)) {
+            msg.tool_calls.push(call);
         }
     }
 
     /// Runs `f` on the open assistant message, if any.
-    fn with_open(&mut self, f: impl FnOnce(&mut OpenAssistant)) {
+    fn with_open(&mut self, f: impl FnOnce(&mut OpenAssistant<'a>)) {
         if let Some(open) = &mut self.open {
             f(open);
         }
     }
 
     /// A user line: tool results become tool messages, other content one user message.
-    fn user(&mut self, record: &mut Record) {
+    fn user(&mut self, line: usize, uuid: Option<&str>, body: UserLine<'a>) {
         self.close();
-        let line = record.line;
-        let mut obj = std::mem::take(&mut record.obj);
-        let flag = |key: &str| obj.get(key).and_then(Value::as_bool) == Some(true);
-        let (meta, compact_summary) = (flag("isMeta"), flag("isCompactSummary"));
-        let Some(Value::Object(mut message)) = obj.remove("message") else {
+        let UserLine {
+            timestamp,
+            meta,
+            compact_summary,
+            content,
+            card,
+        } = body;
+        let timestamp = timestamp.as_deref();
+        let Some(content) = content else {
             self.warn(line, "user line has no `message` object, skipped");
             return;
         };
-        let content = message.remove("content");
-        let card = obj.remove("toolUseResult");
-        record.obj = obj;
         let mut extra = BTreeMap::new();
         if meta {
             extra.insert(KEY_META.to_string(), "true".to_string());
@@ -285,9 +261,13 @@ impl Builder {
         if compact_summary {
             extra.insert(KEY_COMPACT_SUMMARY.to_string(), "true".to_string());
         }
-        let blocks = match content {
-            Some(Value::String(text)) => {
-                let mut metadata = self.base_metadata(record);
+        let UserBlocks {
+            items,
+            has_others,
+            others,
+        } = match content {
+            UserContent::Text(text) => {
+                let mut metadata = self.base_metadata(line, uuid, timestamp);
                 metadata.append(&mut extra);
                 self.messages.push(Message {
                     role: Role::User,
@@ -297,68 +277,50 @@ impl Builder {
                 });
                 return;
             }
-            Some(Value::Array(blocks)) => blocks,
-            None | Some(Value::Null) => {
+            UserContent::Blocks(blocks) => blocks,
+            UserContent::Absent => {
                 self.warn(line, "user line has no message content, skipped");
                 return;
             }
-            Some(other) => {
-                let kind = json::kind(&other);
+            UserContent::Other(kind) => {
                 self.warn(line, format!("user message content is {kind}, skipped"));
                 return;
             }
         };
-        let mut others = Vec::new();
         let mut tool_results = 0;
         // A card describes the line's only tool result; shared by several, it describes none.
-        let single_result = blocks
+        let single_result = items
             .iter()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_result"))
+            .filter(|item| matches!(item, UserItem::Result(_)))
             .count()
             == 1;
         let mut card = card.filter(|_| single_result);
-        for block in blocks {
-            let kind = block
-                .get("type")
-                .and_then(Value::as_str)
-                .map(str::to_string);
-            match (block, kind.as_deref()) {
-                (Value::Object(map), Some("tool_result")) => {
+        for item in items {
+            match item {
+                UserItem::Result(block) => {
                     tool_results += 1;
-                    let mut msg = self.tool_result(line, map, card.take());
-                    let mut metadata = self.base_metadata(record);
+                    let mut msg = self.tool_result(line, block, card.take());
+                    let mut metadata = self.base_metadata(line, uuid, timestamp);
                     metadata.extend(extra.clone());
                     metadata.append(&mut msg.metadata);
                     msg.metadata = metadata;
                     self.messages.push(msg);
                 }
-                (block, kind) => {
-                    match kind {
-                        Some(kind) if KNOWN_USER_BLOCKS.contains(&kind) => {}
-                        Some(kind) => self.warn(
-                            line,
-                            format!(
-                                "unknown user content block type `{}`, kept as a content part",
-                                json::clip(kind)
-                            ),
-                        ),
-                        None => self.warn(
-                            line,
-                            "user content block has no `type`, kept as a content part",
-                        ),
+                UserItem::Part(warning) => {
+                    if let Some(warning) = warning {
+                        self.warn(line, warning);
                     }
-                    others.push(block);
                 }
             }
         }
-        if others.is_empty() && tool_results > 0 {
+        if !has_others && tool_results > 0 {
             return;
         }
-        let mut metadata = self.base_metadata(record);
+        let mut metadata = self.base_metadata(line, uuid, timestamp);
         metadata.append(&mut extra);
         self.messages.push(Message {
             role: Role::User,
-            content: Some(blocks_content(others, "\n")),
+            content: Some(others),
             metadata,
             ..Message::default()
         });
@@ -366,30 +328,20 @@ impl Builder {
 
     /// One `tool_result` block as a tool message (metadata other than `is_error` is added by
     /// the caller); `card` is the line's `toolUseResult` when it describes this block alone.
-    fn tool_result(
-        &mut self,
-        line: usize,
-        mut block: Map<String, Value>,
-        card: Option<Value>,
-    ) -> Message {
-        let tool_call_id = match block.remove("tool_use_id") {
-            Some(Value::String(id)) => Some(id),
-            _ => None,
-        };
-        // Anything but `false`, null or absent is taken as a failure (a failed result proves
-        // nothing, which is the safe reading of a value that is not a boolean).
-        let is_error = match block.get("is_error") {
-            None | Some(Value::Null | Value::Bool(false)) => false,
-            Some(Value::Bool(true)) => true,
-            Some(other) => {
-                let kind = json::kind(other);
-                self.warn(
-                    line,
-                    format!("tool_result `is_error` is {kind}, taken as a failure"),
-                );
-                true
-            }
-        };
+    fn tool_result(&mut self, line: usize, block: ToolResultBlock, card: Option<Value>) -> Message {
+        let ToolResultBlock {
+            tool_use_id: tool_call_id,
+            is_error,
+            odd_is_error,
+            content,
+            odd_content,
+        } = block;
+        if let Some(kind) = odd_is_error {
+            self.warn(
+                line,
+                format!("tool_result `is_error` is {kind}, taken as a failure"),
+            );
+        }
         let mut details = None;
         match &tool_call_id {
             Some(id) => match self.call_index.get(id).and_then(|&k| self.calls.get_mut(k)) {
@@ -403,19 +355,12 @@ impl Builder {
             },
             None => self.warn(line, "tool_result block has no `tool_use_id`"),
         }
-        let content = match block.remove("content") {
-            None | Some(Value::Null) => Content::Text(String::new()),
-            Some(Value::String(text)) => Content::Text(text),
-            Some(Value::Array(items)) => blocks_content(items, "\n"),
-            Some(other) => {
-                let kind = json::kind(&other);
-                self.warn(
-                    line,
-                    format!("tool result content is {kind}, kept as one content part"),
-                );
-                Content::Parts(vec![other])
-            }
-        };
+        if let Some(kind) = odd_content {
+            self.warn(
+                line,
+                format!("tool result content is {kind}, kept as one content part"),
+            );
+        }
         let mut metadata = BTreeMap::new();
         if is_error {
             metadata.insert(KEY_IS_ERROR.to_string(), "true".to_string());
@@ -441,6 +386,8 @@ impl Builder {
         if !open.texts.is_empty() {
             msg.content = Some(Content::Text(open.texts.join("\n\n")));
         }
+        // A first push leaves room for four calls; the message is final now.
+        msg.tool_calls.shrink_to_fit();
         for (key, parts, sep) in [
             (KEY_THINKING, open.thinking, "\n\n"),
             (KEY_THINKING_SIGNATURE, open.signatures, "\n"),
@@ -452,9 +399,11 @@ impl Builder {
         }
     }
 
-    /// Closes the open message, adds the unanswered-call warnings and returns the messages.
-    pub(super) fn finish(&mut self) -> Vec<Message> {
+    /// Closes the open message, hands the rest of the messages to `each` and adds the
+    /// unanswered-call warnings.
+    pub(super) fn finish(&mut self, each: &mut dyn FnMut(Message)) {
         self.close();
+        self.hand_over(each);
         for Call {
             id, line, answered, ..
         } in std::mem::take(&mut self.calls)
@@ -463,30 +412,10 @@ impl Builder {
                 self.warn(line, format!("tool call {id} has no tool result"));
             }
         }
-        std::mem::take(&mut self.messages)
     }
 
     fn warn(&mut self, line: usize, message: impl Into<String>) {
         self.warnings.push(Warning::at_line(line, message));
-    }
-}
-
-/// Content from a list of blocks: the texts joined with `separator` when every block is
-/// `{"type":"text","text":…}`, the blocks as they are otherwise.
-fn blocks_content(blocks: Vec<Value>, separator: &str) -> Content {
-    let texts: Option<Vec<&str>> = blocks
-        .iter()
-        .map(|b| {
-            if b.get("type")?.as_str()? == "text" {
-                b.get("text")?.as_str()
-            } else {
-                None
-            }
-        })
-        .collect();
-    match texts {
-        Some(texts) => Content::Text(texts.join(separator)),
-        None => Content::Parts(blocks),
     }
 }
 

@@ -2,29 +2,36 @@
 //!
 //! A session file is JSONL: one record per line, linked into a tree by `uuid` and `parentUuid`.
 //! Importing happens in three passes:
-//! 1. [`parse`] (this file): every non-empty line is parsed; records with a repeated `uuid` are
-//!    dropped;
+//! 1. [`parse`] (this file): every non-empty line is read into a typed [`Record`] (`line.rs`:
+//!    the keys the importer uses, strings borrowed from the text where they can be, no
+//!    `serde_json::Value` tree of the line kept); records with a repeated `uuid` are dropped;
 //! 2. [`main_chain`] (`chain.rs`): the records on the path from the root to the last user or
 //!    assistant record, plus the parallel tool-call fan-out hanging off that path;
 //! 3. [`Builder`] (`builder.rs`): the chain's records become canonical messages (assistant
-//!    lines of one API message merged, tool results split into `role: tool` messages).
+//!    lines of one API message merged, tool results split into `role: tool` messages), each
+//!    handed over as soon as no later record can change it, while the records passed are freed.
+//!
+//! So what the import holds beyond the text is about the messages themselves: a record costs
+//! its few borrowed strings until the builder takes it.
 
 mod builder;
 mod cards;
 mod chain;
+mod line;
 #[cfg(test)]
 mod tests;
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
-use rehydrate_model::EventKind;
-use serde_json::{Map, Value};
+use rehydrate_model::{EventKind, Message};
+use serde_json::Value;
 
 use crate::json;
-use crate::{Error, Format, Import, Warning};
+use crate::{Error, Format, Warning};
 use builder::Builder;
 use chain::main_chain;
+use line::{AssistantBlock, Fields, RawContent, Str, UserContent};
 
 /// Record types Claude Code writes; other types produce a warning.
 const KNOWN_TYPES: [&str; 7] = [
@@ -37,24 +44,18 @@ const KNOWN_TYPES: [&str; 7] = [
     "progress",
 ];
 
-/// The record keys read after parsing (by the chain and the builder); [`parse`] keeps only
-/// these in [`Record::obj`], and `toolUseResult` when it may be a file tool's card. `type`, `uuid`, the parent links and `isSidechain` are read while
-/// parsing, into the other fields of [`Record`].
-const RECORD_KEYS: [&str; 5] = [
-    "message",
-    "subtype",
-    "timestamp",
-    "isMeta",
-    "isCompactSummary",
-];
-
-/// Imports a Claude Code session JSONL text; with `side`, also collects the events of the
-/// records that make no message (titles, snapshots, queue operations, system records).
+/// Imports a Claude Code session JSONL text, handing each message to `each` in conversation
+/// order as soon as no later line can change it; returns the warnings. With `side`, also
+/// collects the events of the records that make no message (titles, snapshots, queue
+/// operations, system records).
+///
+/// Every error is found before the first message is handed over.
 pub(crate) fn import(
     path: &Path,
     text: &str,
     side: Option<&mut Vec<SideEvent>>,
-) -> Result<Import, Error> {
+    each: &mut dyn FnMut(Message),
+) -> Result<Vec<Warning>, Error> {
     let mut warnings = Vec::new();
     let repaired = json::repair_lone_surrogates(text);
     let text = match &repaired {
@@ -69,15 +70,11 @@ pub(crate) fn import(
         }
         None => text,
     };
-    let mut records = parse(path, text, &mut warnings, side)?;
+    let (mut records, any_known) = parse(path, text, &mut warnings, side)?;
     // A non-empty file in which no record has a Claude Code record type is not a Claude Code
     // session (it may be another agent's JSONL forced with `--format claude-code`); importing
     // it as an empty session would pass a wrong guess off as a result.
-    if !text.trim().is_empty()
-        && !records
-            .iter()
-            .any(|r| KNOWN_TYPES.contains(&r.kind.as_str()))
-    {
+    if !text.trim().is_empty() && !any_known {
         return Err(Error::NotASession {
             path: path.to_path_buf(),
             format: Format::ClaudeCode,
@@ -87,20 +84,20 @@ pub(crate) fn import(
     let chain = main_chain(&records, &mut warnings);
     let mut builder = Builder::default();
     for index in chain.records {
+        // The records before this one are done with: their memory goes to the messages.
+        records.release_before(index);
         if let Some(record) = records.get_mut(index) {
             let speaks = record.is_message() && (chain.sidechain_file || !record.sidechain);
             builder.record(record, speaks);
+            builder.hand_over(each);
         }
     }
-    let messages = builder.finish();
+    drop(records);
+    builder.finish(each);
     warnings.append(&mut builder.warnings);
     // Stable: warnings about one line keep the order they were found in.
     warnings.sort_by_key(|w| w.line);
-    Ok(Import {
-        format: Format::ClaudeCode,
-        messages,
-        warnings,
-    })
+    Ok(warnings)
 }
 
 /// The event of a record that makes no message, in file order (see [`crate::import_events`]).
@@ -116,14 +113,13 @@ pub(crate) struct SideEvent {
 /// The event of a record of type `kind` that makes no message: a `summary` is a title;
 /// `system` records (by `subtype`), `file-history-snapshot`, `queue-operation` and `progress`
 /// are lifecycle events.
-fn side_event(kind: &str, obj: &Map<String, Value>) -> Option<EventKind> {
-    let text = |key: &str| obj.get(key).and_then(Value::as_str);
+fn side_event(kind: &str, fields: &Fields<'_>) -> Option<EventKind> {
     match kind {
         "summary" => Some(EventKind::Title {
-            text: text("summary").unwrap_or_default().to_string(),
+            text: fields.summary.as_deref().unwrap_or_default().to_string(),
         }),
         "system" => Some(EventKind::Lifecycle {
-            what: text("subtype").unwrap_or("system").to_string(),
+            what: fields.subtype.as_deref().unwrap_or("system").to_string(),
         }),
         "file-history-snapshot" | "queue-operation" | "progress" => Some(EventKind::Lifecycle {
             what: kind.to_string(),
@@ -139,90 +135,156 @@ const PARALLEL_PARSE_MIN_BYTES: usize = 4 << 20;
 const MAX_PARSE_THREADS: usize = 8;
 
 /// One non-empty line, parsed on its own.
-struct ParsedLine {
+struct ParsedLine<'a> {
     /// 1-based line number.
     line: usize,
-    outcome: Outcome,
+    outcome: Outcome<'a>,
 }
 
 /// What a line is, as far as it can be told without the lines before it.
-enum Outcome {
+enum Outcome<'a> {
     /// Not JSON: the import fails (at the first such line).
     Invalid(serde_json::Error),
     /// Skipped with this warning.
     Skipped(String),
-    /// A record of type `kind`, with the event it makes when it makes no message.
-    Record {
-        kind: String,
-        obj: Map<String, Value>,
-        side: Option<(EventKind, Option<String>)>,
-        /// The raw `input` of each content block of an assistant line with a `tool_use`.
-        raw_inputs: Option<Vec<Option<String>>>,
-    },
+    /// A record.
+    Record(Parsed<'a>),
+}
+
+/// A record as parsed, before what depends on the lines before it (repeated uuids).
+struct Parsed<'a> {
+    record: Record<'a>,
+    /// `type`, when it is not one of [`KNOWN_TYPES`].
+    unknown_type: Option<Str<'a>>,
+    /// The event it makes when it makes no message, with its `timestamp`.
+    side: Option<Box<(EventKind, Option<String>)>>,
 }
 
 /// Parses one line (see [`parse_lines`]).
-fn parse_line(line: usize, raw: &str, with_side: bool) -> Option<ParsedLine> {
+fn parse_line(line: usize, raw: &str, with_side: bool) -> Option<ParsedLine<'_>> {
     let raw = raw.strip_suffix('\r').unwrap_or(raw);
     if raw.trim().is_empty() {
         return None;
     }
-    let outcome = match serde_json::from_str::<Value>(raw) {
+    let outcome = match line::read(raw) {
         Err(e) => Outcome::Invalid(e),
-        Ok(Value::Object(obj)) => match obj.get("type").and_then(Value::as_str) {
+        Ok(Err(kind)) => Outcome::Skipped(format!("not a JSON object ({kind}), skipped")),
+        Ok(Ok(mut fields)) => match fields.kind.take() {
             None => Outcome::Skipped("record has no string `type`, skipped".to_string()),
-            Some(kind) => {
-                let kind = kind.to_string();
-                let side = with_side
-                    .then(|| side_event(&kind, &obj))
-                    .flatten()
-                    .map(|event| {
-                        let time = obj.get("timestamp").and_then(Value::as_str);
-                        (event, time.map(str::to_string))
-                    });
-                let calls_tools = kind == "assistant"
-                    && obj
-                        .get("message")
-                        .and_then(|m| m.get("content"))
-                        .and_then(Value::as_array)
-                        .is_some_and(|blocks| {
-                            blocks
-                                .iter()
-                                .any(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
-                        });
-                let raw_inputs = if calls_tools {
-                    builder::raw_inputs(raw)
-                } else {
-                    None
-                };
-                Outcome::Record {
-                    kind,
-                    obj,
-                    side,
-                    raw_inputs,
-                }
-            }
+            Some(kind) => Outcome::Record(parsed(line, raw, kind, fields, with_side)),
         },
-        Ok(value) => Outcome::Skipped(format!(
-            "not a JSON object ({}), skipped",
-            json::kind(&value)
-        )),
     };
     Some(ParsedLine { line, outcome })
 }
 
-/// The non-empty lines of `chunk`, whose first line is line `first_line` of the file, parsed.
-fn parse_chunk(first_line: usize, chunk: &str, with_side: bool) -> Vec<ParsedLine> {
-    chunk
-        .split('\n')
-        .enumerate()
-        .filter_map(|(i, raw)| parse_line(first_line + i, raw, with_side))
-        .collect()
+/// The record of a line of type `kind`, read into `fields`; `raw` is the line.
+fn parsed<'a>(
+    line: usize,
+    raw: &'a str,
+    kind: Str<'a>,
+    mut fields: Fields<'a>,
+    with_side: bool,
+) -> Parsed<'a> {
+    let side = with_side
+        .then(|| side_event(&kind, &fields))
+        .flatten()
+        .map(|event| {
+            let time = fields.timestamp.as_deref().map(str::to_string);
+            Box::new((event, time))
+        });
+    let record_kind = match kind.as_ref() {
+        "user" => Kind::User,
+        "assistant" => Kind::Assistant,
+        _ => Kind::Other,
+    };
+    let timestamp = fields.timestamp.take();
+    let body = match record_kind {
+        Kind::Assistant => Body::Assistant(AssistantLine {
+            timestamp,
+            message: fields.message.take().map(|message| {
+                let content = match message.content {
+                    RawContent::Blocks(blocks) => {
+                        // The verbatim inputs, read on the parse threads.
+                        let raw_inputs = if line::calls_tools(&blocks) {
+                            builder::raw_inputs(raw)
+                        } else {
+                            None
+                        };
+                        Ok(line::assistant_blocks(blocks, raw_inputs))
+                    }
+                    RawContent::Text(text) => Ok(vec![AssistantBlock::Text(text)]),
+                    RawContent::Absent => Ok(Vec::new()),
+                    RawContent::Other(kind) => Err(kind),
+                };
+                AssistantMessage {
+                    id: message.id,
+                    content,
+                }
+            }),
+        }),
+        Kind::User => Body::User(UserLine {
+            timestamp,
+            meta: fields.meta,
+            compact_summary: fields.compact_summary,
+            content: fields
+                .message
+                .take()
+                .map(|message| line::user_content(message.content)),
+            // What no later pass reads (a `toolUseResult` of another tool, often as large as
+            // the message itself) is dropped now.
+            card: fields.card.take().filter(cards::may_be_file_card),
+        }),
+        Kind::Other
+            if kind == "system" && fields.subtype.as_deref() == Some("compact_boundary") =>
+        {
+            Body::CompactBoundary
+        }
+        Kind::Other => Body::None,
+    };
+    let parent = fields.parent_uuid.or(fields.logical_parent_uuid);
+    Parsed {
+        unknown_type: (!KNOWN_TYPES.contains(&kind.as_ref())).then_some(kind),
+        side,
+        record: Record {
+            line,
+            kind: record_kind,
+            uuid: fields.uuid,
+            parent,
+            sidechain: fields.sidechain,
+            body,
+        },
+    }
 }
 
-/// Every non-empty line of `text`, parsed, in file order. A large text is cut into chunks at
-/// line breaks and the chunks are parsed on up to [`MAX_PARSE_THREADS`] threads.
-fn parse_lines(text: &str, with_side: bool) -> Vec<ParsedLine> {
+/// At most this many parsed lines are kept in one run of [`parse_chunk`]: runs are freed one
+/// by one as their records are taken, and no large block is freed (glibc's allocator raises
+/// its mmap threshold to the size of a large block it frees, after which growing vectors, such
+/// as a history of messages, are copied within the heap instead of remapped).
+const RUN_LINES: usize = 2048;
+
+/// The non-empty lines of `chunk`, whose first line is line `first_line` of the file, parsed,
+/// in runs of at most [`RUN_LINES`].
+fn parse_chunk(first_line: usize, chunk: &str, with_side: bool) -> Vec<Vec<ParsedLine<'_>>> {
+    let mut runs = Vec::new();
+    let mut run = Vec::new();
+    for (i, raw) in chunk.split('\n').enumerate() {
+        if let Some(parsed) = parse_line(first_line + i, raw, with_side) {
+            run.push(parsed);
+            if run.len() == RUN_LINES {
+                runs.push(std::mem::replace(&mut run, Vec::with_capacity(RUN_LINES)));
+            }
+        }
+    }
+    if !run.is_empty() {
+        runs.push(run);
+    }
+    runs
+}
+
+/// Every non-empty line of `text`, parsed, in file order, as consecutive runs of lines. A
+/// large text is cut into chunks at line breaks and the chunks are parsed on up to
+/// [`MAX_PARSE_THREADS`] threads.
+fn parse_lines(text: &str, with_side: bool) -> Vec<Vec<ParsedLine<'_>>> {
     let threads =
         std::thread::available_parallelism().map_or(1, |n| n.get().min(MAX_PARSE_THREADS));
     if threads < 2 || text.len() < PARALLEL_PARSE_MIN_BYTES {
@@ -257,145 +319,259 @@ fn parse_lines(text: &str, with_side: bool) -> Vec<ParsedLine> {
             .iter()
             .map(|&(first, chunk)| scope.spawn(move || parse_chunk(first, chunk, with_side)))
             .collect();
-        let mut out = Vec::new();
-        for handle in handles {
+        handles
+            .into_iter()
             // A parse never panics; were it to, the panic is the bug to see.
-            out.extend(handle.join().expect("a line parse does not panic"));
-        }
-        out
+            .flat_map(|handle| handle.join().expect("a line parse does not panic"))
+            .collect()
     })
 }
 
-/// One parsed line.
-pub(super) struct Record {
-    /// 1-based line number.
-    pub(super) line: usize,
-    /// The record's keys listed in [`RECORD_KEYS`]; taken (left empty) when the builder
-    /// consumes it.
-    pub(super) obj: Map<String, Value>,
-    /// `type`.
-    pub(super) kind: String,
-    /// `uuid`.
-    pub(super) uuid: Option<String>,
-    /// `parentUuid`, or `logicalParentUuid` when `parentUuid` is null or absent.
-    pub(super) parent: Option<String>,
-    /// `isSidechain: true`.
-    pub(super) sidechain: bool,
-    /// The raw `input` of each content block, for an assistant line with a `tool_use` block
-    /// (see `builder::raw_inputs`); taken by the builder.
-    pub(super) raw_inputs: Option<Vec<Option<String>>>,
+/// The kind of a record, by its `type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    User,
+    Assistant,
+    /// Any other type.
+    Other,
 }
 
-impl Record {
+/// One parsed line: what the chain needs and what the builder takes.
+struct Record<'a> {
+    /// 1-based line number.
+    line: usize,
+    /// By `type`.
+    kind: Kind,
+    /// `uuid`.
+    uuid: Option<Str<'a>>,
+    /// `parentUuid`, or `logicalParentUuid` when `parentUuid` is null or absent.
+    parent: Option<Str<'a>>,
+    /// `isSidechain: true`.
+    sidechain: bool,
+    /// What the builder reads; taken (left [`Body::None`]) when it consumes the record.
+    body: Body<'a>,
+}
+
+/// The records of a file, in file order, in blocks of [`Records::BLOCK`], so that the ones a
+/// pass is done with can be freed while the rest are read.
+#[derive(Default)]
+struct Records<'a> {
+    blocks: Vec<Vec<Record<'a>>>,
+    /// Records in all (those released included).
+    len: usize,
+    /// Blocks before this one are released.
+    released: usize,
+}
+
+impl<'a> Records<'a> {
+    const BLOCK: usize = 4096;
+
+    fn push(&mut self, record: Record<'a>) {
+        if self.blocks.last().is_none_or(|b| b.len() == Self::BLOCK) {
+            self.blocks.push(Vec::with_capacity(Self::BLOCK));
+        }
+        if let Some(block) = self.blocks.last_mut() {
+            block.push(record);
+            self.len += 1;
+        }
+    }
+
+    /// The number of records, released ones included.
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Record `i`; `None` once released.
+    fn get(&self, i: usize) -> Option<&Record<'a>> {
+        self.blocks.get(i / Self::BLOCK)?.get(i % Self::BLOCK)
+    }
+
+    fn get_mut(&mut self, i: usize) -> Option<&mut Record<'a>> {
+        self.blocks
+            .get_mut(i / Self::BLOCK)?
+            .get_mut(i % Self::BLOCK)
+    }
+
+    /// Every record not released, with its index, in order.
+    fn iter(&self) -> impl DoubleEndedIterator<Item = (usize, &Record<'a>)> {
+        self.blocks.iter().enumerate().flat_map(|(b, block)| {
+            block
+                .iter()
+                .enumerate()
+                .map(move |(k, r)| (b * Self::BLOCK + k, r))
+        })
+    }
+
+    /// Frees every block that ends at or before record `i`.
+    fn release_before(&mut self, i: usize) {
+        let end = (i / Self::BLOCK).min(self.blocks.len());
+        for block in self.blocks.iter_mut().take(end).skip(self.released) {
+            *block = Vec::new();
+        }
+        self.released = self.released.max(end);
+    }
+}
+
+/// What the builder reads of a record.
+enum Body<'a> {
+    /// Nothing.
+    None,
+    /// A `system` record with `subtype: "compact_boundary"`.
+    CompactBoundary,
+    /// A `user` record.
+    User(UserLine<'a>),
+    /// An `assistant` record.
+    Assistant(AssistantLine<'a>),
+}
+
+/// A `user` record, read.
+struct UserLine<'a> {
+    /// `timestamp`.
+    timestamp: Option<Str<'a>>,
+    /// `isMeta: true`.
+    meta: bool,
+    /// `isCompactSummary: true`.
+    compact_summary: bool,
+    /// `message.content`; `None` when `message` is not an object.
+    content: Option<UserContent>,
+    /// `toolUseResult`, when it may be a file tool's card.
+    card: Option<Value>,
+}
+
+/// An `assistant` record, read.
+struct AssistantLine<'a> {
+    /// `timestamp`.
+    timestamp: Option<Str<'a>>,
+    /// `message`, when an object.
+    message: Option<AssistantMessage<'a>>,
+}
+
+/// An assistant record's `message`, read.
+struct AssistantMessage<'a> {
+    /// `message.id`, when a string.
+    id: Option<Str<'a>>,
+    /// The content blocks (a string is one text block; absent or null, none), or the kind of a
+    /// content that is none of these.
+    content: Result<Vec<AssistantBlock>, &'static str>,
+}
+
+impl Record<'_> {
     /// Whether the record is a `user` or `assistant` line.
-    pub(super) fn is_message(&self) -> bool {
-        self.kind == "user" || self.kind == "assistant"
+    fn is_message(&self) -> bool {
+        matches!(self.kind, Kind::User | Kind::Assistant)
+    }
+
+    /// The record's `type` for messages: `user` or `assistant` (`other` for the rest).
+    fn kind_name(&self) -> &'static str {
+        match self.kind {
+            Kind::User => "user",
+            Kind::Assistant => "assistant",
+            Kind::Other => "other",
+        }
     }
 
     /// `message.id` of an assistant line.
-    pub(super) fn message_id(&self) -> Option<&str> {
-        self.obj.get("message")?.get("id")?.as_str()
+    fn message_id(&self) -> Option<&str> {
+        match &self.body {
+            Body::Assistant(a) => a.message.as_ref()?.id.as_deref(),
+            _ => None,
+        }
     }
 
     /// The `tool_use_id`s of a user line whose content is a non-empty list of only
     /// `tool_result` blocks with ids; `None` for any other line.
-    pub(super) fn tool_result_ids(&self) -> Option<Vec<&str>> {
-        let blocks = self.obj.get("message")?.get("content")?.as_array()?;
-        if blocks.is_empty() {
+    fn tool_result_ids(&self) -> Option<Vec<&str>> {
+        let Body::User(user) = &self.body else {
+            return None;
+        };
+        let Some(UserContent::Blocks(blocks)) = &user.content else {
+            return None;
+        };
+        if blocks.items.is_empty() {
             return None;
         }
         blocks
+            .items
             .iter()
-            .map(|b| {
-                if b.get("type")?.as_str()? == "tool_result" {
-                    b.get("tool_use_id")?.as_str()
-                } else {
-                    None
-                }
+            .map(|item| match item {
+                line::UserItem::Result(r) => r.tool_use_id.as_deref(),
+                line::UserItem::Part(_) => None,
             })
             .collect()
     }
 
     /// The `id`s of the `tool_use` blocks of an assistant line.
-    pub(super) fn tool_use_ids(&self) -> impl Iterator<Item = &str> {
-        self.obj
-            .get("message")
-            .and_then(|m| m.get("content"))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter(|b| b.get("type").and_then(Value::as_str) == Some("tool_use"))
-            .filter_map(|b| b.get("id").and_then(Value::as_str))
+    fn tool_use_ids(&self) -> impl Iterator<Item = &str> {
+        let blocks = match &self.body {
+            Body::Assistant(a) => match &a.message {
+                Some(AssistantMessage {
+                    content: Ok(blocks),
+                    ..
+                }) => blocks.as_slice(),
+                _ => &[],
+            },
+            _ => &[],
+        };
+        blocks.iter().filter_map(|b| match b {
+            AssistantBlock::Call { id, .. } => Some(id.as_str()),
+            AssistantBlock::Dropped { tool_use_id, .. } => tool_use_id.as_deref(),
+            _ => None,
+        })
     }
 }
 
 /// Parses every non-empty line; drops records whose `uuid` was seen before. With `side`,
-/// collects the event of each record that makes no message.
+/// collects the event of each record that makes no message. Also tells whether any record kept
+/// has one of the [`KNOWN_TYPES`].
 ///
 /// The lines of a large file are parsed on several threads ([`parse_lines`]); what depends on
 /// order (repeated uuids, warnings, the first error) is decided afterwards, in file order.
-fn parse(
+fn parse<'a>(
     path: &Path,
-    text: &str,
+    text: &'a str,
     warnings: &mut Vec<Warning>,
     mut side: Option<&mut Vec<SideEvent>>,
-) -> Result<Vec<Record>, Error> {
-    let mut records = Vec::new();
-    let mut seen_uuids: HashSet<String> = HashSet::new();
+) -> Result<(Records<'a>, bool), Error> {
+    let mut records = Records::default();
+    let mut any_known = false;
+    let mut seen_uuids: HashSet<Str<'a>> = HashSet::new();
     let mut repeated: Option<(usize, usize)> = None;
-    let mut unknown_types: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-    for parsed in parse_lines(text, side.is_some()) {
-        let line = parsed.line;
-        let (kind, mut obj, side_kind, raw_inputs) = match parsed.outcome {
-            Outcome::Invalid(e) => return Err(json::invalid_json(path, Some(line), &e)),
-            Outcome::Skipped(warning) => {
-                warnings.push(Warning::at_line(line, warning));
+    let mut unknown_types: BTreeMap<Str<'a>, (usize, usize)> = BTreeMap::new();
+    // Each run of parsed lines is dropped as soon as its records are taken.
+    for run in parse_lines(text, side.is_some()) {
+        for parsed in run {
+            let line = parsed.line;
+            let Parsed {
+                record,
+                unknown_type,
+                side: side_kind,
+            } = match parsed.outcome {
+                Outcome::Invalid(e) => return Err(json::invalid_json(path, Some(line), &e)),
+                Outcome::Skipped(warning) => {
+                    warnings.push(Warning::at_line(line, warning));
+                    continue;
+                }
+                Outcome::Record(parsed) => parsed,
+            };
+            let known = unknown_type.is_none();
+            if let Some(kind) = unknown_type {
+                let entry = unknown_types.entry(kind).or_insert((line, 0));
+                entry.1 += 1;
+            }
+            if let Some(uuid) = &record.uuid
+                && !seen_uuids.insert(uuid.clone())
+            {
+                let entry = repeated.get_or_insert((line, 0));
+                entry.1 += 1;
                 continue;
             }
-            Outcome::Record {
-                kind,
-                obj,
-                side,
-                raw_inputs,
-            } => (kind, obj, side, raw_inputs),
-        };
-        if !KNOWN_TYPES.contains(&kind.as_str()) {
-            let entry = unknown_types.entry(kind.clone()).or_insert((line, 0));
-            entry.1 += 1;
+            if let (Some(side), Some(side_kind)) = (side.as_deref_mut(), side_kind) {
+                let (kind, time) = *side_kind;
+                side.push(SideEvent { line, time, kind });
+            }
+            any_known |= known;
+            records.push(record);
         }
-        let uuid = obj.get("uuid").and_then(Value::as_str);
-        if let Some(uuid) = uuid
-            && !seen_uuids.insert(uuid.to_string())
-        {
-            let entry = repeated.get_or_insert((line, 0));
-            entry.1 += 1;
-            continue;
-        }
-        let parent = obj
-            .get("parentUuid")
-            .and_then(Value::as_str)
-            .or_else(|| obj.get("logicalParentUuid").and_then(Value::as_str))
-            .map(str::to_string);
-        let uuid = uuid.map(str::to_string);
-        let sidechain = obj.get("isSidechain").and_then(Value::as_bool) == Some(true);
-        if let (Some(side), Some((kind, time))) = (side.as_deref_mut(), side_kind) {
-            side.push(SideEvent { line, time, kind });
-        }
-        // Records live until the chain is known; what no later pass reads (such as
-        // `toolUseResult`, often as large as the message itself) is dropped now.
-        obj.retain(|key, value| {
-            RECORD_KEYS.contains(&key.as_str())
-                || (key == "toolUseResult" && cards::may_be_file_card(value))
-        });
-        records.push(Record {
-            line,
-            kind,
-            uuid,
-            parent,
-            sidechain,
-            obj,
-            raw_inputs,
-        });
     }
     if let Some((line, count)) = repeated {
         warnings.push(Warning::at_line(
@@ -420,5 +596,5 @@ fn parse(
             ),
         ));
     }
-    Ok(records)
+    Ok((records, any_known))
 }

@@ -1,18 +1,30 @@
 //! Unit tests of the Claude Code parse: the threaded line parse equals the sequential one.
 
-use super::{Outcome, ParsedLine, parse_chunk, parse_lines};
+use super::{Body, Outcome, ParsedLine, parse_chunk, parse_lines};
 
 /// What a parsed line says, comparable.
-fn summary(p: &ParsedLine) -> (usize, String) {
+fn summary(p: &ParsedLine<'_>) -> (usize, String) {
     let outcome = match &p.outcome {
         Outcome::Invalid(e) => format!("invalid: {e}"),
         Outcome::Skipped(w) => format!("skipped: {w}"),
-        Outcome::Record {
-            kind,
-            obj,
-            side,
-            raw_inputs,
-        } => format!("{kind} {} {} {raw_inputs:?}", obj.len(), side.is_some()),
+        Outcome::Record(parsed) => {
+            let r = &parsed.record;
+            let body = match &r.body {
+                Body::None => "none",
+                Body::CompactBoundary => "boundary",
+                Body::User(u) if u.content.is_some() => "user message",
+                Body::User(_) => "user",
+                Body::Assistant(_) => "assistant",
+            };
+            format!(
+                "{:?} {:?} {:?} {:?} {body} {}",
+                r.kind,
+                r.uuid,
+                parsed.unknown_type,
+                r.parent,
+                parsed.side.is_some()
+            )
+        }
     };
     (p.line, outcome)
 }
@@ -39,8 +51,16 @@ fn threaded_parse_equals_the_sequential_parse() {
         i += 1;
     }
     text.push_str("{not json\n{\"type\":\"user\"}");
-    let sequential: Vec<_> = parse_chunk(1, &text, true).iter().map(summary).collect();
-    let threaded: Vec<_> = parse_lines(&text, true).iter().map(summary).collect();
+    let sequential: Vec<_> = parse_chunk(1, &text, true)
+        .iter()
+        .flatten()
+        .map(summary)
+        .collect();
+    let threaded: Vec<_> = parse_lines(&text, true)
+        .iter()
+        .flatten()
+        .map(summary)
+        .collect();
     assert_eq!(threaded.len(), sequential.len());
     assert_eq!(threaded, sequential);
     // The line numbers are the file's.
