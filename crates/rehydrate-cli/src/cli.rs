@@ -161,7 +161,9 @@ pub(crate) enum Command {
     },
     /// Reduce in memory and check everything: every reduction verifies and expands to the
     /// imported bytes, the view inverts to the imported messages, the written formats read back
-    /// equal, and projecting again changes nothing. Used by `cargo xtask corpus`.
+    /// equal, and projecting again changes nothing. Used by `cargo xtask corpus`; hidden from
+    /// the help, since it is a test harness rather than a user's command.
+    #[command(hide = true)]
     Roundtrip {
         /// The session file.
         transcript: PathBuf,

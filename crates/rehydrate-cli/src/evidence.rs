@@ -7,9 +7,9 @@ use std::path::Path;
 use rehydrate_evidence::{Error, EvidenceOptions, EvidenceStats, EvidenceTurn, project_evidence};
 use rehydrate_formats::Format;
 
-use crate::commands::{print_json, print_stdout};
 use crate::failure::{Failure, input};
 use crate::load;
+use crate::output::{print_json, print_stdout};
 use crate::term::{push_printable, shown};
 
 /// The stdout object of `evidence --json`.

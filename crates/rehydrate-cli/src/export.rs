@@ -11,8 +11,9 @@ use rehydrate_sidecar::{
 };
 
 use crate::cli::ExportTo;
-use crate::commands::{print_stdout, refuse_mismatched_files};
 use crate::failure::{Failure, input};
+use crate::output::print_stdout;
+use crate::session_dir::refuse_mismatched_files;
 use crate::session_dir::{self, SessionDir};
 use crate::term::{push_printable, shown};
 

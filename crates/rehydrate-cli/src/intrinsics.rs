@@ -7,9 +7,10 @@ use std::path::Path;
 use rehydrate_intrinsics::{Intrinsics, Session, ToolFormat, tool_definitions};
 use rehydrate_sidecar::Sources;
 
-use crate::commands::{print_stdout, refuse_mismatched_files};
 use crate::failure::Failure;
+use crate::output::print_stdout;
 use crate::session_dir;
+use crate::session_dir::refuse_mismatched_files;
 
 /// Prints both tool definitions in `format` as a pretty JSON array and a line break.
 pub(crate) fn tools(format: ToolFormat) -> Result<(), Failure> {

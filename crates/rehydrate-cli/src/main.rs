@@ -7,18 +7,27 @@
 
 #![forbid(unsafe_code)]
 
+mod checks;
 mod cli;
 mod commands;
 mod evidence;
+mod expand;
 mod export;
 mod failure;
+mod inspect;
 mod intrinsics;
 mod load;
+mod output;
+mod reduce;
+mod repair;
 mod replay;
+mod roundtrip;
+mod search;
 mod session_dir;
 mod signals;
 mod term;
 mod tokens;
+mod verify;
 
 #[cfg(test)]
 mod tests;
@@ -29,7 +38,7 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 fn main() -> ExitCode {
-    if commands::stdout_is_closed() {
+    if output::stdout_is_closed() {
         // Whatever the command printed would be lost: refuse before doing anything.
         eprintln!(
             "error: stdout is closed, so the output would be lost (redirect it to a file or /dev/null)"
@@ -64,7 +73,7 @@ fn main() -> ExitCode {
         }
         Err(e) => {
             // Help and version go to stdout with exit 0, if stdout takes them.
-            return match commands::print_stdout(e.to_string().as_bytes()) {
+            return match output::print_stdout(e.to_string().as_bytes()) {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(failure) => {
                     for line in failure.lines() {

@@ -7,9 +7,9 @@ use std::path::Path;
 use rehydrate_formats::Format;
 use rehydrate_replay::{Replay, ReplayCounts};
 
-use crate::commands::{print_json, print_stdout};
 use crate::failure::Failure;
 use crate::load;
+use crate::output::{print_json, print_stdout};
 use crate::term::push_printable;
 
 /// The stdout object of `replay --json`.

@@ -1145,3 +1145,13 @@ fn id_range(reductions: &[rehydrate_model::Reduction]) -> String {
         [first, .., last] => format!("{} to {}", first.id, last.id),
     }
 }
+
+/// A directory whose files differ from its manifest is a verification failure for every
+/// command, not only `verify` (docs/FORMATS.md, "CLI JSON").
+pub(crate) fn refuse_mismatched_files(loaded: &SessionDir) -> Result<(), Failure> {
+    if loaded.file_mismatches.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Verify(loaded.file_mismatches.clone()))
+    }
+}

@@ -7,9 +7,10 @@ use std::path::Path;
 use rehydrate_sidecar::verify_log;
 use rehydrate_signals::{Assessment, CompactionSignals, Decision, assess};
 
-use crate::commands::{print_json, print_stdout, refuse_mismatched_files};
 use crate::failure::Failure;
+use crate::output::{print_json, print_stdout};
 use crate::session_dir;
+use crate::session_dir::refuse_mismatched_files;
 use crate::term::{push_printable, shown};
 
 /// Ids listed in one line of the summary before `and N more`.

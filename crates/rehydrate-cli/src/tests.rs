@@ -48,5 +48,5 @@ fn token_counts_equal_counting_every_message() {
 #[test]
 fn wire_bytes_of_the_fixture() {
     let messages = session();
-    assert_eq!(crate::commands::wire_bytes(&messages), 42798);
+    assert_eq!(crate::checks::wire_bytes(&messages), 42798);
 }

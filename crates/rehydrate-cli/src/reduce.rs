@@ -1,0 +1,422 @@
+//! `rehydrate reduce`: import, project, check and write an output directory.
+
+use std::path::Path;
+use std::sync::mpsc;
+
+use rehydrate_formats::{Format, Warning};
+use rehydrate_model::{Message, ReductionLog};
+use rehydrate_reduce::{Reducer, ReductionPolicy};
+
+use crate::checks::{check_projection, check_view, join, wire_bytes};
+use crate::cli::ReduceArgs;
+use crate::failure::{Failure, input};
+use crate::output::{print_json, print_stdout};
+use crate::term::shown;
+use crate::tokens::TokenCounter;
+use crate::{load, session_dir};
+
+/// One reduction in `reduce --json`.
+#[derive(serde::Serialize)]
+struct ReductionReport<'a> {
+    id: &'a str,
+    kind: &'static str,
+    index: usize,
+    original_bytes: usize,
+}
+
+/// The stdout object of `reduce --json` (docs/FORMATS.md, "CLI JSON").
+#[derive(serde::Serialize)]
+struct ReduceReport<'a> {
+    format: &'static str,
+    messages: usize,
+    bytes_before: usize,
+    bytes_after: usize,
+    /// `None` (null) with `--no-tokens`.
+    tokens_before: Option<usize>,
+    /// `None` (null) with `--no-tokens`.
+    tokens_after: Option<usize>,
+    verified: bool,
+    /// Whether the view is a valid OpenAI and Anthropic request body (`false`: a defect no
+    /// pairing repair covers, named in the warnings, or an empty session).
+    valid_request_body: bool,
+    out: String,
+    warnings: Vec<String>,
+    reductions: Vec<ReductionReport<'a>>,
+}
+
+fn policy_of(args: &ReduceArgs) -> Result<ReductionPolicy, Failure> {
+    let mut policy = args.preset.policy();
+    if let Some(n) = args.trigger_bytes {
+        policy.tool_output_trigger_bytes = n;
+    }
+    if let Some(n) = args.head_bytes {
+        policy.head_bytes = n;
+    }
+    if let Some(n) = args.tail_bytes {
+        policy.tail_bytes = n;
+    }
+    if let Some(n) = args.protect {
+        policy.protect_last_n_tool_results = n;
+    }
+    if let Some(n) = args.min_saved_bytes {
+        policy.min_saved_bytes = n;
+    }
+    if args.no_dedupe {
+        policy.dedupe_outputs = false;
+    }
+    if args.clear_turns_older_than == Some(0) {
+        return Err(input(
+            "--clear-turns-older-than must be at least 1: clearing every turn would hide the current request",
+        ));
+    }
+    policy.clear_turns_older_than = args.clear_turns_older_than;
+    if let Some(path) = &args.summary_file {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| input(format!("cannot read summary file {}: {e}", shown(path))))?;
+        let text = text.trim_end();
+        if text.is_empty() {
+            return Err(input(format!("summary file {} is empty", shown(path))));
+        }
+        policy.turns_summary = Some(text.to_string());
+    }
+    Ok(policy)
+}
+
+/// Messages per batch handed between the stages of [`import_into`].
+const BATCH_MESSAGES: usize = 64;
+
+/// Batches in flight between two stages of [`import_into`].
+const BATCHES_IN_FLIGHT: usize = 4;
+
+/// Imports the session file's `bytes` into `reducer` (one `project` call, as for the whole
+/// session at once) while staging the sidecar in `dir`. Three stages run at once: the importer
+/// hands each message over as soon as it is read, the sidecar writer writes it to
+/// `sidecar/session.rhyd` (a session store) under its temporary name and passes it on, and the reducer takes
+/// it into its history (and counts its wire bytes while it waits for the next one).
+fn import_into(
+    reducer: &mut Reducer,
+    args: &ReduceArgs,
+    dir: &Path,
+    bytes: Vec<u8>,
+) -> ImportedInto {
+    let path = &args.transcript;
+    std::thread::scope(|scope| {
+        let (to_writer, writer_input) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
+        let (to_reducer, reducer_input) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
+        // Each stage owns its sender, so a stage that ends closes the next one's input. The
+        // importer owns the file's bytes, which are dropped as soon as it is done.
+        let importer = scope.spawn(move || {
+            let mut batch = Vec::with_capacity(BATCH_MESSAGES);
+            let imported = rehydrate_formats::import_each(
+                load::name(path),
+                &bytes,
+                args.format.format(),
+                &mut |m| {
+                    batch.push(m);
+                    if batch.len() == BATCH_MESSAGES {
+                        let full =
+                            std::mem::replace(&mut batch, Vec::with_capacity(BATCH_MESSAGES));
+                        // A writer that hung up has failed on its own and reports that.
+                        let _ = to_writer.send(full);
+                    }
+                },
+            );
+            let _ = to_writer.send(batch);
+            imported
+        });
+        let writer =
+            scope.spawn(move || session_dir::stage_messages(dir, writer_input, &to_reducer));
+        let mut wire_bytes_before = 0;
+        let messages = reducer_input.into_iter().flatten();
+        reducer.project(messages.inspect(|m| wire_bytes_before += m.wire_len()));
+        // view.json is a finished artifact: a call still waiting at the end gets its
+        // synthetic result, so the view is a valid request body.
+        reducer.close();
+        ImportedInto {
+            import: join(importer),
+            sidecar: join(writer),
+            wire_bytes_before,
+        }
+    })
+}
+
+/// What [`import_into`] gives back besides the projection.
+struct ImportedInto {
+    /// The format and the warnings, or why the file cannot be imported.
+    import: Result<(Format, Vec<Warning>), rehydrate_formats::Error>,
+    /// The sidecar store with its messages staged, or why it could not be staged.
+    sidecar: Result<session_dir::OpenStore, Failure>,
+    /// The wire bytes of the messages projected.
+    wire_bytes_before: usize,
+}
+
+/// Checks the projection while the log and the view are staged next to the staged `sidecar`
+/// (and only there: never next to a session file the directory would overwrite). Returns the
+/// three staged files and the wire bytes of the view. Nothing is put in place here.
+fn check_and_stage(
+    dir: &Path,
+    history: &[Message],
+    view: &[&Message],
+    log: &ReductionLog,
+    sidecar: Result<session_dir::OpenStore, Failure>,
+) -> Result<([session_dir::Staged; 3], usize), Failure> {
+    std::thread::scope(|scope| {
+        let staging = sidecar.map(|sidecar| {
+            scope.spawn(|| {
+                Ok::<_, Failure>([
+                    session_dir::finish_store(sidecar, log)?,
+                    session_dir::stage_log(dir, log)?,
+                    session_dir::stage_view(dir, view.iter().copied())?,
+                ])
+            })
+        });
+        let checked = check_projection(history, view, log);
+        let bytes = wire_bytes(view.iter().copied());
+        let staging = staging.map(join);
+        checked?;
+        let staged = staging??;
+        Ok((staged, bytes))
+    })
+}
+
+pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
+    let path = &args.transcript;
+    let policy = match policy_of(args) {
+        Ok(policy) => policy,
+        Err(e) => {
+            // A bad session file is reported first, as when it was read before the policy.
+            load::import(path, args.format.format())?;
+            return Err(e);
+        }
+    };
+    let dir = match &args.out {
+        Some(dir) => dir.clone(),
+        None => session_dir::default_out(path).ok_or_else(|| {
+            input(format!(
+                "{} is not a regular file, so there is no default output directory next to it; pass --out DIR",
+                shown(load::name(path))
+            ))
+        })?,
+    };
+    // The directory is taken (and refused, when it is not ours to replace) before the
+    // session is read, and stays locked until everything is renamed into place.
+    let lock = session_dir::lock_for_writing(&dir, path, args.force)?;
+    for stale in &lock.removed {
+        eprintln!(
+            "warning: {}: removed a temporary file an interrupted run left",
+            shown(stale)
+        );
+    }
+    let bytes = match load::read(path) {
+        Ok(bytes) => bytes,
+        Err(e) => {
+            lock.abandon();
+            return Err(e);
+        }
+    };
+    let mut reducer = Reducer::new(policy);
+    let ImportedInto {
+        import,
+        sidecar,
+        wire_bytes_before: bytes_before,
+    } = import_into(&mut reducer, args, &dir, bytes);
+    // On failure, staged files are dropped first (which removes them), then an output
+    // directory left empty.
+    let (format, mut warnings) = match import {
+        Ok(imported) => imported,
+        Err(e) => {
+            drop(sidecar);
+            lock.abandon();
+            return Err(e.into());
+        }
+    };
+    session_warnings(reducer.history(), &mut warnings);
+    load::print_warnings(path, &warnings);
+    // The view borrows every message it does not reduce from the history.
+    let view: Vec<&Message> = reducer.view().iter().collect();
+    let (history, log) = (reducer.history(), reducer.log());
+    let (staged, bytes_after) = match check_and_stage(&dir, history, &view, log, sidecar) {
+        Ok(staged) => staged,
+        Err(e) => {
+            lock.abandon();
+            return Err(e);
+        }
+    };
+    // A defect no pairing repair covers leaves the view an invalid body: said before success.
+    let mut valid_request_body = !history.is_empty();
+    if !history.is_empty() {
+        let checked = check_view(&view);
+        valid_request_body = checked.violations.is_empty() && checked.sendable == [true, true];
+        let mut lines = checked.violations;
+        if checked.sendable == [true, false] {
+            lines.push(
+                "the session holds only system text: its view is no valid Anthropic request body"
+                    .to_string(),
+            );
+        }
+        for line in lines {
+            let message = format!("{line} (no pairing repair covers it)");
+            eprintln!(
+                "warning: {}: {}",
+                shown(load::name(path)),
+                crate::term::printable(&message)
+            );
+            warnings.push(Warning {
+                line: None,
+                message,
+            });
+        }
+    }
+    // Success is reported only once every file and then the manifest are in place.
+    session_dir::commit(
+        &dir,
+        load::name(path),
+        format.as_str(),
+        history.len(),
+        staged,
+    )?;
+    drop(lock);
+
+    let (tokens_before, tokens_after) = if args.no_tokens {
+        (None, None)
+    } else {
+        let mut counter = TokenCounter::new();
+        (
+            Some(counter.count(history)),
+            Some(counter.count(view.iter().copied())),
+        )
+    };
+    let report = ReduceReport {
+        format: format.as_str(),
+        messages: history.len(),
+        bytes_before,
+        bytes_after,
+        tokens_before,
+        tokens_after,
+        verified: true,
+        valid_request_body,
+        out: crate::term::json_path(&dir),
+        warnings: warnings.iter().map(ToString::to_string).collect(),
+        reductions: log
+            .reductions
+            .iter()
+            .map(|r| ReductionReport {
+                id: r.id.as_str(),
+                kind: r.kind.stub_kind().as_str(),
+                index: r.ptr.addr.index,
+                original_bytes: r.kind.original_bytes(),
+            })
+            .collect(),
+    };
+    if args.json {
+        return print_json(&report);
+    }
+    print_stdout(reduce_table(args, &report, view.len()).as_bytes())
+}
+
+/// Warnings about the session as a whole, which no importer can see: an empty session (its
+/// view is no request body), and a session that holds stubs already (a `view.json` given
+/// back to `reduce`: its stubs are content here, and the originals behind them are not in it).
+fn session_warnings(history: &[Message], warnings: &mut Vec<Warning>) {
+    if history.is_empty() {
+        warnings.push(Warning {
+            line: None,
+            message: "the session holds no messages: there is nothing to reduce, and its view is no valid request body".to_string(),
+        });
+        return;
+    }
+    let stubs = history
+        .iter()
+        .filter(|m| {
+            // A stub on a line of its own, as a view writes it (a `cat view.json` result holds
+            // stubs inside JSON strings instead, which is content).
+            m.content_text().is_some_and(|t| {
+                t.contains(rehydrate_model::STUB_SENTINEL)
+                    && t.lines().any(|line| {
+                        line.starts_with(rehydrate_model::STUB_SENTINEL)
+                            && rehydrate_model::Stub::parse(line).is_ok()
+                    })
+            })
+        })
+        .count();
+    if stubs > 0 {
+        warnings.push(Warning {
+            line: None,
+            message: format!(
+            "{stubs} {} a rehydrate stub already (is this a view.json?): stubs are kept as content, and the originals behind them are not in this file; reduce the original session instead",
+                if stubs == 1 { "message is" } else { "messages are" }
+            ),
+        });
+    }
+}
+
+/// The summary table `reduce` prints without `--json`; token cells are `-` when tokens were
+/// not counted.
+fn reduce_table(args: &ReduceArgs, report: &ReduceReport<'_>, view_len: usize) -> String {
+    let mut by_kind = std::collections::BTreeMap::<&str, usize>::new();
+    for r in &report.reductions {
+        *by_kind.entry(r.kind).or_default() += 1;
+    }
+    let kinds: Vec<String> = by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    let pct = |before: usize, after: usize| {
+        let saved = if before == 0 {
+            0.0
+        } else {
+            100.0 * (before as f64 - after as f64) / before as f64
+        };
+        format!("{saved:.1}%")
+    };
+    let tokens = |n: Option<usize>| n.map_or_else(|| "-".to_string(), |n| n.to_string());
+    let tokens_saved = match (report.tokens_before, report.tokens_after) {
+        (Some(before), Some(after)) => pct(before, after),
+        _ => "-".to_string(),
+    };
+    let mut o = String::new();
+    o.push_str(&format!(
+        "{} ({}) -> {}\n",
+        shown(load::name(&args.transcript)),
+        report.format,
+        // `out` is the JSON form; the terminal gets it escaped.
+        shown(Path::new(&report.out))
+    ));
+    o.push_str(&format!(
+        "{:<8}{:>10}{:>12}{:>10}\n",
+        "", "messages", "bytes", "tokens"
+    ));
+    o.push_str(&format!(
+        "{:<8}{:>10}{:>12}{:>10}\n",
+        "before",
+        report.messages,
+        report.bytes_before,
+        tokens(report.tokens_before)
+    ));
+    o.push_str(&format!(
+        "{:<8}{:>10}{:>12}{:>10}\n",
+        "after",
+        view_len,
+        report.bytes_after,
+        tokens(report.tokens_after)
+    ));
+    o.push_str(&format!(
+        "{:<8}{:>10}{:>12}{:>10}\n",
+        "saved",
+        "",
+        pct(report.bytes_before, report.bytes_after),
+        tokens_saved
+    ));
+    o.push_str(&format!(
+        "reductions: {}{}, all verified{}\n",
+        report.reductions.len(),
+        if kinds.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", kinds.join(", "))
+        },
+        if report.valid_request_body {
+            ""
+        } else {
+            "; the view is no valid request body (see the warnings)"
+        }
+    ));
+    o
+}

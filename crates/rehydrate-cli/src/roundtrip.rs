@@ -1,0 +1,152 @@
+//! `rehydrate roundtrip`: the corpus-check harness (a hidden subcommand `cargo xtask corpus`
+//! runs): reduce in memory and check everything.
+
+use std::path::Path;
+
+use rehydrate_formats::Format;
+use rehydrate_model::{Message, ReductionKind, ReductionLog};
+use rehydrate_reduce::project_messages;
+use rehydrate_sidecar::{expand_reduction, render_turns};
+
+use crate::checks::{check_projection, wire_bytes};
+use crate::cli::Preset;
+use crate::failure::Failure;
+use crate::load;
+use crate::output::{print_json, print_stdout};
+use crate::session_dir;
+use crate::term::shown;
+use crate::tokens::TokenCounter;
+
+/// The stdout object of `roundtrip --json`, read by `cargo xtask corpus`.
+#[derive(serde::Serialize)]
+struct RoundtripReport {
+    file: String,
+    format: &'static str,
+    preset: &'static str,
+    messages: usize,
+    tokens_before: usize,
+    tokens_after: usize,
+    bytes_before: usize,
+    bytes_after: usize,
+    reductions: usize,
+    expanded: usize,
+    ok: bool,
+}
+
+pub(crate) fn roundtrip(
+    path: &Path,
+    format: Option<Format>,
+    preset: Preset,
+    json: bool,
+) -> Result<(), Failure> {
+    let imported = load::import(path, format)?;
+    let messages = &imported.messages;
+    let policy = preset.policy();
+    let out = project_messages(messages, &ReductionLog::default(), &policy);
+    let view: Vec<&Message> = out.view.iter().collect();
+    check_projection(messages, &view, &out.log)?;
+
+    let mut failures = Vec::new();
+    let mut expanded = 0;
+    for r in &out.log.reductions {
+        let expected = match r.kind {
+            ReductionKind::TurnsCleared { first, last, .. } => {
+                render_turns(&messages[first..=last], first)
+            }
+            ReductionKind::ToolOutputTruncated { .. } | ReductionKind::DuplicateOutput { .. } => {
+                messages[r.ptr.addr.index]
+                    .content_text()
+                    .unwrap_or_default()
+                    .to_string()
+            }
+            ReductionKind::UnansweredCall { call, .. } => messages[r.ptr.addr.index]
+                .tool_calls
+                .get(call)
+                .map(|c| c.arguments.clone())
+                .unwrap_or_default(),
+            ReductionKind::OrphanResult { .. }
+            | ReductionKind::SecondAnswer { .. }
+            | ReductionKind::MovedResult { .. }
+            | ReductionKind::FoldedCalls { .. }
+            | ReductionKind::ConversationOpened { .. } => {
+                let i = r.ptr.addr.index;
+                render_turns(&messages[i..=i], i)
+            }
+        };
+        match expand_reduction(&out.log, messages, r.id.as_str(), None) {
+            Ok(got) if got.content == expected => expanded += 1,
+            Ok(_) => failures.push(format!(
+                "reduction {}: expanded bytes differ from message {}",
+                r.id, r.ptr.addr.index
+            )),
+            Err(e) => failures.push(e.to_string()),
+        }
+    }
+
+    // The written formats read back equal.
+    let encoded = session_dir::encode(&out.view, &out.log, messages);
+    let view_back: Result<Vec<Message>, _> = serde_json::from_slice(&encoded.view);
+    let log_back: Result<ReductionLog, _> = serde_json::from_slice(&encoded.log);
+    let store_back =
+        rehydrate_sidecar::parse_store(Path::new("sidecar/session.rhyd"), &encoded.store);
+    if view_back.ok().as_ref() != Some(&out.view) {
+        failures.push("view.json does not read back equal".to_string());
+    }
+    if log_back.ok().as_ref() != Some(&out.log) {
+        failures.push("reductions.json does not read back equal".to_string());
+    }
+    match store_back {
+        Ok((state, None)) if state.messages == *messages && state.log == out.log => {}
+        _ => failures.push("sidecar/session.rhyd does not read back equal".to_string()),
+    }
+
+    // Projecting again over the same history and log changes nothing.
+    let again = project_messages(messages, &out.log, &policy);
+    if again.minted != 0 || again.view != out.view {
+        failures.push(format!(
+            "projection is not idempotent: a second pass minted {}",
+            again.minted
+        ));
+    }
+    if !failures.is_empty() {
+        let file = shown(path);
+        return Err(Failure::Verify(
+            failures
+                .into_iter()
+                .map(|f| format!("{file}: {f}"))
+                .collect(),
+        ));
+    }
+
+    let mut counter = TokenCounter::new();
+    let report = RoundtripReport {
+        file: crate::term::json_path(path),
+        format: imported.format.as_str(),
+        preset: preset.as_str(),
+        messages: messages.len(),
+        tokens_before: counter.count(messages),
+        tokens_after: counter.count(&out.view),
+        bytes_before: wire_bytes(messages),
+        bytes_after: wire_bytes(&out.view),
+        reductions: out.log.len(),
+        expanded,
+        ok: true,
+    };
+    if json {
+        print_json(&report)
+    } else {
+        print_stdout(
+            format!(
+                "ok {} ({}, {}): {} messages, {} -> {} tokens, {} reductions expanded\n",
+                report.file,
+                report.format,
+                report.preset,
+                report.messages,
+                report.tokens_before,
+                report.tokens_after,
+                report.expanded
+            )
+            .as_bytes(),
+        )
+    }
+}
