@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::cmd::{self, cargo, locked};
-use crate::{Result, bench, corpus, layers};
+use crate::{Result, bench, corpus, layers, tidy};
 
 /// One step of `cargo xtask ci`.
 #[derive(Clone, Copy)]
@@ -15,17 +15,19 @@ enum Step {
     Doc,
     Bench,
     Layers,
+    Tidy,
     Corpus,
 }
 
 /// The steps of `cargo xtask ci`, in the order they run.
-const STEPS: [Step; 7] = [
+const STEPS: [Step; 8] = [
     Step::Fmt,
     Step::Clippy,
     Step::Test,
     Step::Doc,
     Step::Bench,
     Step::Layers,
+    Step::Tidy,
     Step::Corpus,
 ];
 
@@ -39,6 +41,7 @@ impl Step {
             Step::Doc => "doc",
             Step::Bench => "bench",
             Step::Layers => "layers",
+            Step::Tidy => "tidy",
             Step::Corpus => "corpus",
         }
     }
@@ -66,7 +69,7 @@ impl Step {
                 .args(["bench", "--workspace"])
                 .args(locked)
                 .args(["--", "--test"]),
-            Step::Layers | Step::Corpus => return None,
+            Step::Layers | Step::Tidy | Step::Corpus => return None,
         };
         Some(command)
     }
@@ -85,9 +88,14 @@ pub(crate) fn ci(root: &Path) -> Result<()> {
                 header("cargo xtask layers");
                 layers::run(root).map_err(failed)?;
             }
+            Step::Tidy => {
+                header("cargo xtask tidy");
+                tidy::run(root).map_err(failed)?;
+            }
             Step::Corpus => {
                 header("cargo xtask corpus");
-                corpus::run(root, corpus::Presets::Both).map_err(failed)?;
+                // As for the test step: in CI, a missing corpus fails instead of skipping.
+                corpus::run(root, corpus::Presets::Both, true).map_err(failed)?;
             }
             Step::Bench if !cmd::has_benches(&cmd::metadata(root)?) => {
                 header("cargo bench");
@@ -168,6 +176,7 @@ mod tests {
             ),
             ("bench", Some("cargo bench --workspace --locked -- --test")),
             ("layers", None),
+            ("tidy", None),
             ("corpus", None),
         ];
         let expected: Vec<(&str, Option<String>)> = expected

@@ -111,11 +111,19 @@ fn header(last: &str) -> String {
 }
 
 /// `cargo xtask corpus`: runs the roundtrip of every corpus file under each of `presets`.
-pub(crate) fn run(root: &Path, presets: Presets) -> Result<()> {
+/// Without a corpus the check is skipped with a notice, but not when `strict` (`cargo xtask
+/// ci`, or `CI` set in the environment): then a missing corpus is a failure.
+pub(crate) fn run(root: &Path, presets: Presets, strict: bool) -> Result<()> {
     let dir = corpus_dir(root)?;
+    let missing = |what: String| -> Result<()> {
+        if strict {
+            return Err(format!("{what}, and the check is strict (cargo xtask ci, or CI set): the corpus check must run").into());
+        }
+        println!("corpus check: {what}, skipped");
+        Ok(())
+    };
     if !dir.is_dir() {
-        println!("corpus check: {} not found, skipped", dir.display());
-        return Ok(());
+        return missing(format!("{} not found", dir.display()));
     }
     let mut files = Vec::new();
     for format in FORMAT_DIRS {
@@ -126,11 +134,7 @@ pub(crate) fn run(root: &Path, presets: Presets) -> Result<()> {
     }
     files.sort();
     if files.is_empty() {
-        println!(
-            "corpus check: no session files in {}, skipped",
-            dir.display()
-        );
-        return Ok(());
+        return missing(format!("no session files in {}", dir.display()));
     }
     let bin = rehydrate_bin(root)?;
     println!(

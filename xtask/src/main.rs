@@ -6,6 +6,7 @@ mod ci;
 mod cmd;
 mod corpus;
 mod layers;
+mod tidy;
 
 use std::error::Error;
 use std::ffi::OsString;
@@ -23,8 +24,10 @@ Usage: cargo xtask <COMMAND>
 
 Commands:
   ci                   run every CI check in order, stopping at the first failure:
-                       fmt, clippy, test (with doctests), doc, bench --test, layers, corpus
+                       fmt, clippy, test (with doctests), doc, bench --test, layers, tidy,
+                       corpus (which fails when the corpus is missing)
   layers               check that workspace crates depend only on crates of lower layers
+  tidy                 check that every Rust file starts with a `//!` comment
   corpus [--preset P]  run `rehydrate roundtrip` on every corpus session;
                        P is default, aggressive or both (the default)
   snap                 run the tests accepting every insta snapshot, then list changed .snap files
@@ -80,7 +83,15 @@ fn run(args: Vec<OsString>) -> Result<()> {
             no_arguments("layers", rest)?;
             layers::run(&root)
         }
-        Some("corpus") => corpus::run(&root, parse_presets(rest)?),
+        Some("tidy") => {
+            no_arguments("tidy", rest)?;
+            tidy::run(&root)
+        }
+        Some("corpus") => corpus::run(
+            &root,
+            parse_presets(rest)?,
+            std::env::var_os("CI").is_some(),
+        ),
         Some("snap") => {
             no_arguments("snap", rest)?;
             ci::snap(&root)

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 
 /// The corpus directory and its session files under the subdirectories `dirs` (each
 /// `(subdirectory, extension)`, searched recursively), sorted by path; `None`, after a notice on
-/// stderr naming `check`, when there are none (the check is then skipped).
+/// stderr naming `check`, when there are none (the check is then skipped), except under `CI`,
+/// where that fails the test.
 pub(crate) fn corpus_sessions(
     dirs: &[(&str, &str)],
     check: &str,
@@ -23,6 +24,12 @@ pub(crate) fn corpus_sessions(
     }
     sessions.sort();
     if sessions.is_empty() {
+        // `cargo xtask ci` sets CI for the tests: there the corpus check must run.
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "no corpus sessions under {} (set REHYDRATE_CORPUS), and CI is set: {check} must run",
+            dir.display()
+        );
         eprintln!(
             "NOTICE: no corpus sessions under {} (set REHYDRATE_CORPUS); {check} skipped",
             dir.display()
