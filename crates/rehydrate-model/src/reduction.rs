@@ -281,6 +281,26 @@ pub struct Reduction {
     pub stub: String,
 }
 
+impl Reduction {
+    /// The minted-view messages whose bytes this reduction covers, as message indices,
+    /// inclusive: `first..=last` of a turns-cleared range, the one addressed message of every
+    /// other kind. The one definition resolution, search, the store's rewind and inversion
+    /// use.
+    pub fn covered(&self) -> std::ops::RangeInclusive<usize> {
+        match self.kind {
+            ReductionKind::TurnsCleared { first, last, .. } => first..=last,
+            ReductionKind::ToolOutputTruncated { .. }
+            | ReductionKind::DuplicateOutput { .. }
+            | ReductionKind::UnansweredCall { .. }
+            | ReductionKind::OrphanResult { .. }
+            | ReductionKind::SecondAnswer { .. }
+            | ReductionKind::MovedResult { .. }
+            | ReductionKind::FoldedCalls { .. }
+            | ReductionKind::ConversationOpened { .. } => self.ptr.addr.index..=self.ptr.addr.index,
+        }
+    }
+}
+
 /// The reductions of a session, in the order they were minted.
 ///
 /// The log is append-only: a reduction is never removed, so every id keeps resolving against the

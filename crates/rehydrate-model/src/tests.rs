@@ -435,3 +435,41 @@ fn escaped_keyed_and_hidden_stubs_are_found_in_tool_inputs() {
     let both = format!(r#"{{"a":"{stub}","b":"{escaped}"}}"#);
     assert_eq!(check_tool_input(&call(&both)).len(), 1);
 }
+
+#[test]
+fn a_reduction_covers_its_message_or_its_cleared_range() {
+    let at = |index: usize, kind: ReductionKind| Reduction {
+        id: ReductionId::new(0, &Digest([0; 32])),
+        kind,
+        ptr: SidecarPtr {
+            addr: MessageAddr {
+                index,
+                role: Role::Tool,
+            },
+            span: None,
+            digest: Digest([0; 32]),
+        },
+        stub: String::new(),
+    };
+    let duplicate = at(
+        7,
+        ReductionKind::DuplicateOutput {
+            canonical: MessageAddr {
+                index: 3,
+                role: Role::Tool,
+            },
+            original_bytes: 1,
+        },
+    );
+    assert_eq!(duplicate.covered(), 7..=7);
+    let cleared = at(
+        2,
+        ReductionKind::TurnsCleared {
+            first: 2,
+            last: 9,
+            original_bytes: 10,
+            summary: None,
+        },
+    );
+    assert_eq!(cleared.covered(), 2..=9);
+}

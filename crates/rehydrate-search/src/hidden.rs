@@ -182,11 +182,8 @@ impl Cover {
         if position == c.position {
             return false;
         }
-        let inside = |i: usize| c.first <= i && i <= c.last;
-        match r.kind {
-            ReductionKind::TurnsCleared { first, last, .. } => inside(first) && inside(last),
-            _ => inside(r.ptr.addr.index),
-        }
+        let covered = r.covered();
+        c.first <= *covered.start() && *covered.end() <= c.last
     }
 }
 

@@ -319,7 +319,14 @@ pub fn expected_stub_from_facts(r: &Reduction, facts: TurnsFacts) -> String {
                 if turns == 1 { "turn" } else { "turns" }
             )
         }
-        _ => return expected_stub(r, &[]),
+        ReductionKind::ToolOutputTruncated { .. }
+        | ReductionKind::DuplicateOutput { .. }
+        | ReductionKind::UnansweredCall { .. }
+        | ReductionKind::OrphanResult { .. }
+        | ReductionKind::SecondAnswer { .. }
+        | ReductionKind::MovedResult { .. }
+        | ReductionKind::FoldedCalls { .. }
+        | ReductionKind::ConversationOpened { .. } => return expected_stub(r, &[]),
     };
     render_stub(r, summary)
 }

@@ -291,7 +291,13 @@ pub(crate) fn verify_with<'a>(
             let before = match r.kind {
                 ReductionKind::SecondAnswer { first, .. } => Some(first.index),
                 ReductionKind::MovedResult { call_message, .. } => Some(call_message.index),
-                _ => None,
+                ReductionKind::ToolOutputTruncated { .. }
+                | ReductionKind::DuplicateOutput { .. }
+                | ReductionKind::TurnsCleared { .. }
+                | ReductionKind::UnansweredCall { .. }
+                | ReductionKind::OrphanResult { .. }
+                | ReductionKind::FoldedCalls { .. }
+                | ReductionKind::ConversationOpened { .. } => None,
             };
             if before.is_some_and(|b| b >= index) {
                 return Err(inconsistent(format!(

@@ -715,8 +715,5 @@ fn apply_rewind(state: &mut StoreState, to: u64) {
 
 /// The last message index a reduction covers.
 fn last_index(r: &Reduction) -> u64 {
-    match &r.kind {
-        rehydrate_model::ReductionKind::TurnsCleared { last, .. } => *last as u64,
-        _ => r.ptr.addr.index as u64,
-    }
+    *r.covered().end() as u64
 }
