@@ -67,7 +67,8 @@ pub use message::{
     ToolCall, json_str_len, write_json_value,
 };
 pub use reasoning::{
-    REASONING_CONTENT_PART_TYPES, REASONING_METADATA_KEYS, filter_reasoning_artifacts,
+    REASONING_CONTENT_PART_TYPES, REASONING_METADATA_KEYS, REDACTED_THINKING_METADATA_KEY,
+    THINKING_METADATA_KEY, THINKING_SIGNATURE_METADATA_KEY, filter_reasoning_artifacts,
 };
 pub use reduction::{
     MOVED_METADATA_KEY, MessageAddr, REDUCTION_METADATA_KEY, Reduction, ReductionId, ReductionKind,

@@ -3,12 +3,20 @@
 
 use crate::message::{Content, Message};
 
+/// The metadata key of an assistant message's thinking text (Anthropic `thinking` blocks,
+/// several joined with `\n\n`; docs/FORMATS.md, "Anthropic Messages body").
+pub const THINKING_METADATA_KEY: &str = "thinking";
+/// The metadata key of the signatures of those thinking blocks, one per line.
+pub const THINKING_SIGNATURE_METADATA_KEY: &str = "thinking_signature";
+/// The metadata key of an assistant message's `redacted_thinking` data, one block per line.
+pub const REDACTED_THINKING_METADATA_KEY: &str = "redacted_thinking";
+
 /// `metadata` keys that carry a model's private reasoning (importers put thinking blocks and
 /// their signatures here).
 pub const REASONING_METADATA_KEYS: [&str; 8] = [
-    "thinking",
-    "thinking_signature",
-    "redacted_thinking",
+    THINKING_METADATA_KEY,
+    THINKING_SIGNATURE_METADATA_KEY,
+    REDACTED_THINKING_METADATA_KEY,
     "reasoning",
     "reasoning_content",
     "reasoning_encrypted",

@@ -10,12 +10,10 @@ use std::borrow::Borrow;
 
 use rehydrate_model::{Content, Message, Role, ToolCall, write_json_value};
 
-/// The metadata key of an assistant message's thinking text (Claude Code's `thinking` blocks).
-const THINKING_KEY: &str = "thinking";
-/// The metadata key of the signatures of those thinking blocks, one per line.
-const THINKING_SIGNATURE_KEY: &str = "thinking_signature";
-/// The metadata key of an assistant message's `redacted_thinking` data, one block per line.
-const REDACTED_THINKING_KEY: &str = "redacted_thinking";
+use rehydrate_model::{
+    REDACTED_THINKING_METADATA_KEY as REDACTED_THINKING_KEY, THINKING_METADATA_KEY as THINKING_KEY,
+    THINKING_SIGNATURE_METADATA_KEY as THINKING_SIGNATURE_KEY,
+};
 
 /// The API a request body is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -19,9 +19,9 @@ const KEY_META: &str = "claude_code.meta";
 const KEY_COMPACT_SUMMARY: &str = "claude_code.compact_summary";
 const KEY_COMPACT_BOUNDARY: &str = "claude_code.compact_boundary";
 const KEY_IS_ERROR: &str = rehydrate_model::IS_ERROR_METADATA_KEY;
-const KEY_THINKING: &str = "thinking";
-const KEY_THINKING_SIGNATURE: &str = "thinking_signature";
-const KEY_REDACTED_THINKING: &str = "redacted_thinking";
+const KEY_THINKING: &str = rehydrate_model::THINKING_METADATA_KEY;
+const KEY_THINKING_SIGNATURE: &str = rehydrate_model::THINKING_SIGNATURE_METADATA_KEY;
+const KEY_REDACTED_THINKING: &str = rehydrate_model::REDACTED_THINKING_METADATA_KEY;
 
 /// An assistant message being merged from consecutive lines sharing a `message.id`.
 struct OpenAssistant<'a> {
