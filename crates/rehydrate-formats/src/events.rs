@@ -128,7 +128,7 @@ fn build(messages: Vec<Message>, side: Vec<SideEvent>) -> Vec<SessionEvent> {
         }
         let time = m.metadata.remove(TIMESTAMP_METADATA_KEY);
         let meta = |m: &Message, key: &str| m.metadata.get(key).map(String::as_str) == Some("true");
-        if meta(&m, "swe_agent.is_demo") {
+        if meta(&m, crate::keys::SWE_AGENT_IS_DEMO) {
             log.push(
                 time,
                 EventKind::InjectedMessage {
@@ -165,7 +165,7 @@ fn build(messages: Vec<Message>, side: Vec<SideEvent>) -> Vec<SessionEvent> {
                     Some(SurfaceOp::Append),
                 );
             }
-            Role::User if meta(&m, "claude_code.compact_summary") => {
+            Role::User if meta(&m, crate::keys::CLAUDE_CODE_COMPACT_SUMMARY) => {
                 log.compaction(time, take_text(&mut m));
             }
             Role::User => {
@@ -180,7 +180,7 @@ fn build(messages: Vec<Message>, side: Vec<SideEvent>) -> Vec<SessionEvent> {
                     );
                     continue;
                 }
-                let source = if meta(&m, "claude_code.meta") {
+                let source = if meta(&m, crate::keys::CLAUDE_CODE_META) {
                     Some("meta")
                 } else {
                     injected_source(&m)
@@ -202,7 +202,7 @@ fn build(messages: Vec<Message>, side: Vec<SideEvent>) -> Vec<SessionEvent> {
             Role::Assistant | Role::Tool => {
                 action = m
                     .metadata
-                    .get("swe_agent.action")
+                    .get(crate::keys::SWE_AGENT_ACTION)
                     .and_then(|a| action_tool(a))
                     .map(str::to_string);
                 let calls = std::mem::take(&mut m.tool_calls);
@@ -280,7 +280,7 @@ impl Log {
 
 /// The Claude Code line a message came from.
 fn line_of(m: &Message) -> Option<usize> {
-    m.metadata.get("claude_code.line")?.parse().ok()
+    m.metadata.get(crate::keys::CLAUDE_CODE_LINE)?.parse().ok()
 }
 
 /// The source of a user message that a framework injected, by how its text starts.

@@ -64,6 +64,7 @@ mod detect;
 mod error;
 mod events;
 mod json;
+pub mod keys;
 mod links;
 mod openai;
 mod swe_agent;

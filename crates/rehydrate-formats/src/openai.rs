@@ -14,7 +14,7 @@ use crate::json::{self, FieldError};
 use crate::{Error, Format, Import, Warning, links};
 
 /// Metadata key recording a source role that was mapped: `developer` or `function`.
-const ROLE_KEY: &str = "openai.role";
+const ROLE_KEY: &str = crate::keys::OPENAI_ROLE;
 
 /// Imports an OpenAI messages document.
 pub(crate) fn import(path: &Path, doc: Value) -> Result<Import, Error> {

@@ -19,8 +19,13 @@ use serde_json::Value;
 use crate::json::{self, FieldError, Skip, skip_map, skip_seq};
 use crate::{Error, Format, Import, Warning, links, openai, swe_agent_editor};
 
-/// Entry keys copied into metadata under `swe_agent.<key>`.
-const METADATA_KEYS: [&str; 4] = ["agent", "message_type", "thought", "action"];
+/// Entry fields copied into metadata, each under its key (`swe_agent.<field>`).
+const METADATA_KEYS: [(&str, &str); 4] = [
+    ("agent", crate::keys::SWE_AGENT_AGENT),
+    ("message_type", crate::keys::SWE_AGENT_MESSAGE_TYPE),
+    ("thought", crate::keys::SWE_AGENT_THOUGHT),
+    ("action", crate::keys::SWE_AGENT_ACTION),
+];
 
 /// Imports a SWE-agent trajectory document from its text.
 ///
@@ -322,13 +327,16 @@ fn entry(value: Value, field: &str, warn: &mut dyn FnMut(Warning)) -> Result<Ent
         .and_then(Value::as_str)
         .map(str::to_string);
     let mut metadata = BTreeMap::new();
-    for key in METADATA_KEYS {
-        if let Some(text) = obj.remove(key).and_then(json::metadata_text) {
-            metadata.insert(format!("swe_agent.{key}"), text);
+    for (field, key) in METADATA_KEYS {
+        if let Some(text) = obj.remove(field).and_then(json::metadata_text) {
+            metadata.insert(key.to_string(), text);
         }
     }
     if is_demo {
-        metadata.insert("swe_agent.is_demo".to_string(), "true".to_string());
+        metadata.insert(
+            crate::keys::SWE_AGENT_IS_DEMO.to_string(),
+            "true".to_string(),
+        );
     }
     Ok(Entry {
         message: Message {

@@ -11,13 +11,13 @@ use super::{AssistantLine, Body, Record, UserLine, cards};
 use crate::{Warning, json};
 
 /// Metadata keys (docs/FORMATS.md, "Importers", "Claude Code").
-const KEY_LINE: &str = "claude_code.line";
-const KEY_UUID: &str = "claude_code.uuid";
+const KEY_LINE: &str = crate::keys::CLAUDE_CODE_LINE;
+const KEY_UUID: &str = crate::keys::CLAUDE_CODE_UUID;
 const KEY_TIMESTAMP: &str = rehydrate_model::TIMESTAMP_METADATA_KEY;
-const KEY_MESSAGE_ID: &str = "claude_code.message_id";
-const KEY_META: &str = "claude_code.meta";
-const KEY_COMPACT_SUMMARY: &str = "claude_code.compact_summary";
-const KEY_COMPACT_BOUNDARY: &str = "claude_code.compact_boundary";
+const KEY_MESSAGE_ID: &str = crate::keys::CLAUDE_CODE_MESSAGE_ID;
+const KEY_META: &str = crate::keys::CLAUDE_CODE_META;
+const KEY_COMPACT_SUMMARY: &str = crate::keys::CLAUDE_CODE_COMPACT_SUMMARY;
+const KEY_COMPACT_BOUNDARY: &str = crate::keys::CLAUDE_CODE_COMPACT_BOUNDARY;
 const KEY_IS_ERROR: &str = rehydrate_model::IS_ERROR_METADATA_KEY;
 const KEY_THINKING: &str = rehydrate_model::THINKING_METADATA_KEY;
 const KEY_THINKING_SIGNATURE: &str = rehydrate_model::THINKING_SIGNATURE_METADATA_KEY;

@@ -1,0 +1,28 @@
+//! The metadata keys importers write, one constant each (docs/FORMATS.md, "Importers"): a host
+//! or another crate that reads one uses the constant, never the text.
+
+/// Claude Code: the 1-based JSONL line a message came from.
+pub const CLAUDE_CODE_LINE: &str = "claude_code.line";
+/// Claude Code: the record's `uuid`.
+pub const CLAUDE_CODE_UUID: &str = "claude_code.uuid";
+/// Claude Code: the assistant `message.id` shared by the lines merged into one message.
+pub const CLAUDE_CODE_MESSAGE_ID: &str = "claude_code.message_id";
+/// Claude Code: `"true"` on a line marked `isMeta` (injected by the harness, not the person).
+pub const CLAUDE_CODE_META: &str = "claude_code.meta";
+/// Claude Code: `"true"` on the user message that carries a compaction summary.
+pub const CLAUDE_CODE_COMPACT_SUMMARY: &str = "claude_code.compact_summary";
+/// Claude Code: `"true"` on the first message after a `compact_boundary` record on the chain.
+pub const CLAUDE_CODE_COMPACT_BOUNDARY: &str = "claude_code.compact_boundary";
+/// SWE-agent: the entry's `agent`.
+pub const SWE_AGENT_AGENT: &str = "swe_agent.agent";
+/// SWE-agent: the entry's `message_type`.
+pub const SWE_AGENT_MESSAGE_TYPE: &str = "swe_agent.message_type";
+/// SWE-agent: an assistant entry's `thought`.
+pub const SWE_AGENT_THOUGHT: &str = "swe_agent.thought";
+/// SWE-agent: an assistant entry's `action`.
+pub const SWE_AGENT_ACTION: &str = "swe_agent.action";
+/// SWE-agent: `"true"` on an entry of a demonstration (`is_demo`).
+pub const SWE_AGENT_IS_DEMO: &str = "swe_agent.is_demo";
+/// OpenAI: the role as the file wrote it where it maps to another (`developer` to system,
+/// `function` to tool).
+pub const OPENAI_ROLE: &str = "openai.role";
