@@ -5,7 +5,7 @@
 //! | layer | crates                                  |
 //! |-------|-----------------------------------------|
 //! | 0     | rehydrate-model                         |
-//! | 1     | rehydrate-sidecar, rehydrate-formats    |
+//! | 1     | rehydrate-sidecar, rehydrate-formats, rehydrate-store |
 //! | 2     | rehydrate-reduce, rehydrate-search, rehydrate-replay, rehydrate-signals |
 //! | 3     | rehydrate-evidence, rehydrate-intrinsics |
 //! | 4     | rehydrate-cli                           |
@@ -34,7 +34,7 @@ const LAYERS: &[&[&str]] = &[
     // layer 0
     &["rehydrate-model"],
     // layer 1
-    &["rehydrate-sidecar", "rehydrate-formats"],
+    &["rehydrate-sidecar", "rehydrate-formats", "rehydrate-store"],
     // layer 2
     &[
         "rehydrate-reduce",

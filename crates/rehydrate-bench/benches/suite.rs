@@ -53,7 +53,7 @@ use rehydrate_replay::Replay;
 use rehydrate_search::{
     HiddenTexts, Query, SearchMode, SearchOptions, hidden_texts, search_hidden, sidecar_search,
 };
-use rehydrate_sidecar::{SessionStore, read_store};
+use rehydrate_store::{SessionStore, read_store};
 use supercode_interchange::ChatMessage;
 
 /// The turns of `turns_1000` at which one turn's projection is timed (1-based).
@@ -1221,7 +1221,7 @@ impl Drop for ScratchFile {
 }
 
 /// A new, empty store (header written and synced) at a fresh scratch path.
-fn fresh_store(sync: rehydrate_sidecar::Sync) -> (SessionStore, ScratchFile) {
+fn fresh_store(sync: rehydrate_store::SyncPolicy) -> (SessionStore, ScratchFile) {
     let scratch = ScratchFile::fresh("store");
     let store = SessionStore::create(&scratch.0, sync).expect("the scratch store can be created");
     (store, scratch)
@@ -1261,7 +1261,8 @@ fn check_store_once() {
     static DONE: OnceLock<()> = OnceLock::new();
     DONE.get_or_init(|| {
         let (messages, json) = store_messages();
-        let (store, scratch) = append_all(fresh_store(rehydrate_sidecar::Sync::Never), messages);
+        let (store, scratch) =
+            append_all(fresh_store(rehydrate_store::SyncPolicy::Never), messages);
         drop(store);
         let (state, torn) = read_store(&scratch.0).expect("the scratch store reads back");
         assert!(torn.is_none(), "no torn tail after a sync");
@@ -1294,12 +1295,12 @@ fn store(c: &mut Criterion) {
     few_samples(&mut group);
     group.throughput(Throughput::Bytes(bytes as u64));
     let settings = [
-        ("every-record", rehydrate_sidecar::Sync::EveryRecord),
+        ("every-record", rehydrate_store::SyncPolicy::EveryRecord),
         (
             "every-1MiB",
-            rehydrate_sidecar::Sync::EveryBytes(STORE_SYNC_BYTES),
+            rehydrate_store::SyncPolicy::EveryBytes(STORE_SYNC_BYTES),
         ),
-        ("never", rehydrate_sidecar::Sync::Never),
+        ("never", rehydrate_store::SyncPolicy::Never),
     ];
     for (subject, sync) in settings {
         group.bench_function(BenchmarkId::new(subject, STORE_SIZE), |b| {

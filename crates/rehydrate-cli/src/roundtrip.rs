@@ -88,7 +88,7 @@ pub(crate) fn roundtrip(
     let view_back: Result<Vec<Message>, _> = serde_json::from_slice(&encoded.view);
     let log_back: Result<ReductionLog, _> = serde_json::from_slice(&encoded.log);
     let store_back =
-        rehydrate_sidecar::parse_store(Path::new("sidecar/session.rhyd"), &encoded.store);
+        rehydrate_store::parse_store(Path::new("sidecar/session.rhyd"), &encoded.store);
     if view_back.ok().as_ref() != Some(&out.view) {
         failures.push("view.json does not read back equal".to_string());
     }

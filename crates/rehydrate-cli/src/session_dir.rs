@@ -10,9 +10,8 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{Receiver, SyncSender};
 
 use rehydrate_model::{Digest, Message, ReductionLog};
-use rehydrate_sidecar::{
-    Miss, StoreWriter, SummaryRecord, check_inverts, content_digest, parse_store, verify_log,
-};
+use rehydrate_sidecar::{check_inverts, content_digest, verify_log};
+use rehydrate_store::{Miss, StoreWriter, SummaryRecord, parse_store};
 
 use crate::failure::{Failure, input};
 use crate::term::shown;

@@ -16,7 +16,8 @@ use std::path::Path;
 use rehydrate_intrinsics::{EXPAND_REDUCTION, Intrinsics, SIDECAR_SEARCH, Session};
 use rehydrate_model::{Message, Role, ToolCall};
 use rehydrate_reduce::{Reducer, ReductionPolicy};
-use rehydrate_sidecar::{ExportFormat, SessionStore, Sources, Sync, export_session};
+use rehydrate_sidecar::{ExportFormat, Sources, export_session};
+use rehydrate_store::{SessionStore, SyncPolicy};
 use serde_json::Value;
 
 /// The session the loop starts from.
@@ -161,7 +162,7 @@ pub fn run(store_path: &Path) -> Vec<String> {
         .messages;
     let mut host = Host {
         reducer: Reducer::new(ReductionPolicy::default()),
-        store: SessionStore::create(store_path, Sync::Never).expect("the store path is new"),
+        store: SessionStore::create(store_path, SyncPolicy::Never).expect("the store path is new"),
         calls: 0,
         transcript: vec![format!("session: {} messages", session.len())],
     };

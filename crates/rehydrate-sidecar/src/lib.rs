@@ -3,8 +3,8 @@
 //!
 //! A reduction points into the *minted view*: the full-fidelity message list it was minted
 //! against (the sidecar). Everything here is a pure function over that slice and a
-//! [`ReductionLog`](rehydrate_model::ReductionLog), except the durable [`SessionStore`], the
-//! crate's only file I/O.
+//! [`ReductionLog`](rehydrate_model::ReductionLog): the crate does no I/O (the durable session
+//! store is `rehydrate-store`).
 //!
 //! # Overview
 //!
@@ -26,10 +26,6 @@
 //!   chat-completions body or an Anthropic Messages body; it refuses to leave a stub in the
 //!   bytes, and [`check_tool_links`] keeps the bodies valid (every tool call answered once,
 //!   right after it).
-//! - [`SessionStore`] records a live session in one append-only file of framed, checksummed
-//!   records (messages, reductions, rewinds) with a [`Sync`] setting; [`read_store`] reloads a
-//!   [`StoreState`] and reports a torn tail, which [`repair`] truncates; corruption is an error
-//!   naming its byte offset (docs/FORMATS.md, "Session store").
 //!
 //! # Example
 //!
@@ -61,7 +57,6 @@ mod render;
 mod request;
 mod resolve;
 mod sources;
-mod store;
 
 pub use error::Error;
 pub use expand::{ExpandOutcome, expand_reduction, reduction_total_bytes};
@@ -77,7 +72,3 @@ pub use request::{
 };
 pub use resolve::{RangeScan, Resolved, Verified, resolve, verify_reduction};
 pub use sources::Sources;
-pub use store::{
-    Miss, MissReason, ModelSwitch, RepairReport, SessionStore, StoreError, StoreState, StoreWriter,
-    SummaryRecord, Sync, TornTail, parse_store, read_store, repair,
-};

@@ -11,7 +11,7 @@ use rehydrate_model::{CAP_NOTICE_MARKER, Content, Message};
 pub struct Sources<'a> {
     /// The host's minted view: what the reductions were minted against and are verified with.
     pub minted: &'a [Message],
-    /// The messages a [`crate::SessionStore`] recorded for the same session, if any.
+    /// The messages a session store (`rehydrate-store`) recorded for the same session, if any.
     pub recorded: Option<&'a [Message]>,
 }
 

@@ -1,6 +1,6 @@
 //! [`check_compaction_boundary`] and [`auto_compact`]: what the signals allow.
 
-use rehydrate_sidecar::SessionStore;
+use rehydrate_store::SessionStore;
 
 use crate::error::{CompactError, GROWING_CITATIONS, RehydrationDivergence};
 use crate::signals::CompactionSignals;

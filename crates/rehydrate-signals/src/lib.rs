@@ -22,7 +22,7 @@
 //!
 //! ```
 //! use rehydrate_signals::{CompactionSignals, Decision, check_compaction_boundary};
-//! use rehydrate_sidecar::StoreState;
+//! use rehydrate_store::StoreState;
 //!
 //! let signals = CompactionSignals::from_store(&StoreState::default())?;
 //! assert_eq!(check_compaction_boundary(&signals), Ok(Decision::Continue));

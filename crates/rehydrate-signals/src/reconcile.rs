@@ -3,7 +3,8 @@
 use std::collections::BTreeSet;
 
 use rehydrate_model::{Message, find_stubs};
-use rehydrate_sidecar::{StoreState, verify_log};
+use rehydrate_sidecar::verify_log;
+use rehydrate_store::StoreState;
 
 /// What a reconcile pass found.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]

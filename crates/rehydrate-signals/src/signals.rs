@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use rehydrate_model::{ReductionLog, find_stubs};
-use rehydrate_sidecar::{Miss, MissReason, StoreState, SummaryRecord};
+use rehydrate_store::{Miss, MissReason, StoreState, SummaryRecord};
 
 use crate::error::InvalidSignals;
 

@@ -41,10 +41,10 @@ fn stderr(out: &Output) -> String {
 /// reductions' digests can tell.
 fn reframe_store(dir: &Path, edit: impl FnOnce(&mut Vec<rehydrate_model::Message>)) {
     let path = dir.join("sidecar/session.rhyd");
-    let (mut state, torn) = rehydrate_sidecar::read_store(&path).unwrap();
+    let (mut state, torn) = rehydrate_store::read_store(&path).unwrap();
     assert_eq!(torn, None);
     edit(&mut state.messages);
-    let mut store = rehydrate_sidecar::StoreWriter::new(Vec::new()).unwrap();
+    let mut store = rehydrate_store::StoreWriter::new(Vec::new()).unwrap();
     for m in &state.messages {
         store.message(m).unwrap();
     }
@@ -1041,10 +1041,10 @@ fn record_store_in_manifest(dir: &Path) {
 
 /// Appends to the directory's store as a host does (opened under its lock), then records it in
 /// the manifest.
-fn extend_store(dir: &Path, append: impl FnOnce(&mut rehydrate_sidecar::SessionStore)) {
+fn extend_store(dir: &Path, append: impl FnOnce(&mut rehydrate_store::SessionStore)) {
     let path = dir.join("sidecar/session.rhyd");
     let mut store =
-        rehydrate_sidecar::SessionStore::open(&path, rehydrate_sidecar::Sync::Never).unwrap();
+        rehydrate_store::SessionStore::open(&path, rehydrate_store::SyncPolicy::Never).unwrap();
     append(&mut store);
     drop(store);
     record_store_in_manifest(dir);
@@ -1180,7 +1180,7 @@ fn signals_freeze_on_a_digest_failure_and_refuse_a_store_the_manifest_does_not_r
     let id = report["reductions"][1]["id"].as_str().unwrap().to_string();
     extend_store(&dir, |store| {
         store
-            .record_miss(&id, rehydrate_sidecar::MissReason::Digest)
+            .record_miss(&id, rehydrate_store::MissReason::Digest)
             .unwrap();
     });
     let (code, report, err) = signals_json(&dir);
@@ -1201,7 +1201,7 @@ fn signals_freeze_on_a_digest_failure_and_refuse_a_store_the_manifest_does_not_r
     // A store appended to without the manifest recording it is refused, as by every command.
     let path = dir.join("sidecar/session.rhyd");
     let mut store =
-        rehydrate_sidecar::SessionStore::open(&path, rehydrate_sidecar::Sync::Never).unwrap();
+        rehydrate_store::SessionStore::open(&path, rehydrate_store::SyncPolicy::Never).unwrap();
     store.record_summary("nothing cited", &[]).unwrap();
     drop(store);
     let out = rehydrate(&["signals", dir.to_str().unwrap(), "--json"]);
@@ -1218,8 +1218,8 @@ fn signals_freeze_on_a_digest_failure_and_refuse_a_store_the_manifest_does_not_r
 fn signals_of_a_store_with_epochs_out_of_order_is_a_verification_failure() {
     let (dir, _) = reduce_fixture("signals_invalid");
     let path = dir.join("sidecar/session.rhyd");
-    let (state, _) = rehydrate_sidecar::read_store(&path).unwrap();
-    let mut store = rehydrate_sidecar::StoreWriter::new(Vec::new()).unwrap();
+    let (state, _) = rehydrate_store::read_store(&path).unwrap();
+    let mut store = rehydrate_store::StoreWriter::new(Vec::new()).unwrap();
     for m in &state.messages {
         store.message(m).unwrap();
     }
@@ -1228,7 +1228,7 @@ fn signals_of_a_store_with_epochs_out_of_order_is_a_verification_failure() {
     }
     for epoch in [1, 0] {
         store
-            .summary(&rehydrate_sidecar::SummaryRecord {
+            .summary(&rehydrate_store::SummaryRecord {
                 epoch,
                 text: format!("summary {epoch}"),
                 retires: Vec::new(),

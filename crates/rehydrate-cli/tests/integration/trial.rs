@@ -115,7 +115,7 @@ fn reduce_refuses_an_existing_output_unless_forced_and_ours() {
     // --force replaces our own directory: the appended summary is gone, the directory verifies.
     let forced = rehydrate(&["reduce", s, "--out", d, "--force"]);
     assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
-    let (state, _) = rehydrate_sidecar::read_store(&dir.join("sidecar/session.rhyd")).unwrap();
+    let (state, _) = rehydrate_store::read_store(&dir.join("sidecar/session.rhyd")).unwrap();
     assert_eq!(state.summaries.len(), 0);
     assert_eq!(rehydrate(&["verify", d]).status.code(), Some(0));
 }

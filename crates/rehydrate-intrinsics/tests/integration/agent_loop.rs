@@ -7,7 +7,8 @@ use std::path::Path;
 
 use rehydrate_intrinsics::{EXPAND_REDUCTION, Intrinsics, Session};
 use rehydrate_model::{ReductionKind, Role};
-use rehydrate_sidecar::{ExportFormat, Sources, export_session, read_store};
+use rehydrate_sidecar::{ExportFormat, Sources, export_session};
+use rehydrate_store::read_store;
 
 #[allow(dead_code, unreachable_pub)] // only `run` is used here
 #[path = "../../examples/agent_loop.rs"]

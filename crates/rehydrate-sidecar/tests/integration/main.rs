@@ -6,7 +6,6 @@
 mod export;
 mod request;
 mod sources;
-mod store;
 mod stub_text;
 
 use rehydrate_model::{

@@ -21,10 +21,10 @@ use std::path::{Path, PathBuf};
 
 use rehydrate_model::{Message, Reduction, ReductionId, Role, Stub, ToolCall};
 use rehydrate_reduce::{Reducer, ReductionPolicy};
-use rehydrate_sidecar::{SessionStore, Sync};
 use rehydrate_signals::{
     CompactError, CompactionSignals, Decision, GROWING_CITATIONS, Summary, auto_compact,
 };
+use rehydrate_store::{SessionStore, SyncPolicy};
 
 #[path = "../../../rehydrate-formats/tests/support/corpus_files.rs"]
 mod corpus_files;
@@ -176,7 +176,7 @@ fn scratch_store(name: &str) -> PathBuf {
 fn signals_stay_quiet_until_the_summarizer_cites_unminted_ids_then_freeze() {
     let (source_name, source) = source_session();
     let path = scratch_store(&format!("simulation-{source_name}"));
-    let mut store = SessionStore::create(&path, Sync::Never).unwrap();
+    let mut store = SessionStore::create(&path, SyncPolicy::Never).unwrap();
     let mut reducer = Reducer::new(ReductionPolicy::aggressive());
     let mut last_epoch: Option<u64> = None;
     let mut rows: Vec<Row> = Vec::with_capacity(CYCLES);

@@ -7,13 +7,13 @@ use rehydrate_model::{
     Message, MessageAddr, Reduction, ReductionId, ReductionKind, Role, SidecarPtr, Span, Stub,
     StubKind,
 };
-use rehydrate_sidecar::{
-    MissReason, SessionStore, StoreWriter, SummaryRecord, Sync, content_digest, expected_stub,
-    read_store,
-};
+use rehydrate_sidecar::{content_digest, expected_stub};
 use rehydrate_signals::{
     CompactError, CompactionSignals, Decision, InvalidSignals, Summary, auto_compact,
     check_compaction_boundary, reconcile,
+};
+use rehydrate_store::{
+    MissReason, SessionStore, StoreWriter, SummaryRecord, SyncPolicy, read_store,
 };
 
 fn scratch(test: &str) -> PathBuf {
@@ -50,7 +50,7 @@ fn truncation(ordinal: usize, index: usize, text: &str) -> Reduction {
 
 /// A store of three tool outputs, each reduced.
 fn store_with_reductions(path: &std::path::Path) -> (SessionStore, Vec<Reduction>) {
-    let mut store = SessionStore::create(path, Sync::Never).unwrap();
+    let mut store = SessionStore::create(path, SyncPolicy::Never).unwrap();
     let mut reductions = Vec::new();
     for i in 0..3 {
         let text = format!("output {i} {}", "x".repeat(50));
@@ -192,7 +192,7 @@ fn epochs_out_of_order_are_an_error() {
             previous: 2
         })
     );
-    let mut store = SessionStore::open(&path, Sync::Never).unwrap();
+    let mut store = SessionStore::open(&path, SyncPolicy::Never).unwrap();
     let mut called = false;
     let out = auto_compact(&mut store, |_, _| {
         called = true;

@@ -7,7 +7,7 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use rehydrate_model::Message;
-use rehydrate_sidecar::{SessionStore, StoreError, Sync, read_store, repair};
+use rehydrate_store::{SessionStore, StoreError, SyncPolicy, read_store, repair};
 
 /// Store tests run one at a time: the kill loop forks children, and a child forked while another
 /// test holds a store's lock shares that lock until it execs (flock semantics), which would make
@@ -38,7 +38,7 @@ fn message(i: u64) -> Message {
 
 /// A store of `n` messages and one rewind in the middle, and the end offset of each record.
 fn small_store(path: &Path, n: u64) -> Vec<u64> {
-    let mut store = SessionStore::create(path, Sync::Never).unwrap();
+    let mut store = SessionStore::create(path, SyncPolicy::Never).unwrap();
     let mut ends = Vec::new();
     for i in 0..n {
         store.append_message(&message(i)).unwrap();
@@ -62,7 +62,7 @@ fn a_store_reloads_its_state_and_rewinds() {
     assert_eq!(state.rewinds, [3]);
     assert_eq!(state.messages, (0..3).map(message).collect::<Vec<_>>());
     // Appending after a reopen continues the timeline after the rewind.
-    let mut store = SessionStore::open(&path, Sync::EveryRecord).unwrap();
+    let mut store = SessionStore::open(&path, SyncPolicy::EveryRecord).unwrap();
     assert_eq!(store.append_message(&message(9)).unwrap(), 3);
     assert!(matches!(
         store.rewind(5),
@@ -79,8 +79,8 @@ fn a_second_writer_is_refused() {
     let _serial = serial();
     let dir = scratch("lock");
     let path = dir.join("s.rhyd");
-    let store = SessionStore::create(&path, Sync::Never).unwrap();
-    let err = SessionStore::open(&path, Sync::Never).unwrap_err();
+    let store = SessionStore::create(&path, SyncPolicy::Never).unwrap();
+    let err = SessionStore::open(&path, SyncPolicy::Never).unwrap_err();
     assert!(matches!(err, StoreError::Locked { .. }), "{err}");
     assert_eq!(
         err.to_string(),
@@ -91,7 +91,7 @@ fn a_second_writer_is_refused() {
     );
     assert!(matches!(repair(&path), Err(StoreError::Locked { .. })));
     drop(store);
-    SessionStore::open(&path, Sync::Never).unwrap();
+    SessionStore::open(&path, SyncPolicy::Never).unwrap();
 }
 
 #[test]
@@ -128,7 +128,7 @@ fn torn_tails_at_every_byte_are_found_and_repaired() {
             assert_eq!(torn.offset, record_start, "cut at {len}");
             assert_eq!(torn.bytes, len as u64 - record_start);
             assert!(matches!(
-                SessionStore::open(&cut_path, Sync::Never),
+                SessionStore::open(&cut_path, SyncPolicy::Never),
                 Err(StoreError::Torn { .. })
             ));
         }
@@ -138,7 +138,7 @@ fn torn_tails_at_every_byte_are_found_and_repaired() {
         assert_eq!(report.records, whole_records as u64);
         assert_eq!(std::fs::metadata(&cut_path).unwrap().len(), record_start);
         // The repaired store opens, holds the whole records, and takes new ones.
-        let mut store = SessionStore::open(&cut_path, Sync::Never)
+        let mut store = SessionStore::open(&cut_path, SyncPolicy::Never)
             .unwrap_or_else(|e| panic!("cut at {len}: {e}"));
         let kept = store.state().messages.len();
         assert_eq!(
@@ -212,7 +212,7 @@ fn a_corrupt_record_is_never_skipped() {
 const CHILD_ENV: &str = "REHYDRATE_STORE_KILL_CHILD";
 
 /// In the kill loop's child (see [`appends_survive_sigkill`]): appends messages from index
-/// `REHYDRATE_STORE_KILL_START` with `Sync::EveryRecord`, printing each index once its append
+/// `REHYDRATE_STORE_KILL_START` with `SyncPolicy::EveryRecord`, printing each index once its append
 /// returned, until killed. Run on its own, it checks that acknowledged appends reload.
 #[test]
 fn store_writer() {
@@ -225,9 +225,9 @@ fn store_writer() {
         None => (scratch("writer").join("s.rhyd"), 0, 20),
     };
     let mut store = if start == 0 {
-        SessionStore::create(&path, Sync::EveryRecord).unwrap()
+        SessionStore::create(&path, SyncPolicy::EveryRecord).unwrap()
     } else {
-        SessionStore::open(&path, Sync::EveryRecord).unwrap()
+        SessionStore::open(&path, SyncPolicy::EveryRecord).unwrap()
     };
     assert_eq!(store.state().messages.len() as u64, start);
     let mut out = std::io::stdout().lock();
@@ -332,7 +332,7 @@ fn a_model_switch_drops_reasoning_whole_and_is_recorded() {
         .insert("thinking_signature".into(), "sig==".into());
     let plain = Message::text(rehydrate_model::Role::User, "question");
     let mut history = vec![plain.clone(), thinking.clone()];
-    let mut store = SessionStore::create(&path, Sync::Never).unwrap();
+    let mut store = SessionStore::create(&path, SyncPolicy::Never).unwrap();
     for m in &history {
         store.append_message(m).unwrap();
     }
@@ -346,7 +346,7 @@ fn a_model_switch_drops_reasoning_whole_and_is_recorded() {
     let (state, _) = read_store(&path).unwrap();
     assert_eq!(
         state.model_switches,
-        [rehydrate_sidecar::ModelSwitch {
+        [rehydrate_store::ModelSwitch {
             model: "other-model".into(),
             touched: 1
         }]
@@ -389,7 +389,7 @@ fn a_rewind_keeps_the_log_a_prefix() {
     let _serial = serial();
     let dir = scratch("rewind-log");
     let path = dir.join("s.rhyd");
-    let mut store = SessionStore::create(&path, Sync::Never).unwrap();
+    let mut store = SessionStore::create(&path, SyncPolicy::Never).unwrap();
     for i in 0..10 {
         store.append_message(&message(i)).unwrap();
     }

@@ -2,7 +2,21 @@
 //! and rewind as it happens, so that the whole session state reloads from it and a crash at any
 //! byte loses nothing that was synced (docs/FORMATS.md, "Session store").
 //!
-//! This module is the sidecar crate's only file I/O.
+//! # Where to start
+//!
+//! - [`SessionStore`] records a live session as it happens: [`SessionStore::create`] or
+//!   [`SessionStore::open`] (which takes the file's exclusive advisory lock and reloads the
+//!   [`StoreState`]), then `append_message`, `append_reduction`, `rewind`, `switch_model`,
+//!   `record_summary` and `record_miss`, each durable as its [`SyncPolicy`] says.
+//! - [`read_store`] and [`parse_store`] reload a store without locking it and report a torn
+//!   tail (a write cut short), which [`repair`] truncates; corruption is a [`StoreError`] naming
+//!   its byte offset, never skipped.
+//! - [`StoreWriter`] writes the same records in one go to any writer (a file being staged).
+//!
+//! The records of compaction summaries and misses ([`SummaryRecord`], [`Miss`]) are defined
+//! here, where they are stored, and read by `rehydrate-signals`.
+
+#![forbid(unsafe_code)]
 
 mod frame;
 
@@ -14,7 +28,7 @@ use rehydrate_model::{Message, Reduction, ReductionLog};
 
 /// When appended records reach the disk (`fdatasync`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sync {
+pub enum SyncPolicy {
     /// After every record: a record is durable once its append returns, even through a power
     /// loss.
     EveryRecord,
@@ -209,7 +223,7 @@ const KIND_MISS: u8 = 6;
 pub struct SessionStore {
     path: PathBuf,
     file: File,
-    sync: Sync,
+    sync: SyncPolicy,
     state: StoreState,
     /// Bytes appended since the last sync.
     unsynced: u64,
@@ -224,7 +238,7 @@ impl SessionStore {
     /// # Errors
     ///
     /// [`StoreError::Io`] (including when the file exists), [`StoreError::Locked`].
-    pub fn create(path: &Path, sync: Sync) -> Result<SessionStore, StoreError> {
+    pub fn create(path: &Path, sync: SyncPolicy) -> Result<SessionStore, StoreError> {
         let io = |source| StoreError::Io {
             path: path.to_path_buf(),
             source,
@@ -261,7 +275,7 @@ impl SessionStore {
     /// [`StoreError::Torn`] when it ends with a torn record (call [`repair`] first; nothing is
     /// truncated without being asked), [`StoreError::Corrupt`], [`StoreError::NotAStore`],
     /// [`StoreError::Version`], [`StoreError::Locked`], [`StoreError::Io`].
-    pub fn open(path: &Path, sync: Sync) -> Result<SessionStore, StoreError> {
+    pub fn open(path: &Path, sync: SyncPolicy) -> Result<SessionStore, StoreError> {
         let mut options = OpenOptions::new();
         options.read(true).append(true);
         let (file, _, state, torn) = open_locked(path, &options)?;
@@ -443,9 +457,9 @@ impl SessionStore {
         self.state.records += 1;
         self.unsynced += record.len() as u64;
         let synced = match self.sync {
-            Sync::EveryRecord => self.sync(),
-            Sync::EveryBytes(n) if self.unsynced >= n => self.sync(),
-            Sync::EveryBytes(_) | Sync::Never => Ok(()),
+            SyncPolicy::EveryRecord => self.sync(),
+            SyncPolicy::EveryBytes(n) if self.unsynced >= n => self.sync(),
+            SyncPolicy::EveryBytes(_) | SyncPolicy::Never => Ok(()),
         };
         if synced.is_err() {
             self.failed = true;
