@@ -16,11 +16,12 @@ enum Step {
     Bench,
     Layers,
     Tidy,
+    Package,
     Corpus,
 }
 
 /// The steps of `cargo xtask ci`, in the order they run.
-const STEPS: [Step; 8] = [
+const STEPS: [Step; 9] = [
     Step::Fmt,
     Step::Clippy,
     Step::Test,
@@ -28,6 +29,7 @@ const STEPS: [Step; 8] = [
     Step::Bench,
     Step::Layers,
     Step::Tidy,
+    Step::Package,
     Step::Corpus,
 ];
 
@@ -42,6 +44,7 @@ impl Step {
             Step::Bench => "bench",
             Step::Layers => "layers",
             Step::Tidy => "tidy",
+            Step::Package => "package",
             Step::Corpus => "corpus",
         }
     }
@@ -69,6 +72,12 @@ impl Step {
                 .args(["bench", "--workspace"])
                 .args(locked)
                 .args(["--", "--test"]),
+            // Every library crate packages as published (metadata, the files it ships); the
+            // packages are not built again (`--no-verify`): the steps above built them.
+            Step::Package => command
+                .args(["package", "--workspace", "--no-verify", "--allow-dirty"])
+                .args(["--exclude", "xtask", "--exclude", "rehydrate-bench"])
+                .args(locked),
             Step::Layers | Step::Tidy | Step::Corpus => return None,
         };
         Some(command)
@@ -113,7 +122,7 @@ pub(crate) fn ci(root: &Path) -> Result<()> {
                 bench::build_cli(root).map_err(failed)?;
                 cmd::run(&format!("ci step `{name}`"), &mut command)?;
             }
-            Step::Fmt | Step::Clippy | Step::Test | Step::Doc => {
+            Step::Fmt | Step::Clippy | Step::Test | Step::Doc | Step::Package => {
                 let mut command = step
                     .command(root)
                     .ok_or_else(|| format!("ci step `{name}` has no command"))?;
@@ -177,6 +186,12 @@ mod tests {
             ("bench", Some("cargo bench --workspace --locked -- --test")),
             ("layers", None),
             ("tidy", None),
+            (
+                "package",
+                Some(
+                    "cargo package --workspace --no-verify --allow-dirty --exclude xtask --exclude rehydrate-bench --locked",
+                ),
+            ),
             ("corpus", None),
         ];
         let expected: Vec<(&str, Option<String>)> = expected

@@ -25,7 +25,7 @@ Usage: cargo xtask <COMMAND>
 Commands:
   ci                   run every CI check in order, stopping at the first failure:
                        fmt, clippy, test (with doctests), doc, bench --test, layers, tidy,
-                       corpus (which fails when the corpus is missing)
+                       package (every library crate), corpus (fails when the corpus is missing)
   layers               check that workspace crates depend only on crates of lower layers
   tidy                 check that every Rust file starts with a `//!` comment
   corpus [--preset P]  run `rehydrate roundtrip` on every corpus session;
