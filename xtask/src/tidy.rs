@@ -1,5 +1,6 @@
-//! `cargo xtask tidy`: house rules a compiler does not check. Today one: every Rust file of the
-//! workspace starts with a `//!` comment saying what it is for.
+//! `cargo xtask tidy`: house rules a compiler does not check: every Rust file of the workspace
+//! starts with a `//!` comment saying what it is for, and no library crate but
+//! `rehydrate-store` touches files (`std::fs`, `File`, `OpenOptions` in its non-test sources).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -8,6 +9,12 @@ use crate::Result;
 
 /// The directories under the workspace root whose `.rs` files are checked.
 const CHECKED: [&str; 2] = ["crates", "xtask"];
+
+/// The crates whose sources may do file I/O: the store, the binary, the benchmarks.
+const FILE_IO: [&str; 3] = ["rehydrate-store", "rehydrate-cli", "rehydrate-bench"];
+
+/// The text that marks file I/O in a source file.
+const FILE_IO_MARKS: [&str; 4] = ["std::fs", "fs::", "File::", "OpenOptions"];
 
 /// `cargo xtask tidy`: fails naming every Rust file that does not start with `//!`.
 pub(crate) fn run(root: &Path) -> Result<()> {
@@ -28,19 +35,53 @@ pub(crate) fn run(root: &Path) -> Result<()> {
         texts.push((shown, text));
     }
     let missing = missing_module_docs(&texts);
-    if missing.is_empty() {
+    let io = file_io_outside_the_store(&texts);
+    if missing.is_empty() && io.is_empty() {
         println!(
-            "tidy: {} Rust files, each starts with a `//!` comment",
+            "tidy: {} Rust files, each starts with a `//!` comment; only rehydrate-store, the CLI and the bench touch files",
             files.len()
         );
         return Ok(());
     }
-    Err(format!(
-        "{} Rust files do not start with a `//!` comment saying what they are for: {}",
-        missing.len(),
-        missing.join(", ")
-    )
-    .into())
+    let mut problems = Vec::new();
+    if !missing.is_empty() {
+        problems.push(format!(
+            "{} Rust files do not start with a `//!` comment saying what they are for: {}",
+            missing.len(),
+            missing.join(", ")
+        ));
+    }
+    if !io.is_empty() {
+        problems.push(format!(
+            "file I/O outside rehydrate-store, the CLI and the bench (move it to the store): {}",
+            io.join(", ")
+        ));
+    }
+    Err(problems.join("; ").into())
+}
+
+/// The library sources (as `(name, text)`, names relative to the workspace root) that touch
+/// files: a `crates/<crate>/src/` file of a crate outside [`FILE_IO`], not a `tests.rs` test
+/// module, holding one of [`FILE_IO_MARKS`]; each named with the first mark it holds.
+fn file_io_outside_the_store(files: &[(String, String)]) -> Vec<String> {
+    files
+        .iter()
+        .filter(|(name, _)| {
+            let mut parts = name.split('/');
+            let (Some("crates"), Some(krate), Some("src")) =
+                (parts.next(), parts.next(), parts.next())
+            else {
+                return false;
+            };
+            !FILE_IO.contains(&krate) && !name.ends_with("/tests.rs")
+        })
+        .filter_map(|(name, text)| {
+            FILE_IO_MARKS
+                .iter()
+                .find(|mark| text.contains(*mark))
+                .map(|mark| format!("{name} (`{mark}`)"))
+        })
+        .collect()
 }
 
 /// The names of the files (as given, `(name, text)`) whose first line does not start with `//!`.
@@ -89,5 +130,35 @@ mod tests {
             ("d.rs".to_string(), String::new()),
         ];
         assert_eq!(missing_module_docs(&files), ["b.rs", "c.rs", "d.rs"]);
+    }
+
+    #[test]
+    fn file_io_is_allowed_only_in_the_store_the_cli_and_the_bench() {
+        let file = |name: &str, text: &str| (name.to_string(), text.to_string());
+        let files = [
+            file("crates/rehydrate-store/src/lib.rs", "use std::fs::File;"),
+            file("crates/rehydrate-cli/src/load.rs", "std::fs::read(path)"),
+            file(
+                "crates/rehydrate-sidecar/src/export.rs",
+                "let f = File::create(p);",
+            ),
+            file(
+                "crates/rehydrate-formats/src/tests.rs",
+                "std::fs::read(fixture)",
+            ),
+            file(
+                "crates/rehydrate-formats/tests/integration/main.rs",
+                "std::fs::read(x)",
+            ),
+            file("crates/rehydrate-reduce/src/lib.rs", "fn pure() {}"),
+            file("crates/rehydrate-search/src/a/b.rs", "OpenOptions::new()"),
+        ];
+        assert_eq!(
+            super::file_io_outside_the_store(&files),
+            [
+                "crates/rehydrate-sidecar/src/export.rs (`File::`)",
+                "crates/rehydrate-search/src/a/b.rs (`OpenOptions`)"
+            ]
+        );
     }
 }
