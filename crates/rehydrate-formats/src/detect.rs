@@ -7,11 +7,11 @@
 
 use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
 use crate::Format;
-use crate::json::{Skip, skip_map, skip_seq};
+use crate::json::{Skip, scalars_return, seed_via_any, skip_map, skip_seq};
 
 /// What detection found.
 pub(crate) enum Detected {
@@ -118,37 +118,10 @@ fn shape(text: &str) -> Result<Option<Shape>, serde_json::Error> {
     Ok(shape)
 }
 
-/// Implements the visitor methods of the scalar values (but strings) as returning `$other`.
-macro_rules! scalars {
-    ($other:expr) => {
-        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
-            Ok($other)
-        }
-    };
-}
-
 /// The document: its [`Shape`] when it is an object.
 struct ShapeSeed;
 
-impl<'de> DeserializeSeed<'de> for ShapeSeed {
-    type Value = Option<Shape>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_via_any!(ShapeSeed);
 
 impl<'de> Visitor<'de> for ShapeSeed {
     type Value = Option<Shape>;
@@ -156,7 +129,7 @@ impl<'de> Visitor<'de> for ShapeSeed {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
-    scalars!(None);
+    scalars_return!(None);
     fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
         Ok(None)
     }
@@ -193,13 +166,7 @@ enum Key {
 
 struct KeySeed;
 
-impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Key;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_via_any!(KeySeed);
 
 impl<'de> Visitor<'de> for KeySeed {
     type Value = Key;
@@ -222,13 +189,7 @@ impl<'de> Visitor<'de> for KeySeed {
 /// `type`: when a string, whether it is one of the uuid-less Claude Code types.
 struct TypeSeed;
 
-impl<'de> DeserializeSeed<'de> for TypeSeed {
-    type Value = Option<bool>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_via_any!(TypeSeed);
 
 impl<'de> Visitor<'de> for TypeSeed {
     type Value = Option<bool>;
@@ -236,7 +197,7 @@ impl<'de> Visitor<'de> for TypeSeed {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
-    scalars!(None);
+    scalars_return!(None);
     fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
         Ok(Some(CLAUDE_CODE_UUIDLESS_TYPES.contains(&v)))
     }
@@ -251,13 +212,7 @@ impl<'de> Visitor<'de> for TypeSeed {
 /// Whether a value is an array.
 struct IsArray;
 
-impl<'de> DeserializeSeed<'de> for IsArray {
-    type Value = bool;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_via_any!(IsArray);
 
 impl<'de> Visitor<'de> for IsArray {
     type Value = bool;
@@ -265,7 +220,7 @@ impl<'de> Visitor<'de> for IsArray {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
-    scalars!(false);
+    scalars_return!(false);
     fn visit_str<E>(self, _: &str) -> Result<bool, E> {
         Ok(false)
     }
@@ -280,13 +235,7 @@ impl<'de> Visitor<'de> for IsArray {
 /// Whether `messages` is an array that is empty or starts with an object with `role`.
 struct MessagesSeed;
 
-impl<'de> DeserializeSeed<'de> for MessagesSeed {
-    type Value = bool;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_via_any!(MessagesSeed);
 
 impl<'de> Visitor<'de> for MessagesSeed {
     type Value = bool;
@@ -294,7 +243,7 @@ impl<'de> Visitor<'de> for MessagesSeed {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
-    scalars!(false);
+    scalars_return!(false);
     fn visit_str<E>(self, _: &str) -> Result<bool, E> {
         Ok(false)
     }
@@ -311,13 +260,7 @@ impl<'de> Visitor<'de> for MessagesSeed {
 /// Whether a value is an object with a `role` key.
 struct HasRole;
 
-impl<'de> DeserializeSeed<'de> for HasRole {
-    type Value = bool;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_via_any!(HasRole);
 
 impl<'de> Visitor<'de> for HasRole {
     type Value = bool;
@@ -325,7 +268,7 @@ impl<'de> Visitor<'de> for HasRole {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
-    scalars!(false);
+    scalars_return!(false);
     fn visit_str<E>(self, _: &str) -> Result<bool, E> {
         Ok(false)
     }

@@ -9,7 +9,7 @@
 use std::fmt;
 use std::path::Path;
 
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::Error;
@@ -292,6 +292,47 @@ pub(crate) fn skip_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Erro
     Ok(())
 }
 
+/// Implements `DeserializeSeed` for a visitor type (each listed) by entering the value through
+/// `deserialize_any` with the visitor itself, as every seed of the importers does.
+macro_rules! seed_via_any {
+    ($($seed:ty),+ $(,)?) => {$(
+        impl<'de> serde::de::DeserializeSeed<'de> for $seed {
+            type Value = <$seed as serde::de::Visitor<'de>>::Value;
+
+            fn deserialize<D: serde::de::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> Result<Self::Value, D::Error> {
+                d.deserialize_any(self)
+            }
+        }
+    )+};
+}
+pub(crate) use seed_via_any;
+
+/// Implements the visitor methods of the scalar values but strings (booleans, numbers, null)
+/// as returning `$value`.
+macro_rules! scalars_return {
+    ($value:expr) => {
+        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok($value)
+        }
+    };
+}
+pub(crate) use scalars_return;
+
 /// A value walked and dropped, allocating nothing. It is entered through `deserialize_any`,
 /// as a `Value` parse enters it, so the same text fails with the same error at the same place
 /// (syntax, nesting deeper than 128, a number out of range), which serde's `IgnoredAny` does
@@ -299,13 +340,7 @@ pub(crate) fn skip_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<(), A::Erro
 #[derive(Clone, Copy)]
 pub(crate) struct Skip;
 
-impl<'de> DeserializeSeed<'de> for Skip {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_via_any!(Skip);
 
 impl<'de> Visitor<'de> for Skip {
     type Value = ();

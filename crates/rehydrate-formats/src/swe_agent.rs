@@ -13,10 +13,10 @@ use std::fmt;
 use std::path::Path;
 
 use rehydrate_model::{Content, Message, Role, ToolDetails};
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use crate::json::{self, FieldError, Skip, skip_map, skip_seq};
+use crate::json::{self, FieldError, Skip, scalars_return, seed_via_any, skip_map, skip_seq};
 use crate::{Error, Format, Import, Warning, links, openai, swe_agent_editor};
 
 /// Entry fields copied into metadata, each under its key (`swe_agent.<field>`).
@@ -139,33 +139,13 @@ impl History {
 /// otherwise.
 struct DocSeed;
 
-impl<'de> DeserializeSeed<'de> for DocSeed {
-    type Value = Option<History>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_via_any!(DocSeed);
 
 /// Implements the visitor methods of every value but arrays and objects as returning `None`.
 macro_rules! scalars_are_none {
     () => {
-        fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-            Ok(None)
-        }
+        scalars_return!(None);
         fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-            Ok(None)
-        }
-        fn visit_unit<E>(self) -> Result<Self::Value, E> {
             Ok(None)
         }
     };
@@ -197,13 +177,7 @@ impl<'de> Visitor<'de> for DocSeed {
 /// Whether an object key is `history`.
 struct HistoryKey;
 
-impl<'de> DeserializeSeed<'de> for HistoryKey {
-    type Value = bool;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<bool, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_via_any!(HistoryKey);
 
 impl<'de> Visitor<'de> for HistoryKey {
     type Value = bool;
@@ -219,13 +193,7 @@ impl<'de> Visitor<'de> for HistoryKey {
 /// A `history` value: the history read from it when it is an array.
 struct HistorySeed;
 
-impl<'de> DeserializeSeed<'de> for HistorySeed {
-    type Value = Option<History>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_via_any!(HistorySeed);
 
 impl<'de> Visitor<'de> for HistorySeed {
     type Value = Option<History>;

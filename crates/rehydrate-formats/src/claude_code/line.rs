@@ -17,10 +17,10 @@ use std::borrow::Cow;
 use std::fmt;
 
 use rehydrate_model::Content;
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::json::{self, Skip, skip_map, skip_seq};
+use crate::json::{self, Skip, scalars_return, seed_via_any, skip_map, skip_seq};
 
 /// A JSON string of the line: borrowed when it holds no escape.
 pub(super) type Str<'a> = Cow<'a, str>;
@@ -118,13 +118,7 @@ impl<'a> Leaf<'a> {
 
 struct LeafSeed;
 
-impl<'de> DeserializeSeed<'de> for LeafSeed {
-    type Value = Leaf<'de>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Leaf<'de>, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_via_any!(LeafSeed);
 
 impl<'de> Visitor<'de> for LeafSeed {
     type Value = Leaf<'de>;
@@ -191,13 +185,7 @@ struct KeySeed {
     message: bool,
 }
 
-impl<'de> DeserializeSeed<'de> for KeySeed {
-    type Value = Key;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Key, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_via_any!(KeySeed);
 
 impl<'de> Visitor<'de> for KeySeed {
     type Value = Key;
@@ -229,13 +217,7 @@ impl<'de> Visitor<'de> for KeySeed {
 /// The whole line.
 struct LineSeed;
 
-impl<'de> DeserializeSeed<'de> for LineSeed {
-    type Value = Line<'de>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Line<'de>, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_via_any!(LineSeed);
 
 impl<'de> Visitor<'de> for LineSeed {
     type Value = Line<'de>;
@@ -291,13 +273,7 @@ impl<'de> Visitor<'de> for LineSeed {
 /// A record's `message`: its fields when it is an object, `None` otherwise.
 struct MessageSeed;
 
-impl<'de> DeserializeSeed<'de> for MessageSeed {
-    type Value = Option<MessageFields<'de>>;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_via_any!(MessageSeed);
 
 impl<'de> Visitor<'de> for MessageSeed {
     type Value = Option<MessageFields<'de>>;
@@ -305,22 +281,8 @@ impl<'de> Visitor<'de> for MessageSeed {
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
-    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
-        Ok(None)
-    }
+    scalars_return!(None);
     fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
-        Ok(None)
-    }
-    fn visit_unit<E>(self) -> Result<Self::Value, E> {
         Ok(None)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
@@ -343,13 +305,7 @@ impl<'de> Visitor<'de> for MessageSeed {
 /// `message.content`.
 struct ContentSeed;
 
-impl<'de> DeserializeSeed<'de> for ContentSeed {
-    type Value = RawContent;
-
-    fn deserialize<D: Deserializer<'de>>(self, d: D) -> Result<RawContent, D::Error> {
-        d.deserialize_any(self)
-    }
-}
+seed_via_any!(ContentSeed);
 
 impl<'de> Visitor<'de> for ContentSeed {
     type Value = RawContent;
