@@ -768,6 +768,30 @@ fn read_manifest(dir: &Path) -> Result<Manifest, Failure> {
     Ok(manifest)
 }
 
+/// What is wrong with the files a manifest records, one line each: one of the three files it
+/// does not record, or a file it records that is not one of them. Empty for a sound manifest.
+fn manifest_file_problems(dir: &Path, manifest: &Manifest) -> Vec<String> {
+    let mut problems: Vec<String> = [VIEW, LOG, STORE]
+        .into_iter()
+        .filter(|name| !manifest.files.contains_key(*name))
+        .map(|name| format!("{}: not recorded in the manifest", shown(dir.join(name))))
+        .collect();
+    problems.extend(
+        manifest
+            .files
+            .keys()
+            .filter(|name| ![VIEW, LOG, STORE].contains(&name.as_str()))
+            .map(|name| {
+                format!(
+                    "{}: records an unknown file `{}`",
+                    shown(dir.join(MANIFEST)),
+                    crate::term::printable(name)
+                )
+            }),
+    );
+    problems
+}
+
 /// Reads a file the manifest records, bounded by the size it records ([`read_bounded`]). A
 /// file that is gone, larger than recorded, or not a regular file inside the directory means
 /// a damaged directory (exit 1).
@@ -805,25 +829,9 @@ pub(crate) fn read(dir: &Path) -> Result<SessionDir, Failure> {
     let manifest = read_manifest(dir)?;
     let _lock = lock_for_reading(dir)?;
     let mut file_mismatches = Vec::new();
-    for name in [VIEW, LOG, STORE] {
-        if !manifest.files.contains_key(name) {
-            file_mismatches.push(format!(
-                "{}: not recorded in the manifest",
-                shown(dir.join(name))
-            ));
-        }
-    }
-    for name in manifest.files.keys() {
-        if ![VIEW, LOG, STORE].contains(&name.as_str()) {
-            file_mismatches.push(format!(
-                "{}: records an unknown file `{}`",
-                shown(dir.join(MANIFEST)),
-                crate::term::printable(name)
-            ));
-        }
-    }
-    if !file_mismatches.is_empty() {
-        return Err(Failure::Verify(file_mismatches));
+    let problems = manifest_file_problems(dir, &manifest);
+    if !problems.is_empty() {
+        return Err(Failure::Verify(problems));
     }
     let mut check = |name: &str, bytes: &[u8]| {
         let entry = &manifest.files[name];
@@ -964,24 +972,9 @@ fn repair_locked(dir: &Path) -> Result<Repaired, Failure> {
         }
         Ok(bytes)
     };
-    for name in [VIEW, LOG, STORE] {
-        if !manifest.files.contains_key(name) {
-            return Err(nothing_changed(vec![format!(
-                "{}: not recorded in the manifest",
-                shown(dir.join(name))
-            )]));
-        }
-    }
-    if let Some(name) = manifest
-        .files
-        .keys()
-        .find(|name| ![VIEW, LOG, STORE].contains(&name.as_str()))
-    {
-        return Err(nothing_changed(vec![format!(
-            "{}: records an unknown file `{}`, and repair restores only the sidecar store",
-            shown(dir.join(MANIFEST)),
-            crate::term::printable(name)
-        )]));
+    let problems = manifest_file_problems(dir, &manifest);
+    if !problems.is_empty() {
+        return Err(nothing_changed(problems));
     }
     let view_bytes = recorded(VIEW)?;
     let log_bytes = recorded(LOG)?;

@@ -876,7 +876,7 @@ fn repair_refuses_what_verify_refuses() {
     assert_eq!(
         stderr(&out),
         format!(
-            "error: {d}/sidecar/manifest.json: records an unknown file `notes.txt`, and repair restores only the sidecar store\nerror: {d}: nothing was changed\n"
+            "error: {d}/sidecar/manifest.json: records an unknown file `notes.txt`\nerror: {d}: nothing was changed\n"
         )
     );
     assert_eq!(snapshot(&dir), before);
