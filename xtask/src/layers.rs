@@ -5,9 +5,9 @@
 //! | layer | crates                                  |
 //! |-------|-----------------------------------------|
 //! | 0     | rehydrate-model                         |
-//! | 1     | rehydrate-sidecar, rehydrate-formats, rehydrate-store |
-//! | 2     | rehydrate-reduce, rehydrate-search, rehydrate-replay, rehydrate-signals |
-//! | 3     | rehydrate-evidence, rehydrate-intrinsics |
+//! | 1     | rehydrate-sidecar, rehydrate-formats            |
+//! | 2     | rehydrate-reduce, rehydrate-search, rehydrate-replay, rehydrate-store |
+//! | 3     | rehydrate-evidence, rehydrate-intrinsics, rehydrate-signals |
 //! | 4     | rehydrate-cli                           |
 //! | 5     | rehydrate-bench                         |
 //!
@@ -34,16 +34,20 @@ const LAYERS: &[&[&str]] = &[
     // layer 0
     &["rehydrate-model"],
     // layer 1
-    &["rehydrate-sidecar", "rehydrate-formats", "rehydrate-store"],
+    &["rehydrate-sidecar", "rehydrate-formats"],
     // layer 2
     &[
         "rehydrate-reduce",
         "rehydrate-search",
         "rehydrate-replay",
-        "rehydrate-signals",
+        "rehydrate-store",
     ],
     // layer 3
-    &["rehydrate-evidence", "rehydrate-intrinsics"],
+    &[
+        "rehydrate-evidence",
+        "rehydrate-intrinsics",
+        "rehydrate-signals",
+    ],
     // layer 4
     &["rehydrate-cli"],
     // layer 5: benchmarks, which may depend on everything (and alone on the peer)

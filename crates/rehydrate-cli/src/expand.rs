@@ -3,10 +3,10 @@
 use std::path::Path;
 
 use rehydrate_sidecar::expand_reduction;
+use rehydrate_store::SessionDir;
 
 use crate::failure::{Failure, input};
 use crate::output::print_stdout;
-use crate::session_dir::{self, refuse_mismatched_files};
 use crate::term::shown;
 
 fn parse_range(text: &str) -> Result<(usize, usize), Failure> {
@@ -24,8 +24,8 @@ fn parse_range(text: &str) -> Result<(usize, usize), Failure> {
 
 pub(crate) fn expand(dir: &Path, id: &str, range: Option<&str>) -> Result<(), Failure> {
     let range = range.map(parse_range).transpose()?;
-    let loaded = session_dir::read(dir)?;
-    refuse_mismatched_files(&loaded)?;
+    let loaded = SessionDir::open(dir)?;
+    loaded.refuse_mismatched()?;
     let out = expand_reduction(&loaded.log, &loaded.sidecar, id, range).map_err(|e| {
         // The id and range are the caller's: the error names the directory they were tried on.
         match Failure::from(e) {

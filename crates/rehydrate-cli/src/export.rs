@@ -9,12 +9,11 @@ use rehydrate_sidecar::{
     Api, ExportError, ExportFormat, RequestError, check_exportable, check_inverts, export_session,
     request_body, verify_log,
 };
+use rehydrate_store::SessionDir;
 
 use crate::cli::ExportTo;
 use crate::failure::{Failure, input};
 use crate::output::print_stdout;
-use crate::session_dir::refuse_mismatched_files;
-use crate::session_dir::{self, SessionDir};
 use crate::term::{push_printable, shown};
 
 /// Runs `rehydrate export DIR --to TO [--view] [--strict] [--json]`.
@@ -25,8 +24,8 @@ pub(crate) fn run(
     strict: bool,
     json: bool,
 ) -> Result<(), Failure> {
-    let loaded = session_dir::read(dir)?;
-    refuse_mismatched_files(&loaded)?;
+    let loaded = SessionDir::open(dir)?;
+    loaded.refuse_mismatched()?;
     let api = match to.format() {
         ExportFormat::OpenAi => Some(Api::OpenAi),
         ExportFormat::Anthropic => Some(Api::Anthropic),

@@ -53,6 +53,17 @@ impl From<rehydrate_formats::Error> for Failure {
     }
 }
 
+/// A store error is a verification failure when a session directory is damaged, and bad input
+/// otherwise (not an output directory, a lock held, a file the system refused).
+impl From<rehydrate_store::Error> for Failure {
+    fn from(e: rehydrate_store::Error) -> Self {
+        match e {
+            rehydrate_store::Error::DirDamaged(lines) => Failure::Verify(lines),
+            e => Failure::Input(e.to_string()),
+        }
+    }
+}
+
 /// A sidecar error is a verification failure when bytes or structure do not verify, and bad
 /// input when the request itself is wrong (an unknown id, a bad range).
 impl From<rehydrate_sidecar::Error> for Failure {

@@ -6,11 +6,10 @@ use std::path::Path;
 
 use rehydrate_intrinsics::{Intrinsics, Session, ToolFormat, tool_definitions};
 use rehydrate_sidecar::Sources;
+use rehydrate_store::SessionDir;
 
 use crate::failure::Failure;
 use crate::output::print_stdout;
-use crate::session_dir;
-use crate::session_dir::refuse_mismatched_files;
 
 /// Prints both tool definitions in `format` as a pretty JSON array and a line break.
 pub(crate) fn tools(format: ToolFormat) -> Result<(), Failure> {
@@ -25,8 +24,8 @@ pub(crate) fn tools(format: ToolFormat) -> Result<(), Failure> {
 /// [`Failure::ToolError`] (exit 1, nothing on stderr) when it is a tool error. A directory
 /// that cannot be read or differs from its manifest fails as for `expand`.
 pub(crate) fn call(dir: &Path, tool: &str, arguments: &str) -> Result<(), Failure> {
-    let loaded = session_dir::read(dir)?;
-    refuse_mismatched_files(&loaded)?;
+    let loaded = SessionDir::open(dir)?;
+    loaded.refuse_mismatched()?;
     let session = Session {
         log: &loaded.log,
         sources: Sources::minted(&loaded.sidecar),

@@ -23,7 +23,6 @@ mod repair;
 mod replay;
 mod roundtrip;
 mod search;
-mod session_dir;
 mod signals;
 mod term;
 mod tokens;

@@ -6,14 +6,16 @@ use std::sync::mpsc;
 use rehydrate_formats::{Format, Warning};
 use rehydrate_model::{Message, ReductionLog};
 use rehydrate_reduce::{Reducer, ReductionPolicy};
+use rehydrate_store::SessionDir;
+use rehydrate_store::dir::{DirWriter, OpenStore, Staged};
 
 use crate::checks::{check_projection, check_view, join, wire_bytes};
 use crate::cli::ReduceArgs;
 use crate::failure::{Failure, input};
+use crate::load;
 use crate::output::{print_json, print_stdout};
 use crate::term::shown;
 use crate::tokens::TokenCounter;
-use crate::{load, session_dir};
 
 /// One reduction in `reduce --json`.
 #[derive(serde::Serialize)]
@@ -89,14 +91,14 @@ const BATCH_MESSAGES: usize = 64;
 const BATCHES_IN_FLIGHT: usize = 4;
 
 /// Imports the session file's `bytes` into `reducer` (one `project` call, as for the whole
-/// session at once) while staging the sidecar in `dir`. Three stages run at once: the importer
+/// session at once) while staging the sidecar in `out`. Three stages run at once: the importer
 /// hands each message over as soon as it is read, the sidecar writer writes it to
 /// `sidecar/session.rhyd` (a session store) under its temporary name and passes it on, and the reducer takes
 /// it into its history (and counts its wire bytes while it waits for the next one).
 fn import_into(
     reducer: &mut Reducer,
     args: &ReduceArgs,
-    dir: &Path,
+    out: &DirWriter,
     bytes: Vec<u8>,
 ) -> ImportedInto {
     let path = &args.transcript;
@@ -124,8 +126,12 @@ fn import_into(
             let _ = to_writer.send(batch);
             imported
         });
-        let writer =
-            scope.spawn(move || session_dir::stage_messages(dir, writer_input, &to_reducer));
+        let writer = scope.spawn(move || {
+            // A reducer that hung up has failed on its own; nothing is lost here.
+            out.stage_messages(writer_input, |batch| {
+                let _ = to_reducer.send(batch);
+            })
+        });
         let mut wire_bytes_before = 0;
         let messages = reducer_input.into_iter().flatten();
         reducer.project(messages.inspect(|m| wire_bytes_before += m.wire_len()));
@@ -134,7 +140,7 @@ fn import_into(
         reducer.close();
         ImportedInto {
             import: join(importer),
-            sidecar: join(writer),
+            sidecar: join(writer).map_err(Failure::from),
             wire_bytes_before,
         }
     })
@@ -145,7 +151,7 @@ struct ImportedInto {
     /// The format and the warnings, or why the file cannot be imported.
     import: Result<(Format, Vec<Warning>), rehydrate_formats::Error>,
     /// The sidecar store with its messages staged, or why it could not be staged.
-    sidecar: Result<session_dir::OpenStore, Failure>,
+    sidecar: Result<OpenStore, Failure>,
     /// The wire bytes of the messages projected.
     wire_bytes_before: usize,
 }
@@ -154,19 +160,19 @@ struct ImportedInto {
 /// (and only there: never next to a session file the directory would overwrite). Returns the
 /// three staged files and the wire bytes of the view. Nothing is put in place here.
 fn check_and_stage(
-    dir: &Path,
+    out: &DirWriter,
     history: &[Message],
     view: &[&Message],
     log: &ReductionLog,
-    sidecar: Result<session_dir::OpenStore, Failure>,
-) -> Result<([session_dir::Staged; 3], usize), Failure> {
+    sidecar: Result<OpenStore, Failure>,
+) -> Result<([Staged; 3], usize), Failure> {
     std::thread::scope(|scope| {
         let staging = sidecar.map(|sidecar| {
             scope.spawn(|| {
                 Ok::<_, Failure>([
-                    session_dir::finish_store(sidecar, log)?,
-                    session_dir::stage_log(dir, log)?,
-                    session_dir::stage_view(dir, view.iter().copied())?,
+                    out.finish_store(sidecar, log)?,
+                    out.stage_log(log)?,
+                    out.stage_view(view.iter().copied())?,
                 ])
             })
         });
@@ -191,7 +197,7 @@ pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
     };
     let dir = match &args.out {
         Some(dir) => dir.clone(),
-        None => session_dir::default_out(path).ok_or_else(|| {
+        None => SessionDir::default_path(path).ok_or_else(|| {
             input(format!(
                 "{} is not a regular file, so there is no default output directory next to it; pass --out DIR",
                 shown(load::name(path))
@@ -200,8 +206,8 @@ pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
     };
     // The directory is taken (and refused, when it is not ours to replace) before the
     // session is read, and stays locked until everything is renamed into place.
-    let lock = session_dir::lock_for_writing(&dir, path, args.force)?;
-    for stale in &lock.removed {
+    let lock = SessionDir::create(&dir, path, args.force)?;
+    for stale in lock.removed() {
         eprintln!(
             "warning: {}: removed a temporary file an interrupted run left",
             shown(stale)
@@ -219,7 +225,7 @@ pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
         import,
         sidecar,
         wire_bytes_before: bytes_before,
-    } = import_into(&mut reducer, args, &dir, bytes);
+    } = import_into(&mut reducer, args, &lock, bytes);
     // On failure, staged files are dropped first (which removes them), then an output
     // directory left empty.
     let (format, mut warnings) = match import {
@@ -235,7 +241,7 @@ pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
     // The view borrows every message it does not reduce from the history.
     let view: Vec<&Message> = reducer.view().iter().collect();
     let (history, log) = (reducer.history(), reducer.log());
-    let (staged, bytes_after) = match check_and_stage(&dir, history, &view, log, sidecar) {
+    let (staged, bytes_after) = match check_and_stage(&lock, history, &view, log, sidecar) {
         Ok(staged) => staged,
         Err(e) => {
             lock.abandon();
@@ -268,14 +274,7 @@ pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
         }
     }
     // Success is reported only once every file and then the manifest are in place.
-    session_dir::commit(
-        &dir,
-        load::name(path),
-        format.as_str(),
-        history.len(),
-        staged,
-    )?;
-    drop(lock);
+    lock.commit(load::name(path), format.as_str(), history.len(), staged)?;
 
     let (tokens_before, tokens_after) = if args.no_tokens {
         (None, None)

@@ -2,17 +2,18 @@
 
 use std::path::Path;
 
+use rehydrate_store::SessionDir;
+
 use crate::failure::Failure;
 use crate::output::print_stdout;
-use crate::session_dir;
 use crate::term::shown;
 
 pub(crate) fn repair(dir: &Path) -> Result<(), Failure> {
-    let session_dir::Repaired {
+    let rehydrate_store::dir::Repaired {
         lines,
         reductions,
         messages,
-    } = session_dir::repair(dir)?;
+    } = SessionDir::repair(dir)?;
     let mut out = String::new();
     if lines.is_empty() {
         out.push_str(&format!("{}: nothing to repair\n", shown(dir)));

@@ -13,7 +13,6 @@ use crate::cli::Preset;
 use crate::failure::Failure;
 use crate::load;
 use crate::output::{print_json, print_stdout};
-use crate::session_dir;
 use crate::term::shown;
 use crate::tokens::TokenCounter;
 
@@ -84,7 +83,7 @@ pub(crate) fn roundtrip(
     }
 
     // The written formats read back equal.
-    let encoded = session_dir::encode(&out.view, &out.log, messages);
+    let encoded = rehydrate_store::dir::encode(&out.view, &out.log, messages);
     let view_back: Result<Vec<Message>, _> = serde_json::from_slice(&encoded.view);
     let log_back: Result<ReductionLog, _> = serde_json::from_slice(&encoded.log);
     let store_back =

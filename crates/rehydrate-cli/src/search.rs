@@ -4,10 +4,10 @@ use std::path::Path;
 
 use rehydrate_search::{SearchOptions, SearchResult, sidecar_search};
 use rehydrate_sidecar::verify_log;
+use rehydrate_store::SessionDir;
 
 use crate::failure::{Failure, input};
 use crate::output::print_stdout;
-use crate::session_dir::{self, refuse_mismatched_files};
 use crate::term::{push_printable, shown};
 
 pub(crate) fn search(
@@ -16,8 +16,8 @@ pub(crate) fn search(
     options: &SearchOptions,
     json: bool,
 ) -> Result<(), Failure> {
-    let loaded = session_dir::read(dir)?;
-    refuse_mismatched_files(&loaded)?;
+    let loaded = SessionDir::open(dir)?;
+    loaded.refuse_mismatched()?;
     let result = sidecar_search(&loaded.log, &loaded.sidecar, query, options)
         .map_err(|e| input(e.to_string()))?;
     if json {

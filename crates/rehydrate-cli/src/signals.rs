@@ -6,11 +6,10 @@ use std::path::Path;
 
 use rehydrate_sidecar::verify_log;
 use rehydrate_signals::{Assessment, CompactionSignals, Decision, assess};
+use rehydrate_store::SessionDir;
 
 use crate::failure::Failure;
 use crate::output::{print_json, print_stdout};
-use crate::session_dir;
-use crate::session_dir::refuse_mismatched_files;
 use crate::term::{push_printable, shown};
 
 /// Ids listed in one line of the summary before `and N more`.
@@ -27,8 +26,8 @@ struct SignalsReport<'a> {
 }
 
 pub(crate) fn run(dir: &Path, json: bool) -> Result<(), Failure> {
-    let loaded = session_dir::read(dir)?;
-    refuse_mismatched_files(&loaded)?;
+    let loaded = SessionDir::open(dir)?;
+    loaded.refuse_mismatched()?;
     // Signals over reductions that do not verify would describe bytes the sidecar no longer
     // holds: that is a verification failure, not a decision.
     let failures = verify_log(&loaded.log, &loaded.sidecar);
@@ -46,7 +45,7 @@ pub(crate) fn run(dir: &Path, json: bool) -> Result<(), Failure> {
         .map_err(|e| {
         Failure::Verify(vec![format!(
             "{}: {e}",
-            shown(dir.join(session_dir::STORE))
+            shown(dir.join(rehydrate_store::dir::STORE))
         )])
     })?;
     let Assessment { decision, reasons } = assess(&signals);

@@ -3,11 +3,11 @@
 use std::path::Path;
 
 use rehydrate_sidecar::{check_inverts, verify_log};
+use rehydrate_store::SessionDir;
 
 use crate::checks::check_view;
 use crate::failure::Failure;
 use crate::output::{print_json, print_stdout};
-use crate::session_dir;
 
 /// Per API, whether a view has a message to send.
 #[derive(serde::Serialize)]
@@ -28,7 +28,7 @@ struct VerifyReport {
 }
 
 pub(crate) fn verify(dir: &Path, json: bool) -> Result<(), Failure> {
-    let loaded = session_dir::read(dir)?;
+    let loaded = SessionDir::open(dir)?;
     let mut failures = loaded.file_mismatches.clone();
     failures.extend(
         verify_log(&loaded.log, &loaded.sidecar)

@@ -63,7 +63,7 @@ pub enum CompactError {
     Invalid(#[from] InvalidSignals),
     /// The summary could not be recorded.
     #[error(transparent)]
-    Store(#[from] rehydrate_store::StoreError),
+    Store(#[from] rehydrate_store::Error),
 }
 
 /// The reasons as one line: joined with `; `, a reason's own final period dropped before it

@@ -9,22 +9,33 @@
 //!   [`StoreState`]), then `append_message`, `append_reduction`, `rewind`, `switch_model`,
 //!   `record_summary` and `record_miss`, each durable as its [`SyncPolicy`] says.
 //! - [`read_store`] and [`parse_store`] reload a store without locking it and report a torn
-//!   tail (a write cut short), which [`repair`] truncates; corruption is a [`StoreError`] naming
+//!   tail (a write cut short), which [`repair`] truncates; corruption is a [`Error`] naming
 //!   its byte offset, never skipped.
 //! - [`StoreWriter`] writes the same records in one go to any writer (a file being staged).
+//! - [`SessionDir`] is the output directory of `rehydrate reduce` (view, log, this store as
+//!   its sidecar, and a manifest of digests): [`SessionDir::open`] reads one back and checks it,
+//!   [`SessionDir::create`] writes one, [`SessionDir::repair`] restores a store a write cut
+//!   short.
+//!
+//! This is the one library crate of the workspace that does file I/O (`cargo xtask tidy`
+//! checks it); [`Error`] is its one error type.
 //!
 //! The records of compaction summaries and misses ([`SummaryRecord`], [`Miss`]) are defined
 //! here, where they are stored, and read by `rehydrate-signals`.
 
 #![forbid(unsafe_code)]
 
+pub mod dir;
 mod frame;
+pub mod show;
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use rehydrate_model::{Message, Reduction, ReductionLog};
+
+pub use dir::SessionDir;
 
 /// When appended records reach the disk (`fdatasync`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,10 +138,13 @@ pub struct RepairReport {
     pub dropped_bytes: u64,
 }
 
-/// Why a store cannot be created, opened, read or appended to.
+/// Why a store cannot be created, opened, read or appended to, or a session directory cannot
+/// be read, written or repaired. Every variant displays as one line naming the file (a
+/// [`Error::DirDamaged`] as one line per problem), with the underlying error, when there is
+/// one, also as its [`source`](std::error::Error::source).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum StoreError {
+pub enum Error {
     /// The file system refused.
     #[error("session store {path}: {source}")]
     Io {
@@ -208,6 +222,24 @@ pub enum StoreError {
         /// The messages held.
         len: u64,
     },
+    /// A session directory that cannot be used as asked: not an output directory, one that
+    /// exists where a new one was asked for, one locked by another process, a file that is not
+    /// a regular file. One line, naming the directory or file (the CLI's exit 2).
+    #[error("{0}")]
+    DirRefused(String),
+    /// The file system refused while reading or writing a session directory.
+    #[error("{context}: {source}")]
+    DirIo {
+        /// What was being done, naming the file (`cannot read DIR/view.json`).
+        context: String,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A session directory that is damaged or whose files differ from its manifest: one line
+    /// per problem, each naming the file (the CLI's exit 1).
+    #[error("{}", .0.join("\n"))]
+    DirDamaged(Vec<String>),
 }
 
 /// Record kinds (the frame's `kind` byte).
@@ -237,9 +269,9 @@ impl SessionStore {
     ///
     /// # Errors
     ///
-    /// [`StoreError::Io`] (including when the file exists), [`StoreError::Locked`].
-    pub fn create(path: &Path, sync: SyncPolicy) -> Result<SessionStore, StoreError> {
-        let io = |source| StoreError::Io {
+    /// [`Error::Io`] (including when the file exists), [`Error::Locked`].
+    pub fn create(path: &Path, sync: SyncPolicy) -> Result<SessionStore, Error> {
+        let io = |source| Error::Io {
             path: path.to_path_buf(),
             source,
         };
@@ -272,15 +304,15 @@ impl SessionStore {
     ///
     /// # Errors
     ///
-    /// [`StoreError::Torn`] when it ends with a torn record (call [`repair`] first; nothing is
-    /// truncated without being asked), [`StoreError::Corrupt`], [`StoreError::NotAStore`],
-    /// [`StoreError::Version`], [`StoreError::Locked`], [`StoreError::Io`].
-    pub fn open(path: &Path, sync: SyncPolicy) -> Result<SessionStore, StoreError> {
+    /// [`Error::Torn`] when it ends with a torn record (call [`repair`] first; nothing is
+    /// truncated without being asked), [`Error::Corrupt`], [`Error::NotAStore`],
+    /// [`Error::Version`], [`Error::Locked`], [`Error::Io`].
+    pub fn open(path: &Path, sync: SyncPolicy) -> Result<SessionStore, Error> {
         let mut options = OpenOptions::new();
         options.read(true).append(true);
         let (file, _, state, torn) = open_locked(path, &options)?;
         if let Some(torn) = torn {
-            return Err(StoreError::Torn {
+            return Err(Error::Torn {
                 path: path.to_path_buf(),
                 torn,
             });
@@ -309,9 +341,9 @@ impl SessionStore {
     ///
     /// # Errors
     ///
-    /// [`StoreError::Io`]; the record may then be partly written (a torn tail the next open
+    /// [`Error::Io`]; the record may then be partly written (a torn tail the next open
     /// reports).
-    pub fn append_message(&mut self, message: &Message) -> Result<u64, StoreError> {
+    pub fn append_message(&mut self, message: &Message) -> Result<u64, Error> {
         let payload = serde_json::to_vec(message).expect("messages always serialize");
         self.append(KIND_MESSAGE, &payload)?;
         self.state.messages.push(message.clone());
@@ -323,7 +355,7 @@ impl SessionStore {
     /// # Errors
     ///
     /// As [`SessionStore::append_message`].
-    pub fn append_reduction(&mut self, reduction: &Reduction) -> Result<(), StoreError> {
+    pub fn append_reduction(&mut self, reduction: &Reduction) -> Result<(), Error> {
         let payload = serde_json::to_vec(reduction).expect("reductions always serialize");
         self.append(KIND_REDUCTION, &payload)?;
         self.state.log.reductions.push(reduction.clone());
@@ -337,12 +369,12 @@ impl SessionStore {
     ///
     /// # Errors
     ///
-    /// [`StoreError::RewindBeyond`] when `to` is more than the messages held; as
+    /// [`Error::RewindBeyond`] when `to` is more than the messages held; as
     /// [`SessionStore::append_message`].
-    pub fn rewind(&mut self, to: u64) -> Result<(), StoreError> {
+    pub fn rewind(&mut self, to: u64) -> Result<(), Error> {
         let len = self.state.messages.len() as u64;
         if to > len {
-            return Err(StoreError::RewindBeyond {
+            return Err(Error::RewindBeyond {
                 path: self.path.clone(),
                 to,
                 len,
@@ -362,11 +394,7 @@ impl SessionStore {
     /// # Errors
     ///
     /// As [`SessionStore::append_message`]; `history` is filtered before the record is written.
-    pub fn switch_model(
-        &mut self,
-        model: &str,
-        history: &mut [Message],
-    ) -> Result<u64, StoreError> {
+    pub fn switch_model(&mut self, model: &str, history: &mut [Message]) -> Result<u64, Error> {
         let touched = rehydrate_model::filter_reasoning_artifacts(history) as u64;
         let switch = ModelSwitch {
             model: model.to_string(),
@@ -384,7 +412,7 @@ impl SessionStore {
     /// # Errors
     ///
     /// As [`SessionStore::append_message`].
-    pub fn record_summary(&mut self, text: &str, retires: &[u64]) -> Result<u64, StoreError> {
+    pub fn record_summary(&mut self, text: &str, retires: &[u64]) -> Result<u64, Error> {
         let epoch = self.state.summaries.last().map_or(0, |s| s.epoch + 1);
         let summary = SummaryRecord {
             epoch,
@@ -402,11 +430,7 @@ impl SessionStore {
     /// # Errors
     ///
     /// As [`SessionStore::append_message`].
-    pub fn record_miss(
-        &mut self,
-        reduction_id: &str,
-        reason: MissReason,
-    ) -> Result<(), StoreError> {
+    pub fn record_miss(&mut self, reduction_id: &str, reason: MissReason) -> Result<(), Error> {
         let miss = Miss {
             reduction_id: reduction_id.to_string(),
             reason,
@@ -421,9 +445,9 @@ impl SessionStore {
     ///
     /// # Errors
     ///
-    /// [`StoreError::Io`].
-    pub fn sync(&mut self) -> Result<(), StoreError> {
-        self.file.sync_data().map_err(|source| StoreError::Io {
+    /// [`Error::Io`].
+    pub fn sync(&mut self) -> Result<(), Error> {
+        self.file.sync_data().map_err(|source| Error::Io {
             path: self.path.clone(),
             source,
         })?;
@@ -434,14 +458,14 @@ impl SessionStore {
     /// Writes one record with a single write, then syncs as the setting says. After a failed
     /// write or sync nothing more is appended: the file may end in part of a record, which the
     /// next open reports and `repair` truncates.
-    fn append(&mut self, kind: u8, payload: &[u8]) -> Result<(), StoreError> {
+    fn append(&mut self, kind: u8, payload: &[u8]) -> Result<(), Error> {
         if self.failed {
-            return Err(StoreError::Failed {
+            return Err(Error::Failed {
                 path: self.path.clone(),
             });
         }
         if payload.len() > frame::MAX_PAYLOAD_BYTES as usize {
-            return Err(StoreError::RecordTooLarge {
+            return Err(Error::RecordTooLarge {
                 path: self.path.clone(),
                 bytes: payload.len() as u64,
             });
@@ -449,7 +473,7 @@ impl SessionStore {
         let record = frame::encode(kind, payload);
         if let Err(source) = self.file.write_all(&record) {
             self.failed = true;
-            return Err(StoreError::Io {
+            return Err(Error::Io {
                 path: self.path.clone(),
                 source,
             });
@@ -548,11 +572,8 @@ impl<W: Write> StoreWriter<W> {
 ///
 /// # Errors
 ///
-/// As [`read_store`], without [`StoreError::Io`].
-pub fn parse_store(
-    path: &Path,
-    bytes: &[u8],
-) -> Result<(StoreState, Option<TornTail>), StoreError> {
+/// As [`read_store`], without [`Error::Io`].
+pub fn parse_store(path: &Path, bytes: &[u8]) -> Result<(StoreState, Option<TornTail>), Error> {
     load(path, bytes)
 }
 
@@ -561,8 +582,8 @@ pub fn parse_store(
 fn open_locked(
     path: &Path,
     options: &OpenOptions,
-) -> Result<(File, u64, StoreState, Option<TornTail>), StoreError> {
-    let io = |source| StoreError::Io {
+) -> Result<(File, u64, StoreState, Option<TornTail>), Error> {
+    let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
@@ -575,13 +596,13 @@ fn open_locked(
 }
 
 /// Takes the file's exclusive advisory lock, or says another writer holds it.
-fn lock(file: &File, path: &Path) -> Result<(), StoreError> {
+fn lock(file: &File, path: &Path) -> Result<(), Error> {
     match file.try_lock() {
         Ok(()) => Ok(()),
-        Err(TryLockError::WouldBlock) => Err(StoreError::Locked {
+        Err(TryLockError::WouldBlock) => Err(Error::Locked {
             path: path.to_path_buf(),
         }),
-        Err(TryLockError::Error(source)) => Err(StoreError::Io {
+        Err(TryLockError::Error(source)) => Err(Error::Io {
             path: path.to_path_buf(),
             source,
         }),
@@ -593,10 +614,10 @@ fn lock(file: &File, path: &Path) -> Result<(), StoreError> {
 ///
 /// # Errors
 ///
-/// [`StoreError::Corrupt`], [`StoreError::NotAStore`], [`StoreError::Version`],
-/// [`StoreError::Io`].
-pub fn read_store(path: &Path) -> Result<(StoreState, Option<TornTail>), StoreError> {
-    let bytes = std::fs::read(path).map_err(|source| StoreError::Io {
+/// [`Error::Corrupt`], [`Error::NotAStore`], [`Error::Version`],
+/// [`Error::Io`].
+pub fn read_store(path: &Path) -> Result<(StoreState, Option<TornTail>), Error> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
     })?;
@@ -608,11 +629,11 @@ pub fn read_store(path: &Path) -> Result<(StoreState, Option<TornTail>), StoreEr
 ///
 /// # Errors
 ///
-/// [`StoreError::Corrupt`] (a bad record followed by good ones is never truncated away),
-/// [`StoreError::NotAStore`], [`StoreError::Version`], [`StoreError::Locked`],
-/// [`StoreError::Io`].
-pub fn repair(path: &Path) -> Result<RepairReport, StoreError> {
-    let io = |source| StoreError::Io {
+/// [`Error::Corrupt`] (a bad record followed by good ones is never truncated away),
+/// [`Error::NotAStore`], [`Error::Version`], [`Error::Locked`],
+/// [`Error::Io`].
+pub fn repair(path: &Path) -> Result<RepairReport, Error> {
+    let io = |source| Error::Io {
         path: path.to_path_buf(),
         source,
     };
@@ -633,16 +654,16 @@ pub fn repair(path: &Path) -> Result<RepairReport, StoreError> {
 }
 
 /// The state the records of `bytes` make, and the torn tail.
-fn load(path: &Path, bytes: &[u8]) -> Result<(StoreState, Option<TornTail>), StoreError> {
+fn load(path: &Path, bytes: &[u8]) -> Result<(StoreState, Option<TornTail>), Error> {
     let (records, ending) = frame::read(bytes).map_err(|e| match e {
-        frame::ReadError::NotAStore => StoreError::NotAStore {
+        frame::ReadError::NotAStore => Error::NotAStore {
             path: path.to_path_buf(),
         },
-        frame::ReadError::Version(version) => StoreError::Version {
+        frame::ReadError::Version(version) => Error::Version {
             path: path.to_path_buf(),
             version,
         },
-        frame::ReadError::Corrupt { offset, reason } => StoreError::Corrupt {
+        frame::ReadError::Corrupt { offset, reason } => Error::Corrupt {
             path: path.to_path_buf(),
             offset: offset as u64,
             reason: reason.to_string(),
@@ -650,7 +671,7 @@ fn load(path: &Path, bytes: &[u8]) -> Result<(StoreState, Option<TornTail>), Sto
     })?;
     let mut state = StoreState::default();
     for record in records {
-        let corrupt = |reason: String| StoreError::Corrupt {
+        let corrupt = |reason: String| Error::Corrupt {
             path: path.to_path_buf(),
             offset: record.offset as u64,
             reason,

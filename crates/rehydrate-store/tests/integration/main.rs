@@ -1,7 +1,8 @@
-//! Integration tests of the session store: reload, torn tails, corruption, locking, appends
-//! that survive SIGKILL, and what a rewind means for resolution.
+//! Integration tests of the session store (reload, torn tails, corruption, locking, appends
+//! that survive SIGKILL, what a rewind means for resolution) and of the session directory.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
+mod dir;
 mod sources;
 mod store;

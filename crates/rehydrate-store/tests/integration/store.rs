@@ -7,21 +7,21 @@ use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use rehydrate_model::Message;
-use rehydrate_store::{SessionStore, StoreError, SyncPolicy, read_store, repair};
+use rehydrate_store::{Error, SessionStore, SyncPolicy, read_store, repair};
 
 /// Store tests run one at a time: the kill loop forks children, and a child forked while another
 /// test holds a store's lock shares that lock until it execs (flock semantics), which would make
 /// that test's next open see the store locked.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-fn serial() -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn serial() -> std::sync::MutexGuard<'static, ()> {
     SERIAL
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// A fresh scratch directory for one test.
-fn scratch(test: &str) -> PathBuf {
+pub(crate) fn scratch(test: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .join("store-tests")
         .join(test);
@@ -66,7 +66,7 @@ fn a_store_reloads_its_state_and_rewinds() {
     assert_eq!(store.append_message(&message(9)).unwrap(), 3);
     assert!(matches!(
         store.rewind(5),
-        Err(StoreError::RewindBeyond { to: 5, len: 4, .. })
+        Err(Error::RewindBeyond { to: 5, len: 4, .. })
     ));
     drop(store);
     let (state, _) = read_store(&path).unwrap();
@@ -81,7 +81,7 @@ fn a_second_writer_is_refused() {
     let path = dir.join("s.rhyd");
     let store = SessionStore::create(&path, SyncPolicy::Never).unwrap();
     let err = SessionStore::open(&path, SyncPolicy::Never).unwrap_err();
-    assert!(matches!(err, StoreError::Locked { .. }), "{err}");
+    assert!(matches!(err, Error::Locked { .. }), "{err}");
     assert_eq!(
         err.to_string(),
         format!(
@@ -89,7 +89,7 @@ fn a_second_writer_is_refused() {
             path.display()
         )
     );
-    assert!(matches!(repair(&path), Err(StoreError::Locked { .. })));
+    assert!(matches!(repair(&path), Err(Error::Locked { .. })));
     drop(store);
     SessionStore::open(&path, SyncPolicy::Never).unwrap();
 }
@@ -106,7 +106,7 @@ fn torn_tails_at_every_byte_are_found_and_repaired() {
         std::fs::write(&cut_path, &whole[..len]).unwrap();
         if len < 16 {
             assert!(
-                matches!(read_store(&cut_path), Err(StoreError::NotAStore { .. })),
+                matches!(read_store(&cut_path), Err(Error::NotAStore { .. })),
                 "cut at {len}"
             );
             continue;
@@ -129,7 +129,7 @@ fn torn_tails_at_every_byte_are_found_and_repaired() {
             assert_eq!(torn.bytes, len as u64 - record_start);
             assert!(matches!(
                 SessionStore::open(&cut_path, SyncPolicy::Never),
-                Err(StoreError::Torn { .. })
+                Err(Error::Torn { .. })
             ));
         }
         let report = repair(&cut_path).unwrap();
@@ -168,7 +168,7 @@ fn a_flipped_byte_in_any_record_is_detected() {
             .max()
             .unwrap();
         match read_store(&flipped_path) {
-            Err(StoreError::Corrupt { offset, .. }) => {
+            Err(Error::Corrupt { offset, .. }) => {
                 assert_eq!(offset, record_start, "flip at {at}");
             }
             Ok((_, Some(torn))) => {
@@ -200,7 +200,7 @@ fn a_corrupt_record_is_never_skipped() {
             path.display()
         )
     );
-    assert!(matches!(repair(&path), Err(StoreError::Corrupt { .. })));
+    assert!(matches!(repair(&path), Err(Error::Corrupt { .. })));
     assert_eq!(
         std::fs::read(&path).unwrap(),
         bytes,
@@ -377,10 +377,7 @@ fn a_zero_filled_tail_is_torn_not_corrupt() {
     let mut bytes = whole.clone();
     bytes[12] = 1;
     std::fs::write(&path, &bytes).unwrap();
-    assert!(matches!(
-        read_store(&path),
-        Err(StoreError::NotAStore { .. })
-    ));
+    assert!(matches!(read_store(&path), Err(Error::NotAStore { .. })));
 }
 
 #[test]

@@ -1,0 +1,269 @@
+//! Restoring a session directory whose sidecar store a write cut short
+//! ([`SessionDir::repair`](super::SessionDir::repair)).
+
+use std::fs::{self, File, TryLockError};
+use std::io::{Read as _, Write};
+use std::path::Path;
+
+use rehydrate_model::{Message, Reduction, ReductionLog};
+use rehydrate_sidecar::{check_inverts, content_digest, verify_log};
+
+use super::files::{ReadFail, input_error, lock_exclusive, open_regular, write_tmp};
+use super::{
+    FileEntry, LOG, MANIFEST, STORE, TEMPORARIES, VIEW, io_error, manifest_file_problems,
+    read_manifest, read_recorded, refused,
+};
+use crate::show::shown;
+use crate::{Error, StoreWriter, parse_store};
+
+/// What [`SessionDir::repair`](super::SessionDir::repair) did to a directory, which verifies
+/// afterwards.
+///
+/// Repair restores a directory whose sidecar store was cut short, all or nothing, under the
+/// directory's lock and the store's own (docs/FORMATS.md, "repair"):
+///
+/// - a torn tail of the store is dropped back to its last whole record;
+/// - reduction records the store lost (to a torn tail, or to a cut at a record boundary) are
+///   rebuilt from `reductions.json`, each only after it verifies against the store's messages;
+/// - the manifest then records the store's new size and digest.
+///
+/// The result is checked as verification checks it (every reduction verifies, the view inverts
+/// to the store's messages) before anything is written; the new store and manifest are written
+/// and synced under temporary names and renamed into place only then. What cannot be restored
+/// (lost message records, a `view.json` or `reductions.json` that differs from the manifest,
+/// corruption followed by whole records) is an [`Error::DirDamaged`] that says so and ends
+/// with `DIR: nothing was changed`, and the directory is left as it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Repaired {
+    /// One line per change, escaped for a terminal; empty when there was nothing to repair.
+    pub lines: Vec<String>,
+    /// The reductions the directory holds afterwards.
+    pub reductions: usize,
+    /// The messages the directory holds afterwards.
+    pub messages: usize,
+}
+
+/// Restores a directory whose sidecar store was cut short, all or nothing, under the
+/// directory's lock and the store's own (docs/FORMATS.md, "repair"):
+///
+/// - a torn tail of the store is dropped back to its last whole record;
+/// - reduction records the store lost (to a torn tail, or to a cut at a record boundary) are
+///   rebuilt from `reductions.json`, each only after it verifies against the store's messages;
+/// - the manifest then records the store's new size and digest.
+///
+/// The result is checked as `verify` checks it (every reduction verifies, the view inverts to
+/// the store's messages) before anything is written; the new store and manifest are written
+/// under temporary names and renamed into place only then. What cannot be restored (lost
+/// message records, a `view.json` or `reductions.json` that differs from the manifest,
+/// corruption followed by whole records) is a verification failure that says so, and the
+/// directory is left as it was.
+pub(super) fn repair(dir: &Path) -> Result<Repaired, Error> {
+    repair_locked(dir).map_err(|e| match e {
+        Error::DirDamaged(mut lines) => {
+            let last = format!("{}: nothing was changed", shown(dir));
+            if lines.last() != Some(&last) {
+                lines.push(last);
+            }
+            Error::DirDamaged(lines)
+        }
+        other => other,
+    })
+}
+
+/// [`repair`] itself; a verification failure it returns may lack the closing line.
+fn repair_locked(dir: &Path) -> Result<Repaired, Error> {
+    let mut manifest = read_manifest(dir)?;
+    let _lock = lock_exclusive(dir)?;
+    // Temporaries an interrupted reduce or repair left are removed under the lock.
+    let mut lines = Vec::new();
+    for name in TEMPORARIES {
+        let path = dir.join(name);
+        if fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file()) {
+            fs::remove_file(&path)
+                .map_err(|e| io_error(format!("cannot remove stale {}", shown(&path)), e))?;
+            lines.push(format!(
+                "{}: removed a temporary file an interrupted run left",
+                shown(&path)
+            ));
+        }
+    }
+    let nothing_changed = |mut lines: Vec<String>| {
+        lines.push(format!("{}: nothing was changed", shown(dir)));
+        Error::DirDamaged(lines)
+    };
+    let recorded = |name: &str| -> Result<Vec<u8>, Error> {
+        let bytes = read_recorded(dir, &manifest, name)?;
+        let entry = &manifest.files[name];
+        if content_digest(&bytes) != entry.blake3 || bytes.len() != entry.bytes {
+            return Err(nothing_changed(vec![format!(
+                "{}: differs from the manifest, and repair restores only the sidecar store from it",
+                shown(dir.join(name))
+            )]));
+        }
+        Ok(bytes)
+    };
+    let problems = manifest_file_problems(dir, &manifest);
+    if !problems.is_empty() {
+        return Err(nothing_changed(problems));
+    }
+    let view_bytes = recorded(VIEW)?;
+    let log_bytes = recorded(LOG)?;
+    let view: Vec<Message> = serde_json::from_slice(&view_bytes)
+        .map_err(|e| nothing_changed(vec![format!("{}: {e}", shown(dir.join(VIEW)))]))?;
+    let log: ReductionLog = serde_json::from_slice(&log_bytes)
+        .map_err(|e| nothing_changed(vec![format!("{}: {e}", shown(dir.join(LOG)))]))?;
+
+    let store_path = dir.join(STORE);
+    let mut store_file = open_regular(dir, STORE).map_err(|e| match e {
+        ReadFail::Missing => nothing_changed(vec![format!(
+            "{}: missing, though the manifest records it",
+            shown(&store_path)
+        )]),
+        ReadFail::Refused(line) => nothing_changed(vec![line]),
+        ReadFail::TooLarge { len, .. } => {
+            refused(format!("cannot read {}: {len} bytes", shown(&store_path)))
+        }
+        ReadFail::Io(e) => io_error(format!("cannot read {}", shown(&store_path)), e),
+    })?;
+    match store_file.try_lock() {
+        Ok(()) => {}
+        Err(TryLockError::WouldBlock) => {
+            return Err(refused(format!(
+                "session store {} is open for writing by another process (it is locked)",
+                shown(&store_path)
+            )));
+        }
+        Err(TryLockError::Error(e)) => {
+            return Err(io_error(format!("cannot lock {}", shown(&store_path)), e));
+        }
+    }
+    let mut bytes = Vec::new();
+    store_file
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_error(format!("cannot read {}", shown(&store_path)), e))?;
+    let (state, torn) = parse_store(&store_path, &bytes).map_err(|e| {
+        nothing_changed(vec![format!(
+            "{e}; repair drops only a torn tail, never a bad record that whole records follow"
+        )])
+    })?;
+
+    let kept = torn.as_ref().map_or(bytes.len(), |t| t.offset as usize);
+    if let Some(torn) = &torn {
+        lines.push(format!(
+            "{}: dropped a torn tail of {} bytes at byte {} ({}); kept {} whole records",
+            shown(&store_path),
+            torn.bytes,
+            torn.offset,
+            torn.reason,
+            state.records
+        ));
+    }
+    if state.messages.len() != manifest.messages {
+        let lost = manifest.messages.saturating_sub(state.messages.len());
+        return Err(nothing_changed(vec![format!(
+            "{}: holds {} messages, the manifest records {}{}",
+            shown(&store_path),
+            state.messages.len(),
+            manifest.messages,
+            if lost > 0 {
+                format!(
+                    "; the records of messages {}..{} are lost and nothing else in the directory holds their bytes (reduce the session file again)",
+                    state.messages.len(),
+                    manifest.messages
+                )
+            } else {
+                String::new()
+            }
+        )]));
+    }
+    let have = state.log.reductions.len();
+    if log.reductions.get(..have) != Some(state.log.reductions.as_slice()) {
+        return Err(nothing_changed(vec![format!(
+            "{}: its {have} reductions are not the first ones of {} ({} reductions), so none can be rebuilt from it",
+            shown(&store_path),
+            shown(dir.join(LOG)),
+            log.len()
+        )]));
+    }
+    // Every reduction of reductions.json, the lost ones included, must verify against the
+    // messages the store kept; view.json must invert to them.
+    let mut failures: Vec<String> = verify_log(&log, &state.messages)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    if let Err(e) = check_inverts(&view, &log, &state.messages)
+        && !failures.contains(&e.to_string())
+    {
+        failures.push(e.to_string());
+    }
+    if !failures.is_empty() {
+        return Err(nothing_changed(failures));
+    }
+    let read_len = bytes.len();
+    let mut store = bytes;
+    store.truncate(kept);
+    let lost = &log.reductions[have..];
+    if !lost.is_empty() {
+        let mut writer = StoreWriter::appending(&mut store, state.records);
+        for r in lost {
+            writer
+                .reduction(r)
+                .map_err(|e| io_error(format!("cannot write {}", shown(&store_path)), e))?;
+        }
+        lines.push(format!(
+            "{}: rebuilt {} reduction records ({}) from {}, each verified against the store's messages",
+            shown(&store_path),
+            lost.len(),
+            id_range(lost),
+            shown(dir.join(LOG))
+        ));
+    }
+    let entry = FileEntry {
+        bytes: store.len(),
+        blake3: content_digest(&store),
+    };
+    let store_changed = torn.is_some() || !lost.is_empty() || store.len() != read_len;
+    if store_changed || manifest.files[STORE] != entry {
+        if !store_changed {
+            lines.push(format!(
+                "{}: its records verify; the manifest now records its {} bytes",
+                shown(&store_path),
+                store.len()
+            ));
+        }
+        manifest.files.insert(STORE.to_string(), entry);
+        // Both files are written and synced under their temporary names before either is
+        // renamed: cut short between the renames, the store is whole and a second repair only
+        // rewrites the manifest.
+        let mut staged_store = write_tmp(dir, STORE, |w| w.write_all(&store))?;
+        let mut staged_manifest = write_tmp(dir, MANIFEST, |w| {
+            serde_json::to_writer_pretty(&mut *w, &manifest)?;
+            w.write_all(b"\n")
+        })?;
+        for staged in [&mut staged_store, &mut staged_manifest] {
+            File::open(&staged.tmp)
+                .and_then(|f| f.sync_all())
+                .map_err(|e| input_error(&staged.tmp, e))?;
+        }
+        for staged in [&mut staged_store, &mut staged_manifest] {
+            fs::rename(&staged.tmp, &staged.path)
+                .map_err(|e| io_error(format!("cannot write {}", shown(&staged.path)), e))?;
+            staged.committed = true;
+        }
+    }
+    drop(store_file);
+    Ok(Repaired {
+        lines,
+        reductions: log.len(),
+        messages: manifest.messages,
+    })
+}
+
+/// `r3.ab..r9.cd`, or the one id.
+fn id_range(reductions: &[Reduction]) -> String {
+    match reductions {
+        [] => String::new(),
+        [only] => only.id.to_string(),
+        [first, .., last] => format!("{} to {}", first.id, last.id),
+    }
+}
