@@ -15,6 +15,15 @@ pub(crate) fn import(path: &Path, format: Option<Format>) -> Result<Import, Fail
     Ok(imported)
 }
 
+/// Reads and imports `path` only to find out whether it imports, printing each warning like
+/// [`import`], without keeping a message: each is dropped as it is read.
+pub(crate) fn check(path: &Path, format: Option<Format>) -> Result<(), Failure> {
+    let bytes = read(path)?;
+    let (_, warnings) = rehydrate_formats::import_each(name(path), &bytes, format, &mut drop)?;
+    print_warnings(path, &warnings);
+    Ok(())
+}
+
 /// The session path `-`, which reads the session from stdin.
 const STDIN: &str = "-";
 

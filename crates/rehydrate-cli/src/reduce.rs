@@ -190,8 +190,9 @@ pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
     let policy = match policy_of(args) {
         Ok(policy) => policy,
         Err(e) => {
-            // A bad session file is reported first, as when it was read before the policy.
-            load::import(path, args.format.format())?;
+            // A bad session file is reported before a bad policy (as when the file was read
+            // first): on this path only, the file is checked, its messages dropped as read.
+            load::check(path, args.format.format())?;
             return Err(e);
         }
     };
