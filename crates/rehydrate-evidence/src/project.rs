@@ -49,10 +49,10 @@ pub struct Evidence {
     pub stats: EvidenceStats,
 }
 
-/// The evidence of one turn.
+/// The evidence of one event turn ([`SessionEvent::turn`](rehydrate_model::SessionEvent)).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EvidenceTurn {
-    /// The turn number (`None` for events before the first turn or between turns).
+    /// The event turn's number (`None` for events before the first turn or between turns).
     pub turn: Option<u64>,
     /// The turn's original inclusive seq range in the full log: `[first, last]`.
     pub seq_range: [u64; 2],

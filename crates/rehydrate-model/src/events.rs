@@ -16,8 +16,11 @@ pub struct SessionEvent {
     /// The time the source recorded, verbatim (an ISO 8601 string for Claude Code), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time: Option<String>,
-    /// The turn the event belongs to: turn `n` starts at the `n`-th human user message (from
-    /// 1); `None` before the first one and for events a source places between turns.
+    /// The *event turn* the event belongs to: turn `n` starts at the `n`-th human user message
+    /// (from 1; docs/FORMATS.md, "Session events", lists what counts as one); `None` before the
+    /// first one and for events a source places between turns. Not the reducer's message turn
+    /// ([`Message::is_turn_start`](crate::Message::is_turn_start)), which any user message that
+    /// is not an observation opens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub turn: Option<u64>,
     /// What happened.

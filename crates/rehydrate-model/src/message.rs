@@ -268,8 +268,10 @@ impl Message {
             .map(String::as_str)
     }
 
-    /// Whether this message opens a turn: a user message written by a person (not an
-    /// observation).
+    /// Whether this message opens a *message turn*, the reducer's turn: a user message that is
+    /// not an observation. A compaction summary or a system reminder written as a user message
+    /// opens one too; the event log's turn number ([`SessionEvent::turn`](crate::SessionEvent))
+    /// advances only at a person's message (docs/ARCHITECTURE.md, "Two meanings of turn").
     pub fn is_turn_start(&self) -> bool {
         self.role == Role::User && !self.observation
     }

@@ -1,10 +1,17 @@
-//! Turns, and which old turns can be cleared without separating a tool call from its result.
+//! Message turns, and which old ones can be cleared without separating a tool call from its
+//! result.
+//!
+//! A *message turn* is the reducer's turn: it opens at every user message that is not an
+//! observation ([`Message::is_turn_start`]) and runs to the next one, counted over message
+//! indices (what `clear_turns_older_than` keeps and a `turns_cleared` reduction hides). It is
+//! not the event log's turn number (`SessionEvent::turn`), which only a person's message
+//! advances (docs/ARCHITECTURE.md, "Two meanings of turn").
 
 use std::collections::HashMap;
 
 use rehydrate_model::{Message, Role};
 
-/// Indices of the messages that open a turn: user messages written by a person (not
+/// Indices of the messages that open a message turn: user messages written by a person (not
 /// observations), in order.
 pub fn turn_starts(history: &[Message]) -> Vec<usize> {
     history
