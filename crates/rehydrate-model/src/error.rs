@@ -1,6 +1,9 @@
 //! The one error type of the model crate.
 
-/// An error from parsing or validating a model value.
+use crate::FoldError;
+
+/// An error from parsing or validating a model value, or a session event log that does not
+/// fold.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -32,6 +35,10 @@ pub enum Error {
         /// What was wrong with the line.
         reason: String,
     },
+    /// A session event log does not fold ([`fold_surface`](crate::fold_surface) returns the
+    /// precise [`FoldError`], which converts into this with `?`).
+    #[error(transparent)]
+    Fold(#[from] FoldError),
 }
 
 /// Cuts `text` to at most 80 bytes on a char boundary, for error messages.

@@ -2,9 +2,17 @@
 
 use rehydrate_model::{Digest, Role};
 
-/// Why a reduction could not be resolved, expanded or inverted.
+use crate::{ExportError, RequestError};
+
+/// Why a reduction could not be resolved, expanded or inverted, or (through the last two
+/// variants) why an export or a request body was refused.
 ///
-/// Every variant names the reduction id and, where one applies, the 0-based message index.
+/// The functions that can fail only in those two ways return their own, more precise type
+/// ([`ExportError`], [`RequestError`]); each converts into this one with `?`, so a host
+/// handles one error type for the crate, and matches [`Error::Export`] or [`Error::Request`]
+/// for the precise one (which each displays as, forwarding its source chain). Every
+/// verification variant names the reduction id and, where one applies, the 0-based message
+/// index.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -120,6 +128,24 @@ pub enum Error {
         /// What does not match.
         reason: String,
     },
+    /// An export was refused for a reason other than verification (a verification failure
+    /// converts back into its own variant).
+    #[error(transparent)]
+    Export(Box<ExportError>),
+    /// A request body was refused: the messages break the API's rules.
+    #[error(transparent)]
+    Request(#[from] RequestError),
+}
+
+/// An export's verification failure is that error itself; any other refusal is
+/// [`Error::Export`].
+impl From<ExportError> for Error {
+    fn from(e: ExportError) -> Error {
+        match e {
+            ExportError::Unresolved(inner) => inner,
+            other => Error::Export(Box::new(other)),
+        }
+    }
 }
 
 impl Error {
@@ -135,7 +161,7 @@ impl Error {
             | Error::Inconsistent { id, .. }
             | Error::ReversedRange { id, .. }
             | Error::RangeBeyondEnd { id, .. } => Some(id),
-            Error::ViewMismatch { .. } => None,
+            Error::ViewMismatch { .. } | Error::Export(_) | Error::Request(_) => None,
         }
     }
 

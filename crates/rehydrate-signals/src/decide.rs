@@ -2,7 +2,7 @@
 
 use rehydrate_store::SessionStore;
 
-use crate::error::{CompactError, GROWING_CITATIONS, RehydrationDivergence};
+use crate::error::{Error, GROWING_CITATIONS, RehydrationDivergence};
 use crate::signals::CompactionSignals;
 
 /// What a host does at a compaction boundary.
@@ -173,12 +173,12 @@ pub struct Summary {
 ///
 /// # Errors
 ///
-/// [`CompactError::Divergence`] or [`CompactError::Invalid`] without calling `summarize`;
-/// [`CompactError::Store`] when the summary cannot be recorded.
+/// [`Error::Divergence`] or [`Error::Invalid`] without calling `summarize`;
+/// [`Error::Store`] when the summary cannot be recorded.
 pub fn auto_compact(
     store: &mut SessionStore,
     summarize: impl FnOnce(&CompactionSignals, Decision) -> Summary,
-) -> Result<Compacted, CompactError> {
+) -> Result<Compacted, Error> {
     let signals = CompactionSignals::from_store(store.state())?;
     let decision = check_compaction_boundary(&signals)?;
     let summary = summarize(&signals, decision);

@@ -51,10 +51,14 @@ impl RehydrationDivergence {
     }
 }
 
-/// Why [`crate::auto_compact`] did not compact.
+/// The one error type of the signals crate: why [`crate::auto_compact`] did not compact, and
+/// what the precise errors of [`crate::check_compaction_boundary`]
+/// ([`RehydrationDivergence`]) and [`CompactionSignals::from_store`] ([`InvalidSignals`])
+/// convert into with `?`. Each variant displays as the error it wraps, whose source chain it
+/// forwards (`#[error(transparent)]`); match the variant for the precise error.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
-pub enum CompactError {
+pub enum Error {
     /// The signals say freeze: the summarizer was not called.
     #[error(transparent)]
     Divergence(#[from] RehydrationDivergence),

@@ -43,6 +43,6 @@ mod signals;
 pub use decide::{
     Assessment, Compacted, Decision, Summary, assess, auto_compact, check_compaction_boundary,
 };
-pub use error::{CompactError, GROWING_CITATIONS, InvalidSignals, RehydrationDivergence};
+pub use error::{Error, GROWING_CITATIONS, InvalidSignals, RehydrationDivergence};
 pub use reconcile::{ReconcileReport, reconcile};
 pub use signals::CompactionSignals;

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use rehydrate_model::{Message, Reduction, ReductionId, Role, Stub, ToolCall};
 use rehydrate_reduce::{Reducer, ReductionPolicy};
 use rehydrate_signals::{
-    CompactError, CompactionSignals, Decision, GROWING_CITATIONS, Summary, auto_compact,
+    CompactionSignals, Decision, Error, GROWING_CITATIONS, Summary, auto_compact,
 };
 use rehydrate_store::{SessionStore, SyncPolicy};
 
@@ -244,7 +244,7 @@ fn signals_stay_quiet_until_the_summarizer_cites_unminted_ids_then_freeze() {
                     wrote: Some((lines.len(), unminted)),
                 }
             }
-            Err(CompactError::Divergence(divergence)) => {
+            Err(Error::Divergence(divergence)) => {
                 assert!(
                     seen.is_none(),
                     "cycle {cycle}: the summarizer ran before a freeze"

@@ -9,7 +9,7 @@ use rehydrate_model::{
 };
 use rehydrate_sidecar::{content_digest, expected_stub};
 use rehydrate_signals::{
-    CompactError, CompactionSignals, Decision, InvalidSignals, Summary, auto_compact,
+    CompactionSignals, Decision, Error, InvalidSignals, Summary, auto_compact,
     check_compaction_boundary, reconcile,
 };
 use rehydrate_store::{
@@ -143,7 +143,7 @@ fn a_summary_citing_a_never_minted_id_never_continues() {
         called = true;
         Summary::default()
     });
-    assert!(matches!(out, Err(CompactError::Divergence(_))));
+    assert!(matches!(out, Err(Error::Divergence(_))));
     assert!(!called);
     assert_eq!(store.state().summaries.len(), 2);
 }
@@ -198,7 +198,7 @@ fn epochs_out_of_order_are_an_error() {
         called = true;
         Summary::default()
     });
-    assert!(matches!(out, Err(CompactError::Invalid(_))));
+    assert!(matches!(out, Err(Error::Invalid(_))));
     assert!(!called);
     // A summary that retires a later epoch is invalid too.
     let mut w = StoreWriter::new(Vec::new()).unwrap();
