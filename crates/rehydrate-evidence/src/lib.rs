@@ -1,6 +1,13 @@
 //! Evidence projection: a session's event log as compact, redacted, size-checked per-turn
 //! evidence for a memory or review model (SPEC seed 003).
 //!
+//! # Where to start
+//!
+//! - [`project_evidence`] turns a session's event log into per-turn [`Evidence`].
+//! - [`EvidenceOptions`] sets the size limit ([`DEFAULT_MAX_INPUT_BYTES`] by default).
+//! - [`Evidence::input_json`] is the exact input measured and handed on.
+//! - [`Error::EvidenceTooLarge`] is the loud failure when even the evidence does not fit.
+//!
 //! A model that reads a whole coding session gets request metadata, stream chunks, tool
 //! arguments, file bodies and command output, and overflows; keeping only the newest turns
 //! silently drops the decision it was meant to learn. [`project_evidence`] derives

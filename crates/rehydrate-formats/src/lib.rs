@@ -1,5 +1,13 @@
 //! Importers of agent session files into canonical [`rehydrate_model::Message`]s.
 //!
+//! # Where to start
+//!
+//! - [`import`] turns one session file's bytes into an [`Import`]: format, messages, warnings.
+//! - [`import_each`] does the same and hands the messages over one at a time.
+//! - [`import_events`] reads a session as an event log instead, for evidence projection.
+//! - [`detect`] only guesses the [`Format`].
+//! - [`keys`] names the metadata keys importers write.
+//!
 //! rehydrate reduces and verifies the context of agent sessions.
 //! Agent frameworks write their sessions in their own formats; this crate reads three of them
 //! and produces the canonical messages every other crate works on:

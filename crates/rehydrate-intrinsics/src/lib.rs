@@ -1,6 +1,13 @@
 //! Agent intrinsics: the tool definitions and dispatch that let a model undo a reduction
 //! mid-flight, `expand_reduction` and `sidecar_search` (SPEC seed 000 rules 24-26).
 //!
+//! # Where to start
+//!
+//! - [`tool_definitions`] gives both tool definitions in a [`ToolFormat`] (OpenAI or Anthropic).
+//! - [`advertised_tools`] gives them only while a reduction policy is active.
+//! - [`Intrinsics::call`] answers one of the model's calls with a [`ToolResult`].
+//! - [`EXPAND_REDUCTION`] and [`SIDECAR_SEARCH`] are the tool names a host routes calls by.
+//!
 //! A framework adopting rehydrate advertises [`tool_definitions`] (OpenAI or Anthropic shape)
 //! while a reduction policy is active ([`advertised_tools`]), and answers each of the model's
 //! calls with [`Intrinsics::call`], which validates the arguments strictly and returns an

@@ -1,5 +1,13 @@
 //! The data model of rehydrate: canonical messages, reductions, the reduction log and the stub grammar.
 //!
+//! # Where to start
+//!
+//! - [`Message`] is the canonical message every importer produces and every other crate takes.
+//! - [`ReductionLog`] holds the [`Reduction`]s minted so far, each pointing into the sidecar.
+//! - [`Stub`] is the one-line grammar a view shows in place of what a reduction hides.
+//! - [`Digest`] and [`Span`] are the blake3 digest and the half-open byte range a reduction names.
+//! - [`SessionEvent`] is one event of a session's event log, for evidence projection.
+//!
 //! This crate is the bottom layer of the workspace.
 //! It does no hashing and no I/O: digests are carried as [`Digest`] values computed elsewhere
 //! (`rehydrate-sidecar`), and every type here is plain data with serde support.

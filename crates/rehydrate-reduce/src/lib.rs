@@ -1,5 +1,13 @@
 //! Reversible reduction of agent session history.
 //!
+//! # Where to start
+//!
+//! - [`Reducer`] projects a live session, fed each turn's new messages.
+//! - [`Reducer::close`] treats the session as complete before it is written as a finished artifact.
+//! - [`project_messages`] projects a whole history in one call and returns a [`Projection`].
+//! - [`ReductionPolicy`] says what may be reduced: `default()` or [`ReductionPolicy::aggressive`].
+//! - [`repair_session`] makes only the pairing repairs, for a session sent whole.
+//!
 //! [`project_messages`] takes a session's full history, the reduction log of earlier
 //! projections and a [`ReductionPolicy`], and returns the reduced view the model is sent plus
 //! the log extended with every reduction it minted. [`Reducer`] is the same projection for a

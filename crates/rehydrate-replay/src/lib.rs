@@ -1,6 +1,13 @@
 //! Transcript replay: which whole file contents an agent provably saw, rebuilt from a
 //! transcript's tool results alone (SPEC seed 001).
 //!
+//! # Where to start
+//!
+//! - [`file_records`] gives, per absolute path, the last whole content the transcript proves.
+//! - [`Replay`] is the same walk message by message, for hosts that replay as they go.
+//! - [`staleness`] compares a [`FileRecord`] with the bytes a host now reads from disk.
+//! - [`apply_recorded_edit`] applies a recorded edit to its base, or fails rather than guess.
+//!
 //! Agents gate edits on read-before-write state ("File has not been read yet", "modified since
 //! read") and lose it when a session is resumed or compacted. The transcript already proves what
 //! the agent saw: a whole-file read serves the text, a write persists it, and an edit's result

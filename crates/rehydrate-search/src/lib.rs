@@ -1,6 +1,13 @@
 //! Search over the bytes a reduction log hides from the model: `sidecar_search`, bounded,
 //! safe for untrusted regexes, as fast as ripgrep's approach, with secrets redacted.
 //!
+//! # Where to start
+//!
+//! - [`sidecar_search`] searches the bytes a log hides and returns a bounded [`SearchResult`].
+//! - [`SearchOptions`] sets the [`SearchMode`] (auto, literal or regex) and case sensitivity.
+//! - [`hidden_texts`] and [`search_hidden`] verify a log once for several compiled [`Query`]s.
+//! - [`redact`] replaces secret-shaped strings by `[redacted:<kind>]` placeholders.
+//!
 //! A reduced view replaces old tool outputs and turns by stubs; the original bytes stay in the
 //! sidecar. [`sidecar_search`] lets the model find something in those hidden bytes without
 //! expanding everything, and names the reductions to expand (SPEC seed 000 rules 13-21).

@@ -1,6 +1,14 @@
 //! The sidecar core of rehydrate: hashing, verification, resolution, `expand_reduction` and
 //! `invert`.
 //!
+//! # Where to start
+//!
+//! - [`expand_reduction`] serves the exact original bytes behind a reduction, verified first.
+//! - [`invert`] gives back the original messages from a view, its log and the minted view.
+//! - [`verify_log`] checks every reduction of a log against the minted view.
+//! - [`check_request`] and [`request_body`] state the APIs' rules and write their request bodies.
+//! - [`export_session`] writes the session with every reduction undone.
+//!
 //! A reduction points into the *minted view*: the full-fidelity message list it was minted
 //! against (the sidecar). Everything here is a pure function over that slice and a
 //! [`ReductionLog`](rehydrate_model::ReductionLog): the crate does no I/O (the durable session

@@ -1,6 +1,13 @@
 //! Divergence signals: know when lossy summaries and the sidecar stop agreeing, and freeze
 //! compaction (SPEC seed 002).
 //!
+//! # Where to start
+//!
+//! - [`CompactionSignals::from_store`] computes the signals from a session store's state.
+//! - [`check_compaction_boundary`] gives a [`Decision`], or a [`RehydrationDivergence`] for freeze.
+//! - [`auto_compact`] runs a host's summarizer only when the signals allow it.
+//! - [`reconcile`] is the full re-verification pass a freeze calls for.
+//!
 //! When a host summarizes old turns (lossy) and later rehydrates from the sidecar, the two can
 //! drift: summaries cite reductions that no longer resolve, or the summarizer starts citing ids
 //! it saw only in rehydrated content. Citations are observable here, as stub lines in summary
