@@ -7,6 +7,8 @@ mod cmd;
 mod corpus;
 mod layers;
 mod tidy;
+mod tokens;
+mod unused;
 
 use std::error::Error;
 use std::ffi::OsString;
@@ -27,7 +29,8 @@ Commands:
                        fmt, clippy, test (with doctests), doc, bench --test, layers, tidy,
                        package (every library crate), corpus (fails when the corpus is missing)
   layers               check that workspace crates depend only on crates of lower layers
-  tidy                 check that every Rust file starts with a `//!` comment
+  tidy                 check that every Rust file starts with a `//!` comment, that no library
+                       crate but rehydrate-store touches files, and that every dependency is used
   corpus [--preset P]  run `rehydrate roundtrip` on every corpus session;
                        P is default, aggressive or both (the default)
   snap                 run the tests accepting every insta snapshot, then list changed .snap files
