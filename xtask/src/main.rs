@@ -1,6 +1,7 @@
 //! `cargo xtask`: the one automation entry point of the rehydrate workspace (see [`USAGE`]).
 #![forbid(unsafe_code)]
 
+mod architecture;
 mod bench;
 mod ci;
 mod cmd;
@@ -28,7 +29,8 @@ Commands:
   ci                   run every CI check in order, stopping at the first failure:
                        fmt, clippy, test (with doctests), doc, bench --test, layers, tidy,
                        package (every library crate), corpus (fails when the corpus is missing)
-  layers               check that workspace crates depend only on crates of lower layers
+  layers               check that workspace crates depend only on crates of lower layers,
+                       and the Layers table of docs/ARCHITECTURE.md against them and Cargo.toml
   tidy                 check that every Rust file starts with a `//!` comment, that no library
                        crate but rehydrate-store touches files, and that every dependency is used
   corpus [--preset P]  run `rehydrate roundtrip` on every corpus session;
