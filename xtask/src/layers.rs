@@ -1,6 +1,7 @@
 //! The layering check: workspace crates depend only on crates of a lower layer.
 //!
-//! The allowed layers, mirrored in docs/ARCHITECTURE.md ("Architecture Invariants"):
+//! The allowed layers, mirrored in the Layers table of docs/ARCHITECTURE.md (whose layer and
+//! dependency columns `architecture.rs` checks):
 //!
 //! | layer | crates                                  |
 //! |-------|-----------------------------------------|
@@ -18,14 +19,16 @@
 //!   so crates on one layer never depend on each other;
 //! - a dev-dependency never points to a higher layer (tests may use a same-layer crate for fixtures);
 //! - rehydrate-model does no hashing and no I/O: its non-dev dependencies are within
-//!   [`MODEL_ALLOWED_DEPS`].
+//!   [`MODEL_ALLOWED_DEPS`];
+//! - the Layers table of docs/ARCHITECTURE.md agrees with [`LAYERS`] and the manifests
+//!   (`architecture.rs`).
 
 use std::path::Path;
 
 use serde_json::Value;
 
 use crate::Result;
-use crate::cmd;
+use crate::{architecture, cmd};
 
 /// The allowed layers, lowest first: `LAYERS[n]` lists the crates of layer `n`.
 ///
@@ -61,7 +64,7 @@ const MODEL: &str = "rehydrate-model";
 const MODEL_ALLOWED_DEPS: &[&str] = &["serde", "serde_json", "thiserror"];
 
 /// The layer of `name` in [`LAYERS`], if it is there.
-fn layer_of(name: &str) -> Option<usize> {
+pub(crate) fn layer_of(name: &str) -> Option<usize> {
     LAYERS.iter().position(|layer| layer.contains(&name))
 }
 
@@ -84,17 +87,7 @@ struct CrateCheck {
 /// When `metadata` lacks a field the check needs (`workspace_root`, a package's `name` or
 /// `manifest_path`, a dependency's `name`).
 fn check(metadata: &Value) -> Result<Vec<CrateCheck>> {
-    let root = cmd::string(metadata, "workspace_root", "cargo metadata")?;
-    let crates_dir = Path::new(root).join("crates");
-
-    let mut workspace_crates = Vec::new();
-    for package in cmd::packages(metadata) {
-        let name = cmd::string(package, "name", "cargo metadata package")?;
-        let manifest = cmd::string(package, "manifest_path", name)?;
-        if Path::new(manifest).starts_with(&crates_dir) {
-            workspace_crates.push((name, package));
-        }
-    }
+    let workspace_crates = workspace_crates(metadata)?;
     let is_workspace_crate = |dep: &str| workspace_crates.iter().any(|(name, _)| *name == dep);
 
     let mut checks = Vec::new();
@@ -146,6 +139,26 @@ fn check(metadata: &Value) -> Result<Vec<CrateCheck>> {
     Ok(checks)
 }
 
+/// The packages under `<workspace_root>/crates/` in `metadata` (cargo metadata JSON), as
+/// `(name, package)` in metadata order.
+///
+/// # Errors
+///
+/// When `metadata` lacks `workspace_root`, or a package its `name` or `manifest_path`.
+pub(crate) fn workspace_crates(metadata: &Value) -> Result<Vec<(&str, &Value)>> {
+    let root = cmd::string(metadata, "workspace_root", "cargo metadata")?;
+    let crates_dir = Path::new(root).join("crates");
+    let mut crates = Vec::new();
+    for package in cmd::packages(metadata) {
+        let name = cmd::string(package, "name", "cargo metadata package")?;
+        let manifest = cmd::string(package, "manifest_path", name)?;
+        if Path::new(manifest).starts_with(&crates_dir) {
+            crates.push((name, package));
+        }
+    }
+    Ok(crates)
+}
+
 /// The violation, if any, of `from` (on layer `own`) depending on `to` (on layer `theirs`).
 fn edge_error(from: &str, own: usize, to: &str, theirs: usize, is_dev: bool) -> Option<String> {
     if is_dev {
@@ -169,7 +182,8 @@ fn edge_error(from: &str, own: usize, to: &str, theirs: usize, is_dev: bool) -> 
     }
 }
 
-/// `cargo xtask layers`: prints one line per crate and fails if any rule is broken.
+/// `cargo xtask layers`: prints one line per crate, then the verdict on the Layers table of
+/// docs/ARCHITECTURE.md, and fails if any rule is broken.
 pub(crate) fn run(root: &Path) -> Result<()> {
     let metadata = cmd::metadata(root)?;
     let checks = check(&metadata)?;
@@ -190,6 +204,13 @@ pub(crate) fn run(root: &Path) -> Result<()> {
         }
         violations += check.errors.len();
     }
+    let table = architecture::check_file(root, &metadata)?;
+    let verdict = if table.is_empty() { "ok" } else { "FAILED" };
+    println!("{}: the Layers table  {verdict}", architecture::DOC);
+    for error in &table {
+        println!("    {error}");
+    }
+    violations += table.len();
     if violations > 0 {
         return Err(format!("layering check failed: {violations} violation(s)").into());
     }

@@ -1,12 +1,15 @@
 //! `cargo xtask`: the one automation entry point of the rehydrate workspace (see [`USAGE`]).
 #![forbid(unsafe_code)]
 
+mod architecture;
 mod bench;
 mod ci;
 mod cmd;
 mod corpus;
 mod layers;
 mod tidy;
+mod tokens;
+mod unused;
 
 use std::error::Error;
 use std::ffi::OsString;
@@ -26,8 +29,10 @@ Commands:
   ci                   run every CI check in order, stopping at the first failure:
                        fmt, clippy, test (with doctests), doc, bench --test, layers, tidy,
                        package (every library crate), corpus (fails when the corpus is missing)
-  layers               check that workspace crates depend only on crates of lower layers
-  tidy                 check that every Rust file starts with a `//!` comment
+  layers               check that workspace crates depend only on crates of lower layers,
+                       and the Layers table of docs/ARCHITECTURE.md against them and Cargo.toml
+  tidy                 check that every Rust file starts with a `//!` comment, that no library
+                       crate but rehydrate-store touches files, and that every dependency is used
   corpus [--preset P]  run `rehydrate roundtrip` on every corpus session;
                        P is default, aggressive or both (the default)
   snap                 run the tests accepting every insta snapshot, then list changed .snap files

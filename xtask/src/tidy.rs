@@ -1,11 +1,12 @@
 //! `cargo xtask tidy`: house rules a compiler does not check: every Rust file of the workspace
-//! starts with a `//!` comment saying what it is for, and no library crate but
-//! `rehydrate-store` touches files (`std::fs`, `File`, `OpenOptions` in its non-test sources).
+//! starts with a `//!` comment saying what it is for, no library crate but `rehydrate-store`
+//! touches files (`std::fs`, `File`, `OpenOptions` in its non-test sources), and every declared
+//! dependency is used (`unused.rs`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::Result;
+use crate::{Result, cmd, unused};
 
 /// The directories under the workspace root whose `.rs` files are checked.
 const CHECKED: [&str; 2] = ["crates", "xtask"];
@@ -16,7 +17,8 @@ const FILE_IO: [&str; 3] = ["rehydrate-store", "rehydrate-cli", "rehydrate-bench
 /// The text that marks file I/O in a source file.
 const FILE_IO_MARKS: [&str; 4] = ["std::fs", "fs::", "File::", "OpenOptions"];
 
-/// `cargo xtask tidy`: fails naming every Rust file that does not start with `//!`.
+/// `cargo xtask tidy`: fails naming every Rust file that does not start with `//!`, every file
+/// doing I/O outside the store, and printing one line per unused dependency.
 pub(crate) fn run(root: &Path) -> Result<()> {
     let mut files = Vec::new();
     for dir in CHECKED {
@@ -36,12 +38,16 @@ pub(crate) fn run(root: &Path) -> Result<()> {
     }
     let missing = missing_module_docs(&texts);
     let io = file_io_outside_the_store(&texts);
-    if missing.is_empty() && io.is_empty() {
+    let unused = unused::check(&cmd::metadata(root)?, &texts)?;
+    if missing.is_empty() && io.is_empty() && unused.is_empty() {
         println!(
-            "tidy: {} Rust files, each starts with a `//!` comment; only rehydrate-store, the CLI and the bench touch files",
+            "tidy: {} Rust files, each starts with a `//!` comment; only rehydrate-store, the CLI and the bench touch files; every dependency is used",
             files.len()
         );
         return Ok(());
+    }
+    for line in &unused {
+        println!("{line}");
     }
     let mut problems = Vec::new();
     if !missing.is_empty() {
@@ -55,6 +61,12 @@ pub(crate) fn run(root: &Path) -> Result<()> {
         problems.push(format!(
             "file I/O outside rehydrate-store, the CLI and the bench (move it to the store): {}",
             io.join(", ")
+        ));
+    }
+    if !unused.is_empty() {
+        problems.push(format!(
+            "{} unused dependencies or bad exemptions (listed above; xtask/src/unused.rs has the rules)",
+            unused.len()
         ));
     }
     Err(problems.join("; ").into())
