@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use base64::Engine as _;
+
 use rehydrate_model::{Content, Message};
 
 use crate::tokens::TokenCounter;
@@ -49,4 +51,38 @@ fn token_counts_equal_counting_every_message() {
 fn wire_bytes_of_the_fixture() {
     let messages = session();
     assert_eq!(crate::checks::wire_bytes(&messages), 42798);
+}
+
+#[test]
+fn an_inline_image_counts_as_billed_not_as_its_base64_text() {
+    // A 1024 x 1024 PNG header and 300 KB of zeros: 400 KB of base64 in the wire form.
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+    png.extend_from_slice(&1024u32.to_be_bytes());
+    png.extend_from_slice(&1024u32.to_be_bytes());
+    png.resize(300_000, 0);
+    let data = base64::engine::general_purpose::STANDARD.encode(&png);
+    let part = |data: &str| serde_json::json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": data}});
+    let text = serde_json::json!({"type": "text", "text": "the screenshot"});
+    let with_image = Message {
+        content: Some(Content::Parts(vec![text.clone(), part(&data)])),
+        ..Message::tool_result("call_1", "")
+    };
+    let without = Message {
+        content: Some(Content::Parts(vec![text, part("")])),
+        ..Message::tool_result("call_1", "")
+    };
+    // OpenAI's high-detail rule: scaled to 768 x 768, four tiles.
+    assert_eq!(
+        TokenCounter::new().count([&with_image]),
+        naive_tokens(std::slice::from_ref(&without)) + 85 + 170 * 4
+    );
+    // An image whose header says nothing is counted as its text.
+    let unknown = Message {
+        content: Some(Content::Parts(vec![part("AAAA")])),
+        ..Message::tool_result("call_1", "")
+    };
+    assert_eq!(
+        TokenCounter::new().count([&unknown]),
+        naive_tokens(std::slice::from_ref(&unknown))
+    );
 }

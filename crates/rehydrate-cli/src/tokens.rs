@@ -5,11 +5,16 @@
 //! distinct wire form is tokenized once: counts are remembered under the blake3 digest of the
 //! wire bytes. Counting a view after its history then tokenizes only the stubs, and repeated
 //! messages are tokenized once.
+//!
+//! An inline image is counted as OpenAI bills it (`rehydrate_sidecar::image_tokens`, high
+//! detail, from the pixel size in its header), not as its base64 text: the message's text
+//! around it is tokenized with the image's data left out (docs/FORMATS.md, "Images").
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rehydrate_model::Message;
+use rehydrate_model::{Content, Message};
+use rehydrate_sidecar::{Api, image_data, image_size, image_tokens, strip_image_data};
 
 /// Counts `o200k_base` tokens of message wire forms, remembering the count of every wire form
 /// it has seen.
@@ -49,16 +54,45 @@ impl TokenCounter {
             }
         }
         let bpe = self.bpe;
-        let counts = parallel_map(&todo, |m, wire| {
-            m.write_wire(wire);
-            bpe.count(std::str::from_utf8(wire).expect("the wire writer only emits UTF-8"))
-        });
+        let counts = parallel_map(&todo, |m, wire| message_tokens(bpe, m, wire));
         self.counted.extend(todo_digests.into_iter().zip(counts));
         digests
             .iter()
             .map(|d| self.counted.get(d).copied().unwrap_or_default())
             .sum()
     }
+}
+
+/// The tokens of one message: of its wire form, where each inline image whose pixel size its
+/// header gives is counted by [`image_tokens`] instead of as text. An image whose size cannot
+/// be read is counted as the text it is.
+fn message_tokens(bpe: &bpe_openai::Tokenizer, m: &Message, wire: &mut Vec<u8>) -> usize {
+    let text = |wire: &[u8]| {
+        bpe.count(std::str::from_utf8(wire).expect("the wire writer only emits UTF-8"))
+    };
+    let sized: Vec<(usize, usize)> = match &m.content {
+        Some(Content::Parts(parts)) => parts
+            .iter()
+            .enumerate()
+            .filter_map(|(i, part)| {
+                let (w, h) = image_size(image_data(part)?.base64)?;
+                Some((i, image_tokens(w, h, Api::OpenAi)))
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    if sized.is_empty() {
+        m.write_wire(wire);
+        return text(wire);
+    }
+    let mut stripped = m.clone();
+    if let Some(Content::Parts(parts)) = &mut stripped.content {
+        for &(i, _) in &sized {
+            strip_image_data(&mut parts[i]);
+        }
+    }
+    stripped.write_wire(wire);
+    text(wire) + sized.iter().map(|&(_, tokens)| tokens).sum::<usize>()
 }
 
 /// `f` applied to every item, on up to 8 threads that take the next item as they become free

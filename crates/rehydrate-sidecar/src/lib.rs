@@ -60,6 +60,7 @@ mod error;
 mod expand;
 mod export;
 mod hash;
+mod image;
 mod invert;
 mod render;
 mod request;
@@ -70,6 +71,7 @@ pub use error::Error;
 pub use expand::{ExpandOutcome, expand_reduction, reduction_total_bytes};
 pub use export::{ExportError, ExportFormat, check_exportable, check_tool_links, export_session};
 pub use hash::{TurnsHasher, content_digest, turns_digest};
+pub use image::{ImageData, image_data, image_size, image_tokens, strip_image_data};
 pub use invert::{check_inverts, invert, verify_log};
 pub use render::{
     TurnsFacts, expected_stub, expected_stub_from_facts, moved_message, render_turns, stub_message,

@@ -4,6 +4,7 @@
 //! invert, with our own ids and messages.
 
 mod export;
+mod image;
 mod request;
 mod sources;
 mod stub_text;
