@@ -10,12 +10,10 @@ use rehydrate_sidecar::{
     ExportError, ExportFormat, check_tool_links, content_digest, expected_stub, export_session,
     stub_message,
 };
+use rehydrate_test_support::corpus_sessions;
 use serde_json::Value;
 
 use crate::{cleared_session_with, log_of, truncation};
-
-#[path = "../../../rehydrate-formats/tests/support/corpus_files.rs"]
-mod corpus_files;
 
 fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
     ToolCall {
@@ -558,7 +556,7 @@ fn an_empty_session_exports_jsonl_only() {
 
 #[test]
 fn corpus_sessions_export_and_read_back() {
-    let Some((dir, sessions)) = corpus_files::corpus_sessions(
+    let Some((dir, sessions)) = corpus_sessions(
         &[("claude-code", "jsonl"), ("swe-agent", "traj")],
         "export corpus check",
     ) else {

@@ -25,9 +25,7 @@ use rehydrate_signals::{
     CompactError, CompactionSignals, Decision, GROWING_CITATIONS, Summary, auto_compact,
 };
 use rehydrate_store::{SessionStore, SyncPolicy};
-
-#[path = "../../../rehydrate-formats/tests/support/corpus_files.rs"]
-mod corpus_files;
+use rehydrate_test_support::corpus_sessions;
 
 /// Compaction cycles run.
 const CYCLES: usize = 200;
@@ -42,7 +40,7 @@ const UNMINTED_ORDINAL: usize = 1_000_000;
 /// Code session file, or a synthetic session when there is no corpus.
 fn source_session() -> (&'static str, Vec<Message>) {
     if let Some((_, sessions)) =
-        corpus_files::corpus_sessions(&[("claude-code", "jsonl")], "200-cycle corpus simulation")
+        corpus_sessions(&[("claude-code", "jsonl")], "200-cycle corpus simulation")
     {
         let largest = sessions
             .iter()
