@@ -72,3 +72,53 @@ pub fn truncation(
     r.stub = stub(&r);
     r
 }
+
+/// The duplicate at log position `ordinal` of the tool result at message `index`, whose text
+/// `text` equals that of the tool result at message `canonical`; `stub` renders its stub.
+///
+/// The reduction records `text`'s length, the digest [`text_digest`] of `text` and the id that
+/// digest gives at `ordinal`.
+///
+/// # Example
+///
+/// ```
+/// use rehydrate_model::ReductionKind;
+/// use rehydrate_test_support::duplicate;
+///
+/// let r = duplicate(2, 8, 6, "l1\nl2\n", |_| String::new());
+/// assert!(matches!(
+///     r.kind,
+///     ReductionKind::DuplicateOutput { canonical, original_bytes: 6 } if canonical.index == 6
+/// ));
+/// assert_eq!((r.ptr.addr.index, r.ptr.span), (8, None));
+/// ```
+pub fn duplicate(
+    ordinal: usize,
+    index: usize,
+    canonical: usize,
+    text: &str,
+    stub: impl FnOnce(&Reduction) -> String,
+) -> Reduction {
+    let digest = text_digest(text);
+    let mut r = Reduction {
+        id: ReductionId::new(ordinal, &digest),
+        kind: ReductionKind::DuplicateOutput {
+            canonical: MessageAddr {
+                index: canonical,
+                role: Role::Tool,
+            },
+            original_bytes: text.len(),
+        },
+        ptr: SidecarPtr {
+            addr: MessageAddr {
+                index,
+                role: Role::Tool,
+            },
+            span: None,
+            digest,
+        },
+        stub: String::new(),
+    };
+    r.stub = stub(&r);
+    r
+}

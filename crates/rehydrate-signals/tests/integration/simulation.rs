@@ -19,13 +19,13 @@ use std::cell::Cell;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use rehydrate_model::{Message, Reduction, ReductionId, Role, Stub, ToolCall};
+use rehydrate_model::{Message, Reduction, ReductionId, Role, Stub};
 use rehydrate_reduce::{Reducer, ReductionPolicy};
 use rehydrate_signals::{
     CompactError, CompactionSignals, Decision, GROWING_CITATIONS, Summary, auto_compact,
 };
 use rehydrate_store::{SessionStore, SyncPolicy};
-use rehydrate_test_support::corpus_sessions;
+use rehydrate_test_support::{assistant_call, corpus_sessions};
 
 /// Compaction cycles run.
 const CYCLES: usize = 200;
@@ -68,15 +68,11 @@ fn synthetic_session() -> Vec<Message> {
     )];
     for i in 0..30 {
         let id = format!("call_{i}");
-        messages.push(Message {
-            role: Role::Assistant,
-            tool_calls: vec![ToolCall {
-                id: id.clone(),
-                name: "Bash".to_string(),
-                arguments: format!(r#"{{"command":"cargo test --package p{i}"}}"#),
-            }],
-            ..Message::default()
-        });
+        messages.push(assistant_call(
+            &id,
+            "Bash",
+            &format!(r#"{{"command":"cargo test --package p{i}"}}"#),
+        ));
         let lines = 24 * (1 + i % 5);
         let output: String = (0..lines)
             .map(|l| format!("test p{i}::case_{l:03} ... ok ({} ms)\n", (i * 7 + l) % 97))
