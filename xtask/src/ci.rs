@@ -73,10 +73,13 @@ impl Step {
                 .args(locked)
                 .args(["--", "--test"]),
             // Every library crate packages as published (metadata, the files it ships); the
-            // packages are not built again (`--no-verify`): the steps above built them.
+            // packages are not built again (`--no-verify`): the steps above built them. The
+            // unpublished crates are left out; the test support, a path-only dev-dependency,
+            // is stripped from the manifests of the crates whose tests use it.
             Step::Package => command
                 .args(["package", "--workspace", "--no-verify", "--allow-dirty"])
                 .args(["--exclude", "xtask", "--exclude", "rehydrate-bench"])
+                .args(["--exclude", "rehydrate-test-support"])
                 .args(locked),
             Step::Layers | Step::Tidy | Step::Corpus => return None,
         };
@@ -189,7 +192,7 @@ mod tests {
             (
                 "package",
                 Some(
-                    "cargo package --workspace --no-verify --allow-dirty --exclude xtask --exclude rehydrate-bench --locked",
+                    "cargo package --workspace --no-verify --allow-dirty --exclude xtask --exclude rehydrate-bench --exclude rehydrate-test-support --locked",
                 ),
             ),
             ("corpus", None),

@@ -6,7 +6,7 @@
 //! | layer | crates                                  |
 //! |-------|-----------------------------------------|
 //! | 0     | rehydrate-model                         |
-//! | 1     | rehydrate-sidecar, rehydrate-formats            |
+//! | 1     | rehydrate-sidecar, rehydrate-formats, rehydrate-test-support |
 //! | 2     | rehydrate-reduce, rehydrate-search, rehydrate-replay, rehydrate-store |
 //! | 3     | rehydrate-evidence, rehydrate-intrinsics, rehydrate-signals |
 //! | 4     | rehydrate-cli                           |
@@ -21,7 +21,8 @@
 //! - rehydrate-model does no hashing and no I/O: its non-dev dependencies are within
 //!   [`MODEL_ALLOWED_DEPS`];
 //! - the Layers table of docs/ARCHITECTURE.md agrees with [`LAYERS`] and the manifests
-//!   (`architecture.rs`).
+//!   (`architecture.rs`);
+//! - [`TEST_SUPPORT`] is a dev-dependency only: no crate has it as a normal or build dependency.
 
 use std::path::Path;
 
@@ -37,7 +38,11 @@ const LAYERS: &[&[&str]] = &[
     // layer 0
     &["rehydrate-model"],
     // layer 1
-    &["rehydrate-sidecar", "rehydrate-formats"],
+    &[
+        "rehydrate-sidecar",
+        "rehydrate-formats",
+        "rehydrate-test-support",
+    ],
     // layer 2
     &[
         "rehydrate-reduce",
@@ -62,6 +67,9 @@ const MODEL: &str = "rehydrate-model";
 
 /// The only non-dev dependencies [`MODEL`] may have.
 const MODEL_ALLOWED_DEPS: &[&str] = &["serde", "serde_json", "thiserror"];
+
+/// The crate of shared test helpers, which crates may only have as a dev-dependency.
+const TEST_SUPPORT: &str = "rehydrate-test-support";
 
 /// The layer of `name` in [`LAYERS`], if it is there.
 pub(crate) fn layer_of(name: &str) -> Option<usize> {
@@ -108,7 +116,12 @@ fn check(metadata: &Value) -> Result<Vec<CrateCheck>> {
         for dep in cmd::array(package, "dependencies") {
             let dep_name = cmd::string(dep, "name", name)?;
             let is_dev = dep["kind"].as_str() == Some("dev");
-            let error = if is_workspace_crate(dep_name) {
+            let error = if dep_name == TEST_SUPPORT && !is_dev {
+                Some(format!(
+                    "{name} depends on {TEST_SUPPORT} as a normal or build dependency: \
+                     it is for tests only (a dev-dependency)"
+                ))
+            } else if is_workspace_crate(dep_name) {
                 // An edge to a crate missing from the table is reported on that crate.
                 layer_of(dep_name)
                     .and_then(|theirs| edge_error(name, own, dep_name, theirs, is_dev))
@@ -372,6 +385,39 @@ mod tests {
             [
                 "rehydrate-reduce (layer 2) has a dev-dependency on rehydrate-cli (layer 4): \
               dev-dependencies must not point to a higher layer"
+            ]
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn test_support_only_as_a_dev_dependency() -> Result<()> {
+        let found = errors(vec![
+            package("rehydrate-model", &[]),
+            package("rehydrate-test-support", &[("rehydrate-model", None)]),
+            package(
+                "rehydrate-sidecar",
+                &[("rehydrate-test-support", Some("dev"))],
+            ),
+            package(
+                "rehydrate-reduce",
+                &[
+                    ("rehydrate-test-support", Some("dev")),
+                    ("rehydrate-test-support", None),
+                ],
+            ),
+            package(
+                "rehydrate-cli",
+                &[("rehydrate-test-support", Some("build"))],
+            ),
+        ])?;
+        assert_eq!(
+            found,
+            [
+                "rehydrate-reduce depends on rehydrate-test-support as a normal or build \
+                 dependency: it is for tests only (a dev-dependency)",
+                "rehydrate-cli depends on rehydrate-test-support as a normal or build \
+                 dependency: it is for tests only (a dev-dependency)",
             ]
         );
         Ok(())

@@ -1,7 +1,8 @@
 //! `cargo xtask tidy`: house rules a compiler does not check: every Rust file of the workspace
 //! starts with a `//!` comment saying what it is for, no library crate but `rehydrate-store`
-//! touches files (`std::fs`, `File`, `OpenOptions` in its non-test sources), and every declared
-//! dependency is used (`unused.rs`).
+//! touches files (`std::fs`, `File`, `OpenOptions` in its non-test sources; the binary, the
+//! benchmarks and the test-support crate, which lists the corpus, do their own), and every
+//! declared dependency is used (`unused.rs`).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -11,8 +12,14 @@ use crate::{Result, cmd, unused};
 /// The directories under the workspace root whose `.rs` files are checked.
 const CHECKED: [&str; 2] = ["crates", "xtask"];
 
-/// The crates whose sources may do file I/O: the store, the binary, the benchmarks.
-const FILE_IO: [&str; 3] = ["rehydrate-store", "rehydrate-cli", "rehydrate-bench"];
+/// The crates whose sources may do file I/O: the store, the binary, the benchmarks, and the
+/// test-support crate, a dev-dependency only, whose corpus locator lists the corpus's files.
+const FILE_IO: [&str; 4] = [
+    "rehydrate-store",
+    "rehydrate-cli",
+    "rehydrate-bench",
+    "rehydrate-test-support",
+];
 
 /// The text that marks file I/O in a source file.
 const FILE_IO_MARKS: [&str; 4] = ["std::fs", "fs::", "File::", "OpenOptions"];
@@ -41,7 +48,7 @@ pub(crate) fn run(root: &Path) -> Result<()> {
     let unused = unused::check(&cmd::metadata(root)?, &texts)?;
     if missing.is_empty() && io.is_empty() && unused.is_empty() {
         println!(
-            "tidy: {} Rust files, each starts with a `//!` comment; only rehydrate-store, the CLI and the bench touch files; every dependency is used",
+            "tidy: {} Rust files, each starts with a `//!` comment; only rehydrate-store, the CLI, the bench and the test support touch files; every dependency is used",
             files.len()
         );
         return Ok(());
@@ -59,7 +66,7 @@ pub(crate) fn run(root: &Path) -> Result<()> {
     }
     if !io.is_empty() {
         problems.push(format!(
-            "file I/O outside rehydrate-store, the CLI and the bench (move it to the store): {}",
+            "file I/O outside rehydrate-store, the CLI, the bench and the test support (move it to the store): {}",
             io.join(", ")
         ));
     }
@@ -145,11 +152,15 @@ mod tests {
     }
 
     #[test]
-    fn file_io_is_allowed_only_in_the_store_the_cli_and_the_bench() {
+    fn file_io_is_allowed_only_in_the_store_the_cli_the_bench_and_the_test_support() {
         let file = |name: &str, text: &str| (name.to_string(), text.to_string());
         let files = [
             file("crates/rehydrate-store/src/lib.rs", "use std::fs::File;"),
             file("crates/rehydrate-cli/src/load.rs", "std::fs::read(path)"),
+            file(
+                "crates/rehydrate-test-support/src/corpus.rs",
+                "std::fs::read_dir(dir)",
+            ),
             file(
                 "crates/rehydrate-sidecar/src/export.rs",
                 "let f = File::create(p);",

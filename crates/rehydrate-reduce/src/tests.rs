@@ -1,20 +1,9 @@
 //! Unit tests of the reducer.
 
-use rehydrate_model::{Message, Role, ToolCall};
+use rehydrate_model::{Message, Role};
+use rehydrate_test_support::{assistant_call, call, calling};
 
 use crate::*;
-
-fn call(id: &str) -> Message {
-    Message {
-        role: Role::Assistant,
-        tool_calls: vec![ToolCall {
-            id: id.into(),
-            name: "bash".into(),
-            arguments: "{}".into(),
-        }],
-        ..Message::default()
-    }
-}
 
 #[test]
 fn truncation_span_snaps_to_lines_and_char_boundaries() {
@@ -44,10 +33,10 @@ fn clearable_range_respects_pairs() {
     let history = vec![
         Message::text(Role::System, "sys"),
         Message::text(Role::User, "one"),
-        call("a"),
+        assistant_call("a", "bash", "{}"),
         Message::tool_result("a", "x"),
         Message::text(Role::User, "two"),
-        call("b"),
+        assistant_call("b", "bash", "{}"),
         Message::text(Role::User, "interrupt"),
         Message::tool_result("b", "y"),
         Message::text(Role::User, "three"),
@@ -67,7 +56,7 @@ fn an_expanded_result_that_ages_out_is_reduced_again() {
     let big = "build output line\n".repeat(600); // 10800 bytes
     let mut history = vec![Message::text(Role::User, "build")];
     for id in ["a", "b", "c", "d"] {
-        history.push(call(id));
+        history.push(assistant_call(id, "bash", "{}"));
         history.push(Message::tool_result(id, format!("{id}: {big}")));
     }
     let policy = ReductionPolicy::default();
@@ -80,7 +69,7 @@ fn an_expanded_result_that_ages_out_is_reduced_again() {
         .unwrap()
         .content
         .into_owned();
-    history.push(call("x"));
+    history.push(assistant_call("x", "bash", "{}"));
     history.push(Message::tool_result("x", expanded.clone()));
     let second = project_messages(&history, &first.log, &policy);
     // Still protected: the expansion is visible whole, and the old stub is unchanged; only
@@ -92,7 +81,7 @@ fn an_expanded_result_that_ages_out_is_reduced_again() {
 
     // Three more results age it out: it duplicates message 2, so it becomes a duplicate stub.
     for id in ["e", "f", "g"] {
-        history.push(call(id));
+        history.push(assistant_call(id, "bash", "{}"));
         history.push(Message::tool_result(id, "ok"));
     }
     let third = project_messages(&history, &second.log, &policy);
@@ -126,12 +115,11 @@ fn boundary_message(kind: u8, a: u8, b: u8) -> Message {
             m
         }
         2 => Message::text(Role::Assistant, "text"),
-        3 => call(id(a)),
-        4 => {
-            let mut m = call(id(a));
-            m.tool_calls.extend(call(id(b)).tool_calls);
-            m
-        }
+        3 => assistant_call(id(a), "bash", "{}"),
+        4 => calling(
+            None,
+            vec![call(id(a), "bash", "{}"), call(id(b), "bash", "{}")],
+        ),
         _ => Message::tool_result(id(a), "out"),
     }
 }

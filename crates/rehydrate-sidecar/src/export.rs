@@ -535,8 +535,9 @@ mod tests {
     //! the minted view itself), an inverted message that differs from its original.
 
     use rehydrate_model::{
-        Content, Message, REDUCTION_METADATA_KEY, Role, Stub, StubKind, ToolCall, ToolDetails,
+        Content, Message, REDUCTION_METADATA_KEY, Role, Stub, StubKind, ToolDetails,
     };
+    use rehydrate_test_support::assistant_call;
 
     use super::{ExportError, check_no_leak};
 
@@ -550,16 +551,9 @@ mod tests {
         .render()
     }
 
+    /// An assistant message calling `Write` (call `id`) with `arguments`.
     fn call(id: &str, arguments: &str) -> Message {
-        Message {
-            role: Role::Assistant,
-            tool_calls: vec![ToolCall {
-                id: id.into(),
-                name: "Write".into(),
-                arguments: arguments.into(),
-            }],
-            ..Message::default()
-        }
+        assistant_call(id, "Write", arguments)
     }
 
     fn with_meta(mut m: Message, key: &str, value: &str) -> Message {

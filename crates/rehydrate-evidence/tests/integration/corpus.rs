@@ -7,13 +7,11 @@
 use std::fmt::Write as _;
 
 use rehydrate_evidence::{Error, EvidenceOptions, project_evidence};
-
-#[path = "../../../rehydrate-formats/tests/support/corpus_files.rs"]
-mod corpus_files;
+use rehydrate_test_support::corpus_sessions;
 
 #[test]
 fn every_corpus_session_projects_or_is_too_large() {
-    let Some((dir, sessions)) = corpus_files::corpus_sessions(
+    let Some((dir, sessions)) = corpus_sessions(
         &[
             ("claude-code", "jsonl"),
             ("swe-agent", "traj"),

@@ -7,9 +7,7 @@ use std::collections::HashSet;
 
 use rehydrate_formats::{Format, Import, detect, import};
 use rehydrate_model::Role;
-
-#[path = "../support/corpus_files.rs"]
-mod corpus_files;
+use rehydrate_test_support::corpus_sessions;
 
 /// Figures of one imported session.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -205,7 +203,7 @@ fn corpus_sessions_import() {
         ("swe-agent", Format::SweAgent),
     ] {
         let Some((dir, sessions)) =
-            corpus_files::corpus_sessions(&[(sub, "jsonl"), (sub, "traj")], "corpus import check")
+            corpus_sessions(&[(sub, "jsonl"), (sub, "traj")], "corpus import check")
         else {
             continue;
         };

@@ -3,9 +3,10 @@
 //! one-shot form gives for the prefix and the previous log.
 
 use proptest::prelude::*;
-use rehydrate_model::{Content, Message, ReductionLog, Role, ToolCall};
+use rehydrate_model::{Content, Message, ReductionLog, Role};
 use rehydrate_reduce::{Reducer, ReductionPolicy, project_messages};
 use rehydrate_sidecar::{Api, invert, verify_log};
+use rehydrate_test_support::{assistant_call, call, calling};
 
 /// One message of a chaotic session: calls and results drawn from a small id pool, so calls go
 /// unanswered, results answer nothing, ids are reused and pairs nest and cross.
@@ -25,14 +26,10 @@ fn chaotic_message() -> impl Strategy<Value = Message> {
             m
         }),
         2 => "[a-z ]{0,20}".prop_map(|t| Message::text(Role::Assistant, t)),
-        4 => proptest::collection::vec(id.clone(), 1..3).prop_map(|ids| Message {
-            role: Role::Assistant,
-            tool_calls: ids
-                .into_iter()
-                .map(|id| ToolCall { id: id.into(), name: "bash".into(), arguments: "{}".into() })
-                .collect(),
-            ..Message::default()
-        }),
+        4 => proptest::collection::vec(id.clone(), 1..3).prop_map(|ids| calling(
+            None,
+            ids.into_iter().map(|id| call(id, "bash", "{}")).collect(),
+        )),
         6 => (id, output).prop_map(|(id, out)| Message::tool_result(id, out)),
         1 => id_parts(),
     ]
@@ -214,15 +211,7 @@ fn a_whole_session_hashed_on_several_threads_gives_the_sequential_result() {
     let mut history = vec![Message::text(Role::User, "go")];
     for k in 0..48 {
         let id = format!("c{k}");
-        history.push(Message {
-            role: Role::Assistant,
-            tool_calls: vec![ToolCall {
-                id: id.clone(),
-                name: "bash".into(),
-                arguments: "{}".into(),
-            }],
-            ..Message::default()
-        });
+        history.push(assistant_call(&id, "bash", "{}"));
         history.push(Message::tool_result(id, block(k % 5)));
     }
     let text_bytes: usize = history

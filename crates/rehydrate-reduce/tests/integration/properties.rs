@@ -3,9 +3,7 @@
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use rehydrate_model::{
-    Message, REDUCTION_METADATA_KEY, ReductionKind, ReductionLog, Role, ToolCall,
-};
+use rehydrate_model::{Message, REDUCTION_METADATA_KEY, ReductionKind, ReductionLog, Role};
 use rehydrate_reduce::{ReductionPolicy, project_messages};
 use rehydrate_sidecar::{
     Api, Rule, check_request, expand_reduction, invert, render_turns, verify_log,
@@ -84,11 +82,7 @@ pub(crate) fn session(turns: &[Turn], observations: bool) -> Vec<Message> {
             } else {
                 call.tool_calls = ids
                     .iter()
-                    .map(|id| ToolCall {
-                        id: id.clone(),
-                        name: "bash".into(),
-                        arguments: "{\"cmd\":\"ls\"}".into(),
-                    })
+                    .map(|id| rehydrate_test_support::call(id, "bash", "{\"cmd\":\"ls\"}"))
                     .collect();
             }
             history.push(call);

@@ -1,20 +1,9 @@
 //! Regression tests for bugs found in review, each failing before its fix.
 
-use rehydrate_model::{Message, REDUCTION_METADATA_KEY, ReductionLog, Role, ToolCall};
+use rehydrate_model::{Message, REDUCTION_METADATA_KEY, ReductionLog, Role};
 use rehydrate_reduce::{ReductionPolicy, project_messages};
 use rehydrate_sidecar::{invert, verify_log};
-
-fn call(id: &str) -> Message {
-    Message {
-        role: Role::Assistant,
-        tool_calls: vec![ToolCall {
-            id: id.into(),
-            name: "bash".into(),
-            arguments: "{}".into(),
-        }],
-        ..Message::default()
-    }
-}
+use rehydrate_test_support::assistant_call;
 
 fn wire(messages: &[Message]) -> usize {
     messages.iter().map(Message::wire_len).sum()
@@ -113,7 +102,7 @@ fn a_reused_cleared_range_never_separates_a_call_from_a_later_result() {
     let prefix = vec![
         Message::text(Role::System, "sys"),
         Message::text(Role::User, "u1 ".repeat(400)),
-        call("c1"),
+        assistant_call("c1", "bash", "{}"),
         Message::text(Role::User, "u2: also do X"),
     ];
     let early = project_messages(&prefix, &ReductionLog::default(), &policy);
@@ -139,7 +128,7 @@ fn a_call_before_the_first_turn_keeps_its_result() {
     };
     let history = vec![
         Message::text(Role::System, "sys"),
-        call("c0"),
+        assistant_call("c0", "bash", "{}"),
         Message::text(Role::User, "u1 ".repeat(400)),
         Message::tool_result("c0", "r0"),
         Message::text(Role::User, "u2"),

@@ -5,11 +5,12 @@
 
 use proptest::prelude::*;
 use rehydrate_model::{
-    Content, Message, REDUCTION_METADATA_KEY, ReductionKind, ReductionLog, Role, ToolCall,
-    ToolDetails, find_stubs,
+    Content, Message, REDUCTION_METADATA_KEY, ReductionKind, ReductionLog, Role, ToolDetails,
+    find_stubs,
 };
 use rehydrate_reduce::{ReductionPolicy, project_messages};
 use rehydrate_sidecar::{Api, ExportFormat, check_tool_links, export_session, request_body};
+use rehydrate_test_support::assistant_call;
 
 use crate::defects::{Defect, defect, inject};
 use crate::properties::{Turn, policy, session, turn};
@@ -81,30 +82,21 @@ fn cat_view_history() -> Vec<Message> {
     view_json.push_str(
         "{\"role\":\"user\",\"content\":\"[rehydrate:turns-cleared r2.000000 | 3 turns cleared]\"}\n]\n",
     );
-    let tool = |id: &str, name: &str, arguments: &str| Message {
-        role: Role::Assistant,
-        tool_calls: vec![ToolCall {
-            id: id.into(),
-            name: name.into(),
-            arguments: arguments.into(),
-        }],
-        ..Message::default()
-    };
     let big = lines(0..2000, "log line");
     vec![
         Message::text(Role::System, "sys"),
         Message::text(Role::User, "what did the last reduction hide?"),
-        tool("t1", "Bash", r#"{"command":"cat out/view.json"}"#),
+        assistant_call("t1", "Bash", r#"{"command":"cat out/view.json"}"#),
         Message::tool_result("t1", view_json),
-        tool("t2", "Bash", r#"{"command":"cat big.log"}"#),
+        assistant_call("t2", "Bash", r#"{"command":"cat big.log"}"#),
         Message::tool_result("t2", big.clone()),
-        tool("t3", "Bash", r#"{"command":"cat big.log"}"#),
+        assistant_call("t3", "Bash", r#"{"command":"cat big.log"}"#),
         Message::tool_result("t3", big),
-        tool("t4", "Bash", r#"{"command":"ls"}"#),
+        assistant_call("t4", "Bash", r#"{"command":"ls"}"#),
         Message::tool_result("t4", "a\nb\n"),
-        tool("t5", "Bash", r#"{"command":"ls"}"#),
+        assistant_call("t5", "Bash", r#"{"command":"ls"}"#),
         Message::tool_result("t5", "a\nb\n"),
-        tool("t6", "Bash", r#"{"command":"pwd"}"#),
+        assistant_call("t6", "Bash", r#"{"command":"pwd"}"#),
         Message::tool_result("t6", "/w\n"),
         Message::text(Role::Assistant, "the view holds four stubs"),
     ]

@@ -10,13 +10,11 @@ use std::fmt::Write as _;
 
 use rehydrate_model::{EditBase, EditChange, PatchHunk, Replacement, ToolDetails};
 use rehydrate_replay::{Replay, apply_recorded_edit};
+use rehydrate_test_support::corpus_sessions;
 use serde_json::Value;
 
-#[path = "../../../rehydrate-formats/tests/support/corpus_files.rs"]
-mod corpus_files;
-
 fn sessions() -> Option<(std::path::PathBuf, Vec<std::path::PathBuf>)> {
-    corpus_files::corpus_sessions(&[("claude-code", "jsonl")], "replay corpus check")
+    corpus_sessions(&[("claude-code", "jsonl")], "replay corpus check")
 }
 
 #[test]

@@ -11,9 +11,7 @@
 use rehydrate_model::ReductionLog;
 use rehydrate_reduce::{ReductionPolicy, project_messages};
 use rehydrate_search::{Query, SearchMode, SearchOptions, hidden_texts, sidecar_search};
-
-#[path = "../../../rehydrate-formats/tests/support/corpus_files.rs"]
-mod corpus_files;
+use rehydrate_test_support::corpus_sessions;
 
 /// The 16 bytes (fewer when the text is shorter) around the middle of `hidden`, on char
 /// boundaries, and their offset; `None` when that leaves only whitespace (not a query).
@@ -27,7 +25,7 @@ fn middle_slice(hidden: &str) -> Option<(usize, &str)> {
 
 #[test]
 fn every_reduction_finds_a_slice_of_its_hidden_bytes() {
-    let Some((_, sessions)) = corpus_files::corpus_sessions(
+    let Some((_, sessions)) = corpus_sessions(
         &[("claude-code", "jsonl"), ("swe-agent", "traj")],
         "corpus search check",
     ) else {

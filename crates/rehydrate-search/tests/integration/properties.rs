@@ -6,10 +6,11 @@
 use proptest::prelude::*;
 use regex_automata::nfa::thompson::pikevm::PikeVM;
 use regex_automata::util::syntax;
-use rehydrate_model::{Message, ReductionKind, ReductionLog, Role, ToolCall};
+use rehydrate_model::{Message, ReductionKind, ReductionLog, Role};
 use rehydrate_reduce::{ReductionPolicy, project_messages};
 use rehydrate_search::{Query, QueryMode, SearchMode, SearchOptions, hidden_texts, sidecar_search};
 use rehydrate_sidecar::expand_reduction;
+use rehydrate_test_support::assistant_call;
 
 /// Pieces random texts and literal queries are made of.
 const PIECES: &[&str] = &[
@@ -52,19 +53,6 @@ const PATTERNS: &[&str] = &[
     r"(?i)error",
 ];
 
-/// An assistant message calling tool `run` with id `id`.
-fn call(id: &str) -> Message {
-    Message {
-        role: Role::Assistant,
-        tool_calls: vec![ToolCall {
-            id: id.to_string(),
-            name: "run".into(),
-            arguments: "{}".into(),
-        }],
-        ..Message::default()
-    }
-}
-
 fn text() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(PIECES), 0..120).prop_map(|p| p.concat())
 }
@@ -81,7 +69,7 @@ fn session() -> impl Strategy<Value = Vec<Message>> {
             for (i, (pick, user, filler)) in turns.into_iter().enumerate() {
                 messages.push(Message::text(Role::User, format!("turn {i} {user}")));
                 let id = format!("call{i}");
-                messages.push(call(&id));
+                messages.push(assistant_call(&id, "run", "{}"));
                 let output = if pick < pool.len() {
                     pool[pick].repeat(3)
                 } else {
@@ -284,7 +272,7 @@ fn large_sessions_match_the_naive_scan_too() {
     let mut history = vec![Message::text(Role::User, "run everything")];
     for i in 0..400_usize {
         let id = format!("call{i}");
-        history.push(call(&id));
+        history.push(assistant_call(&id, "run", "{}"));
         let mut output = String::new();
         for line in 0..500_usize {
             let word = ["ValueError", "ok", "warning", "Kelvin \u{212A}", "é"][(i + line) % 5];
@@ -375,7 +363,7 @@ fn a_growing_cleared_range_reports_each_match_once() {
         output.insert_str(8000, &format!("NEEDLE-{t}\n"));
         reducer.project([
             Message::text(Role::User, format!("request {t}")),
-            call(&id),
+            assistant_call(&id, "run", "{}"),
             Message::tool_result(id, output),
         ]);
     }

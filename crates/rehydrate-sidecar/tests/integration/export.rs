@@ -3,36 +3,16 @@
 //! session of the shared corpus.
 
 use rehydrate_model::{
-    Content, Message, MessageAddr, REDUCTION_METADATA_KEY, Reduction, ReductionId, ReductionKind,
-    ReductionLog, Role, SidecarPtr, ToolCall, ToolDetails,
+    Content, Message, REDUCTION_METADATA_KEY, Reduction, ReductionKind, ReductionLog, Role,
+    ToolDetails,
 };
 use rehydrate_sidecar::{
-    ExportError, ExportFormat, check_tool_links, content_digest, expected_stub, export_session,
-    stub_message,
+    ExportError, ExportFormat, check_tool_links, expected_stub, export_session, stub_message,
 };
+use rehydrate_test_support::{call, calling, corpus_sessions};
 use serde_json::Value;
 
 use crate::{cleared_session_with, log_of, truncation};
-
-#[path = "../../../rehydrate-formats/tests/support/corpus_files.rs"]
-mod corpus_files;
-
-fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: name.into(),
-        arguments: arguments.into(),
-    }
-}
-
-fn calling(content: Option<&str>, calls: Vec<ToolCall>) -> Message {
-    Message {
-        role: Role::Assistant,
-        content: content.map(|t| Content::Text(t.into())),
-        tool_calls: calls,
-        ..Message::default()
-    }
-}
 
 fn with_meta(mut m: Message, pairs: &[(&str, &str)]) -> Message {
     for (k, v) in pairs {
@@ -49,30 +29,10 @@ fn export(messages: &[Message], format: ExportFormat) -> Result<Vec<u8>, ExportE
     export_session(messages, &ReductionLog::default(), messages, format)
 }
 
-/// A duplicate reduction of the tool result at `index`, equal to the one at `canonical`.
+/// [`rehydrate_test_support::duplicate`]: the tool result at `index`, equal to the one at
+/// `canonical`, with the stub [`expected_stub`] renders.
 pub(crate) fn duplicate(ordinal: usize, index: usize, canonical: usize, text: &str) -> Reduction {
-    let digest = content_digest(text.as_bytes());
-    let mut r = Reduction {
-        id: ReductionId::new(ordinal, &digest),
-        kind: ReductionKind::DuplicateOutput {
-            canonical: MessageAddr {
-                index: canonical,
-                role: Role::Tool,
-            },
-            original_bytes: text.len(),
-        },
-        ptr: SidecarPtr {
-            addr: MessageAddr {
-                index,
-                role: Role::Tool,
-            },
-            span: None,
-            digest,
-        },
-        stub: String::new(),
-    };
-    r.stub = expected_stub(&r, &[]);
-    r
+    rehydrate_test_support::duplicate(ordinal, index, canonical, text, |r| expected_stub(r, &[]))
 }
 
 const OUTPUT: &str = "l1\nl2\nl3\nl4\n";
@@ -558,7 +518,7 @@ fn an_empty_session_exports_jsonl_only() {
 
 #[test]
 fn corpus_sessions_export_and_read_back() {
-    let Some((dir, sessions)) = corpus_files::corpus_sessions(
+    let Some((dir, sessions)) = corpus_sessions(
         &[("claude-code", "jsonl"), ("swe-agent", "traj")],
         "export corpus check",
     ) else {

@@ -11,37 +11,18 @@ mod stub_text;
 
 use rehydrate_model::{
     Digest, Message, MessageAddr, REDUCTION_METADATA_KEY, Reduction, ReductionId, ReductionKind,
-    ReductionLog, Role, SidecarPtr, Span, ToolCall,
+    ReductionLog, Role, SidecarPtr, Span,
 };
 use rehydrate_sidecar::{
     Error, content_digest, expand_reduction, expected_stub, invert, reduction_total_bytes,
     render_turns, resolve, stub_message, turns_digest, verify_log,
 };
+use rehydrate_test_support::assistant_call;
 
+/// [`rehydrate_test_support::truncation`] of message `index`'s `text`, hiding `span`, with the
+/// stub [`expected_stub`] renders.
 fn truncation(ordinal: usize, index: usize, text: &str, span: (usize, usize)) -> Reduction {
-    let digest = content_digest(text.as_bytes());
-    let span = Span::new(span.0, span.1).unwrap();
-    let hidden_lines = text
-        .get(span.range())
-        .map_or(0, |h| h.matches('\n').count());
-    let mut r = Reduction {
-        id: ReductionId::new(ordinal, &digest),
-        kind: ReductionKind::ToolOutputTruncated {
-            original_bytes: text.len(),
-            hidden_lines,
-        },
-        ptr: SidecarPtr {
-            addr: MessageAddr {
-                index,
-                role: Role::Tool,
-            },
-            span: Some(span),
-            digest,
-        },
-        stub: String::new(),
-    };
-    r.stub = expected_stub(&r, &[]);
-    r
+    rehydrate_test_support::truncation(ordinal, index, text, span, |r| expected_stub(r, &[]))
 }
 
 fn log_of(reductions: Vec<Reduction>) -> ReductionLog {
@@ -204,15 +185,7 @@ fn cleared_session() -> (Vec<Message>, ReductionLog) {
 
 /// A session whose messages 1-3 are cleared, the tool result at index 3 being `output`.
 fn cleared_session_with(output: String) -> (Vec<Message>, ReductionLog) {
-    let mut call = Message {
-        role: Role::Assistant,
-        ..Message::default()
-    };
-    call.tool_calls.push(ToolCall {
-        id: "t1".into(),
-        name: "ls".into(),
-        arguments: "{}".into(),
-    });
+    let call = assistant_call("t1", "ls", "{}");
     let minted = vec![
         Message::text(Role::System, "sys"),
         Message::text(Role::User, "hi"),
@@ -338,6 +311,25 @@ fn digest_is_blake3_of_exact_bytes() {
         d.to_string(),
         "6437b3ac38465133ffb63b75273a8db548c558465d79db03fd359c6cd5bd9d85"
     );
+}
+
+#[test]
+fn the_test_support_digest_is_content_digest() {
+    // The test support writes the definition of `content_digest` again (it cannot depend on
+    // the sidecar); the two must not drift.
+    for text in [
+        "",
+        "abc",
+        "hello world",
+        "é\n\u{1f600}\r\n",
+        &"x".repeat(5000),
+    ] {
+        assert_eq!(
+            rehydrate_test_support::text_digest(text),
+            content_digest(text.as_bytes()),
+            "{text:?}"
+        );
+    }
 }
 
 #[test]

@@ -1,26 +1,11 @@
 //! The request validity checker: each rule of each API as exact violations, and the calls an
 //! API refuses as written.
 
-use rehydrate_model::{Content, Message, Role, ToolCall};
+use rehydrate_model::{Content, Message, Role};
 use rehydrate_sidecar::{
     Api, CallDefect, call_defect, check_request, left_out_of_bodies, request_body, unsendable_calls,
 };
-
-fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: name.into(),
-        arguments: arguments.into(),
-    }
-}
-
-fn calling(calls: Vec<ToolCall>) -> Message {
-    Message {
-        role: Role::Assistant,
-        tool_calls: calls,
-        ..Message::default()
-    }
-}
+use rehydrate_test_support::{call, calling};
 
 /// Each violation as `index rule id` for compact exact comparisons.
 fn rules(messages: &[Message], api: Api) -> Vec<String> {
@@ -35,7 +20,7 @@ fn pairing_rules_name_the_message_and_the_call() {
     let messages = vec![
         Message::tool_result("x0", "before anything"),
         Message::text(Role::User, "go"),
-        calling(vec![call("a", "ls", "{}"), call("b", "ls", "{}")]),
+        calling(None, vec![call("a", "ls", "{}"), call("b", "ls", "{}")]),
         Message::tool_result("a", "1"),
         Message::tool_result("a", "1 again"),
         Message::text(Role::User, "and?"),
@@ -73,7 +58,7 @@ fn anthropic_rules_apply_to_the_merged_messages() {
     let messages = vec![
         Message::text(Role::Assistant, "hello"),
         Message::text(Role::User, "   \n"),
-        calling(vec![call("a", "ls", "{}")]),
+        calling(None, vec![call("a", "ls", "{}")]),
         Message::text(Role::User, "wait"),
         Message::tool_result("a", "1"),
         Message {
@@ -103,13 +88,16 @@ fn anthropic_rules_apply_to_the_merged_messages() {
 fn call_shapes_are_checked_for_both_apis_and_inputs_for_anthropic() {
     let messages = vec![
         Message::text(Role::User, "go"),
-        calling(vec![
-            call("functions.Bash:0", "Bash", "{}"),
-            call("c2", "list files", "{}"),
-            call("c3", "ls", "ls -la"),
-            call("c4", "ls", r#"{"a":1e400}"#),
-            call("c5", "ls", r#"{"a":"\ud83d"}"#),
-        ]),
+        calling(
+            None,
+            vec![
+                call("functions.Bash:0", "Bash", "{}"),
+                call("c2", "list files", "{}"),
+                call("c3", "ls", "ls -la"),
+                call("c4", "ls", r#"{"a":1e400}"#),
+                call("c5", "ls", r#"{"a":"\ud83d"}"#),
+            ],
+        ),
     ];
     let mut results = messages.clone();
     for id in ["functions.Bash:0", "c2", "c3", "c4", "c5"] {
@@ -145,21 +133,23 @@ fn call_shapes_are_checked_for_both_apis_and_inputs_for_anthropic() {
     );
     assert_eq!(unsendable_calls(&messages[1]), [0, 1, 2, 4]);
     // JSON sets no range for numbers, and a surrogate pair is a whole character.
-    let fine = calling(vec![call(
-        "a",
-        "ls",
-        r#"{"a":"\ud83d\ude00 \\ud83d","n":1e400}"#,
-    )]);
+    let fine = calling(
+        None,
+        vec![call("a", "ls", r#"{"a":"\ud83d\ude00 \\ud83d","n":1e400}"#)],
+    );
     assert_eq!(call_defect(&fine.tool_calls, 0), None);
-    let lone_low = calling(vec![call("a", "ls", r#"{"a":"\ude00"}"#)]);
+    let lone_low = calling(None, vec![call("a", "ls", r#"{"a":"\ude00"}"#)]);
     assert_eq!(
         call_defect(&lone_low.tool_calls, 0),
         Some(CallDefect::Arguments)
     );
-    let repeated = calling(vec![
-        call("a", "ls", "{}"),
-        call("a", "ls", " {\"x\": [1, 2.5, null]} "),
-    ]);
+    let repeated = calling(
+        None,
+        vec![
+            call("a", "ls", "{}"),
+            call("a", "ls", " {\"x\": [1, 2.5, null]} "),
+        ],
+    );
     assert_eq!(
         call_defect(&repeated.tool_calls, 1),
         Some(CallDefect::RepeatedId)
@@ -197,7 +187,7 @@ fn empty_assistant_messages_are_left_out_of_both_bodies() {
     assert!(left_out_of_bodies(&thinking));
     let messages = vec![
         Message::text(Role::User, "go"),
-        calling(vec![call("a", "ls", "{}")]),
+        calling(None, vec![call("a", "ls", "{}")]),
         thinking,
         Message::tool_result("a", "1"),
     ];

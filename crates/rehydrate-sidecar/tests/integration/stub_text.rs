@@ -3,33 +3,17 @@
 //! its unreduced copy does, in every form, and a stub the input lacks still never gets out.
 
 use rehydrate_model::{
-    Content, Message, REDUCTION_METADATA_KEY, Reduction, ReductionLog, Role, ToolCall, ToolDetails,
+    Content, Message, REDUCTION_METADATA_KEY, Reduction, ReductionLog, Role, ToolDetails,
     check_tool_input, find_stubs,
 };
 use rehydrate_sidecar::{
     Api, Error, ExportError, ExportFormat, check_exportable, export_session, request_body,
     stub_message,
 };
+use rehydrate_test_support::{call, calling};
 
 use crate::export::{duplicate, read_jsonl};
 use crate::{log_of, truncation};
-
-fn call(id: &str, name: &str, arguments: &str) -> ToolCall {
-    ToolCall {
-        id: id.into(),
-        name: name.into(),
-        arguments: arguments.into(),
-    }
-}
-
-fn calling(content: Option<&str>, calls: Vec<ToolCall>) -> Message {
-    Message {
-        role: Role::Assistant,
-        content: content.map(|t| Content::Text(t.into())),
-        tool_calls: calls,
-        ..Message::default()
-    }
-}
 
 /// `line 1\n` … `line <n>\n`.
 fn numbered(n: usize) -> String {

@@ -19,15 +19,13 @@ use std::cell::Cell;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-use rehydrate_model::{Message, Reduction, ReductionId, Role, Stub, ToolCall};
+use rehydrate_model::{Message, Reduction, ReductionId, Role, Stub};
 use rehydrate_reduce::{Reducer, ReductionPolicy};
 use rehydrate_signals::{
     CompactionSignals, Decision, Error, GROWING_CITATIONS, Summary, auto_compact,
 };
 use rehydrate_store::{SessionStore, SyncPolicy};
-
-#[path = "../../../rehydrate-formats/tests/support/corpus_files.rs"]
-mod corpus_files;
+use rehydrate_test_support::{assistant_call, corpus_sessions};
 
 /// Compaction cycles run.
 const CYCLES: usize = 200;
@@ -42,7 +40,7 @@ const UNMINTED_ORDINAL: usize = 1_000_000;
 /// Code session file, or a synthetic session when there is no corpus.
 fn source_session() -> (&'static str, Vec<Message>) {
     if let Some((_, sessions)) =
-        corpus_files::corpus_sessions(&[("claude-code", "jsonl")], "200-cycle corpus simulation")
+        corpus_sessions(&[("claude-code", "jsonl")], "200-cycle corpus simulation")
     {
         let largest = sessions
             .iter()
@@ -70,15 +68,11 @@ fn synthetic_session() -> Vec<Message> {
     )];
     for i in 0..30 {
         let id = format!("call_{i}");
-        messages.push(Message {
-            role: Role::Assistant,
-            tool_calls: vec![ToolCall {
-                id: id.clone(),
-                name: "Bash".to_string(),
-                arguments: format!(r#"{{"command":"cargo test --package p{i}"}}"#),
-            }],
-            ..Message::default()
-        });
+        messages.push(assistant_call(
+            &id,
+            "Bash",
+            &format!(r#"{{"command":"cargo test --package p{i}"}}"#),
+        ));
         let lines = 24 * (1 + i % 5);
         let output: String = (0..lines)
             .map(|l| format!("test p{i}::case_{l:03} ... ok ({} ms)\n", (i * 7 + l) % 97))

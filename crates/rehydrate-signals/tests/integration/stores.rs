@@ -3,10 +3,7 @@
 
 use std::path::PathBuf;
 
-use rehydrate_model::{
-    Message, MessageAddr, Reduction, ReductionId, ReductionKind, Role, SidecarPtr, Span, Stub,
-    StubKind,
-};
+use rehydrate_model::{Message, Reduction, ReductionId, Stub, StubKind};
 use rehydrate_sidecar::{content_digest, expected_stub};
 use rehydrate_signals::{
     CompactionSignals, Decision, Error, InvalidSignals, Summary, auto_compact,
@@ -15,6 +12,7 @@ use rehydrate_signals::{
 use rehydrate_store::{
     MissReason, SessionStore, StoreWriter, SummaryRecord, SyncPolicy, read_store,
 };
+use rehydrate_test_support::truncation;
 
 fn scratch(test: &str) -> PathBuf {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
@@ -23,29 +21,6 @@ fn scratch(test: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir.join("s.rhyd")
-}
-
-/// A truncation of message `index` (text `text`) at `ordinal`, verifying.
-fn truncation(ordinal: usize, index: usize, text: &str) -> Reduction {
-    let digest = content_digest(text.as_bytes());
-    let mut r = Reduction {
-        id: ReductionId::new(ordinal, &digest),
-        kind: ReductionKind::ToolOutputTruncated {
-            original_bytes: text.len(),
-            hidden_lines: 0,
-        },
-        ptr: SidecarPtr {
-            addr: MessageAddr {
-                index,
-                role: Role::Tool,
-            },
-            span: Some(Span::new(2, text.len()).unwrap()),
-            digest,
-        },
-        stub: String::new(),
-    };
-    r.stub = expected_stub(&r, &[]);
-    r
 }
 
 /// A store of three tool outputs, each reduced.
@@ -57,7 +32,8 @@ fn store_with_reductions(path: &std::path::Path) -> (SessionStore, Vec<Reduction
         store
             .append_message(&Message::tool_result(format!("c{i}"), text.clone()))
             .unwrap();
-        let r = truncation(i, i, &text);
+        // All but the first 2 bytes hidden; no line break, so 0 hidden lines.
+        let r = truncation(i, i, &text, (2, text.len()), |r| expected_stub(r, &[]));
         store.append_reduction(&r).unwrap();
         reductions.push(r);
     }

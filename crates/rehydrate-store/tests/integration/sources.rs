@@ -1,45 +1,16 @@
 //! A store's recorded messages as a resolution source (SPEC seed 000 rule 5): after a rewind,
 //! a reduction of the old timeline never resolves to the new one's bytes.
 
-use rehydrate_model::{
-    CAP_NOTICE_MARKER, Message, MessageAddr, Reduction, ReductionId, ReductionKind, ReductionLog,
-    Role, SidecarPtr, Span,
-};
-use rehydrate_sidecar::{Sources, content_digest, expand_reduction, expected_stub};
+use rehydrate_model::{CAP_NOTICE_MARKER, Message, ReductionLog, Role};
+use rehydrate_sidecar::{Sources, expand_reduction, expected_stub};
 use rehydrate_store::{SessionStore, SyncPolicy, read_store};
+use rehydrate_test_support::truncation;
 
 /// The host's capped copy of "abcdefghij": the first 3 bytes and the notice.
 fn capped() -> String {
     format!(
         "abc{CAP_NOTICE_MARKER}10 bytes total, showing first 3; full output in session sidecar]"
     )
-}
-
-/// A truncation of message `index`'s `text`, hiding `span`, with its stub.
-fn truncation(ordinal: usize, index: usize, text: &str, span: (usize, usize)) -> Reduction {
-    let digest = content_digest(text.as_bytes());
-    let span = Span::new(span.0, span.1).unwrap();
-    let hidden_lines = text
-        .get(span.range())
-        .map_or(0, |h| h.matches('\n').count());
-    let mut r = Reduction {
-        id: ReductionId::new(ordinal, &digest),
-        kind: ReductionKind::ToolOutputTruncated {
-            original_bytes: text.len(),
-            hidden_lines,
-        },
-        ptr: SidecarPtr {
-            addr: MessageAddr {
-                index,
-                role: Role::Tool,
-            },
-            span: Some(span),
-            digest,
-        },
-        stub: String::new(),
-    };
-    r.stub = expected_stub(&r, &[]);
-    r
 }
 
 #[test]
@@ -67,7 +38,9 @@ fn a_rerun_after_a_rewind_never_resolves_to_the_old_timeline() {
         Message::text(Role::User, "go"),
         Message::tool_result("c1", capped()),
     ];
-    let r = truncation(0, 1, &capped(), (3, capped().len()));
+    let r = truncation(0, 1, &capped(), (3, capped().len()), |r| {
+        expected_stub(r, &[])
+    });
     let id = r.id.to_string();
     let log = ReductionLog {
         reductions: vec![r],

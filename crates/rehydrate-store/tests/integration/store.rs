@@ -382,7 +382,7 @@ fn a_zero_filled_tail_is_torn_not_corrupt() {
 
 #[test]
 fn a_rewind_keeps_the_log_a_prefix() {
-    use rehydrate_model::{MessageAddr, Reduction, ReductionId, ReductionKind, Role, SidecarPtr};
+    use rehydrate_test_support::duplicate;
     let _serial = serial();
     let dir = scratch("rewind-log");
     let path = dir.join("s.rhyd");
@@ -390,27 +390,9 @@ fn a_rewind_keeps_the_log_a_prefix() {
     for i in 0..10 {
         store.append_message(&message(i)).unwrap();
     }
+    // Duplicates of message 0, without a stub.
     let reduction = |ordinal: usize, index: usize| {
-        let digest = rehydrate_sidecar::content_digest(format!("{ordinal}").as_bytes());
-        Reduction {
-            id: ReductionId::new(ordinal, &digest),
-            kind: ReductionKind::DuplicateOutput {
-                canonical: MessageAddr {
-                    index: 0,
-                    role: Role::Tool,
-                },
-                original_bytes: 1,
-            },
-            ptr: SidecarPtr {
-                addr: MessageAddr {
-                    index,
-                    role: Role::Tool,
-                },
-                span: None,
-                digest,
-            },
-            stub: String::new(),
-        }
+        duplicate(ordinal, index, 0, &format!("{ordinal}"), |_| String::new())
     };
     // r0 at 3, r1 at 6, r2 at 9, r3 at 2: a rewind to 8 cuts the log before r2.
     for (ordinal, index) in [(0, 3), (1, 6), (2, 9), (3, 2)] {

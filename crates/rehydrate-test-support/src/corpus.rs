@@ -1,5 +1,4 @@
-//! The shared corpus's session files, for the corpus checks of several crates: each includes
-//! this file with `#[path]` into its integration-test binary.
+//! The shared corpus's session files, for the corpus checks of several crates.
 //!
 //! The corpus lives outside the repository: `REHYDRATE_CORPUS`, or `shared/corpus` next to the
 //! workspace (CI has it).
@@ -10,10 +9,12 @@ use std::path::{Path, PathBuf};
 /// `(subdirectory, extension)`, searched recursively), sorted by path; `None`, after a notice on
 /// stderr naming `check`, when there are none (the check is then skipped), except under `CI`,
 /// where that fails the test.
-pub(crate) fn corpus_sessions(
-    dirs: &[(&str, &str)],
-    check: &str,
-) -> Option<(PathBuf, Vec<PathBuf>)> {
+///
+/// # Panics
+///
+/// When there are no sessions and `CI` is set: `cargo xtask ci` sets it for the tests, and
+/// there the corpus check must run.
+pub fn corpus_sessions(dirs: &[(&str, &str)], check: &str) -> Option<(PathBuf, Vec<PathBuf>)> {
     let dir = match std::env::var_os("REHYDRATE_CORPUS") {
         Some(dir) => PathBuf::from(dir),
         None => Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
