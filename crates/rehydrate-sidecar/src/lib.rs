@@ -56,6 +56,7 @@
 
 #![forbid(unsafe_code)]
 
+mod diff;
 mod error;
 mod expand;
 mod export;
@@ -67,6 +68,7 @@ mod request;
 mod resolve;
 mod sources;
 
+pub use diff::{DIFF_MAX_EDIT_LINES, apply_unified_diff, unified_diff, unified_diff_with_bound};
 pub use error::Error;
 pub use expand::{ExpandOutcome, expand_reduction, reduction_total_bytes};
 pub use export::{ExportError, ExportFormat, check_exportable, check_tool_links, export_session};
