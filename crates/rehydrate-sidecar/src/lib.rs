@@ -65,6 +65,7 @@ mod render;
 mod request;
 mod resolve;
 mod sources;
+mod terminal;
 
 pub use error::Error;
 pub use expand::{ExpandOutcome, expand_reduction, reduction_total_bytes};
@@ -80,3 +81,4 @@ pub use request::{
 };
 pub use resolve::{RangeScan, Resolved, Verified, resolve, verify_reduction};
 pub use sources::Sources;
+pub use terminal::normalize_terminal;
