@@ -67,6 +67,7 @@ mod render;
 mod request;
 mod resolve;
 mod sources;
+mod terminal;
 
 pub use diff::{DIFF_MAX_EDIT_LINES, apply_unified_diff, unified_diff, unified_diff_with_bound};
 pub use error::Error;
@@ -84,3 +85,4 @@ pub use request::{
 };
 pub use resolve::{RangeScan, Resolved, Verified, resolve, verify_reduction};
 pub use sources::Sources;
+pub use terminal::normalize_terminal;

@@ -9,6 +9,7 @@ mod image;
 mod request;
 mod sources;
 mod stub_text;
+mod terminal;
 
 use rehydrate_model::{
     Digest, Message, MessageAddr, REDUCTION_METADATA_KEY, Reduction, ReductionId, ReductionKind,
