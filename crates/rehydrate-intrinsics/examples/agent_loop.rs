@@ -13,7 +13,7 @@
 
 use std::path::Path;
 
-use rehydrate_intrinsics::{EXPAND_REDUCTION, Intrinsics, SIDECAR_SEARCH, Session};
+use rehydrate_intrinsics::{CallContext, EXPAND_REDUCTION, Intrinsics, SIDECAR_SEARCH};
 use rehydrate_model::{Message, Role, ToolCall};
 use rehydrate_reduce::{Reducer, ReductionPolicy};
 use rehydrate_sidecar::{ExportFormat, Sources, export_session};
@@ -81,14 +81,14 @@ impl Host {
         self.transcript.push(format!("-> {name} {arguments}"));
         let (content, is_error) = match other_output {
             None => {
-                let session = Session {
+                let context = CallContext {
                     log: self.reducer.log(),
                     sources: Sources::with_recorded(
                         self.reducer.history(),
                         &self.store.state().messages,
                     ),
                 };
-                let result = Intrinsics::call(name, arguments, &session);
+                let result = Intrinsics::call(name, arguments, &context);
                 (result.content, result.is_error)
             }
             Some(output) => (output, false),

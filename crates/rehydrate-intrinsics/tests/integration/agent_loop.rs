@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use rehydrate_intrinsics::{EXPAND_REDUCTION, Intrinsics, Session};
+use rehydrate_intrinsics::{CallContext, EXPAND_REDUCTION, Intrinsics};
 use rehydrate_model::{ReductionKind, Role};
 use rehydrate_sidecar::{ExportFormat, Sources, export_session};
 use rehydrate_store::read_store;
@@ -65,7 +65,7 @@ fn the_agent_loop_expands_searches_and_exports_every_reduction_inverted() {
     ));
 
     // The reloaded store answers the intrinsics as the live session did.
-    let session = Session {
+    let context = CallContext {
         log: &state.log,
         sources: Sources::minted(&state.messages),
     };
@@ -73,7 +73,7 @@ fn the_agent_loop_expands_searches_and_exports_every_reduction_inverted() {
     let out = Intrinsics::call(
         EXPAND_REDUCTION,
         r#"{"reduction_id":"r0.b35021"}"#,
-        &session,
+        &context,
     );
     assert!(!out.is_error);
     assert_eq!(out.content, original);
