@@ -2,14 +2,15 @@
 //!
 //! The allowed layers, mirrored in docs/ARCHITECTURE.md ("Architecture Invariants"):
 //!
-//! | layer | crates                                  |
-//! |-------|-----------------------------------------|
-//! | 0     | rehydrate-model                         |
-//! | 1     | rehydrate-sidecar, rehydrate-formats, rehydrate-store |
-//! | 2     | rehydrate-reduce, rehydrate-search, rehydrate-replay, rehydrate-signals |
-//! | 3     | rehydrate-evidence, rehydrate-intrinsics |
-//! | 4     | rehydrate-cli                           |
-//! | 5     | rehydrate-bench                         |
+//! | layer | crates                                                                 |
+//! |-------|------------------------------------------------------------------------|
+//! | 0     | rehydrate-model                                                        |
+//! | 1     | rehydrate-sidecar, rehydrate-formats                                   |
+//! | 2     | rehydrate-reduce, rehydrate-search, rehydrate-replay, rehydrate-store  |
+//! | 3     | rehydrate-evidence, rehydrate-intrinsics, rehydrate-signals            |
+//! | 4     | rehydrate (the facade)                                                 |
+//! | 5     | rehydrate-cli                                                          |
+//! | 6     | rehydrate-bench                                                        |
 //!
 //! Rules, checked against `cargo metadata --format-version 1 --no-deps`:
 //!
@@ -34,19 +35,25 @@ const LAYERS: &[&[&str]] = &[
     // layer 0
     &["rehydrate-model"],
     // layer 1
-    &["rehydrate-sidecar", "rehydrate-formats", "rehydrate-store"],
-    // layer 2
+    &["rehydrate-sidecar", "rehydrate-formats"],
+    // layer 2 (the store will verify through the sidecar)
     &[
         "rehydrate-reduce",
         "rehydrate-search",
         "rehydrate-replay",
+        "rehydrate-store",
+    ],
+    // layer 3 (signals read the store)
+    &[
+        "rehydrate-evidence",
+        "rehydrate-intrinsics",
         "rehydrate-signals",
     ],
-    // layer 3
-    &["rehydrate-evidence", "rehydrate-intrinsics"],
-    // layer 4
+    // layer 4: the facade, which re-exports the crates below and wires them in `Session`
+    &["rehydrate"],
+    // layer 5
     &["rehydrate-cli"],
-    // layer 5: benchmarks, which may depend on everything (and alone on the peer)
+    // layer 6: benchmarks, which may depend on everything (and alone on the peer)
     &["rehydrate-bench"],
 ];
 
@@ -315,7 +322,7 @@ mod tests {
         assert_eq!(
             found,
             [
-                "rehydrate-model (layer 0) depends on rehydrate-cli (layer 4): \
+                "rehydrate-model (layer 0) depends on rehydrate-cli (layer 5): \
               dependencies must point to a lower layer"
             ]
         );
@@ -345,7 +352,7 @@ mod tests {
         assert_eq!(
             found,
             [
-                "rehydrate-reduce (layer 2) has a dev-dependency on rehydrate-cli (layer 4): \
+                "rehydrate-reduce (layer 2) has a dev-dependency on rehydrate-cli (layer 5): \
               dev-dependencies must not point to a higher layer"
             ]
         );
