@@ -3,14 +3,15 @@
 //! The allowed layers, mirrored in the Layers table of docs/ARCHITECTURE.md (whose layer and
 //! dependency columns `architecture.rs` checks):
 //!
-//! | layer | crates                                  |
-//! |-------|-----------------------------------------|
-//! | 0     | rehydrate-model                         |
-//! | 1     | rehydrate-sidecar, rehydrate-formats, rehydrate-test-support |
-//! | 2     | rehydrate-reduce, rehydrate-search, rehydrate-replay, rehydrate-store |
-//! | 3     | rehydrate-evidence, rehydrate-intrinsics, rehydrate-signals |
-//! | 4     | rehydrate-cli                           |
-//! | 5     | rehydrate-bench                         |
+//! | layer | crates                                                                 |
+//! |-------|------------------------------------------------------------------------|
+//! | 0     | rehydrate-model                                                        |
+//! | 1     | rehydrate-sidecar, rehydrate-formats, rehydrate-test-support           |
+//! | 2     | rehydrate-reduce, rehydrate-search, rehydrate-replay, rehydrate-store  |
+//! | 3     | rehydrate-evidence, rehydrate-intrinsics, rehydrate-signals            |
+//! | 4     | rehydrate (the facade)                                                 |
+//! | 5     | rehydrate-cli                                                          |
+//! | 6     | rehydrate-bench                                                        |
 //!
 //! Rules, checked against `cargo metadata --format-version 1 --no-deps`:
 //!
@@ -43,22 +44,24 @@ const LAYERS: &[&[&str]] = &[
         "rehydrate-formats",
         "rehydrate-test-support",
     ],
-    // layer 2
+    // layer 2 (the store verifies through the sidecar)
     &[
         "rehydrate-reduce",
         "rehydrate-search",
         "rehydrate-replay",
         "rehydrate-store",
     ],
-    // layer 3
+    // layer 3 (signals read the store)
     &[
         "rehydrate-evidence",
         "rehydrate-intrinsics",
         "rehydrate-signals",
     ],
-    // layer 4
+    // layer 4: the facade, which re-exports the crates below and wires them in `Session`
+    &["rehydrate"],
+    // layer 5
     &["rehydrate-cli"],
-    // layer 5: benchmarks, which may depend on everything (and alone on the peer)
+    // layer 6: benchmarks, which may depend on everything (and alone on the peer)
     &["rehydrate-bench"],
 ];
 
@@ -353,7 +356,7 @@ mod tests {
         assert_eq!(
             found,
             [
-                "rehydrate-model (layer 0) depends on rehydrate-cli (layer 4): \
+                "rehydrate-model (layer 0) depends on rehydrate-cli (layer 5): \
               dependencies must point to a lower layer"
             ]
         );
@@ -383,7 +386,7 @@ mod tests {
         assert_eq!(
             found,
             [
-                "rehydrate-reduce (layer 2) has a dev-dependency on rehydrate-cli (layer 4): \
+                "rehydrate-reduce (layer 2) has a dev-dependency on rehydrate-cli (layer 5): \
               dev-dependencies must not point to a higher layer"
             ]
         );

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use rehydrate_intrinsics::{Intrinsics, Session, ToolFormat, tool_definitions};
+use rehydrate_intrinsics::{CallContext, Intrinsics, ToolFormat, tool_definitions};
 use rehydrate_sidecar::Sources;
 use rehydrate_store::SessionDir;
 
@@ -26,11 +26,11 @@ pub(crate) fn tools(format: ToolFormat) -> Result<(), Failure> {
 pub(crate) fn call(dir: &Path, tool: &str, arguments: &str) -> Result<(), Failure> {
     let loaded = SessionDir::open(dir)?;
     loaded.refuse_mismatched()?;
-    let session = Session {
+    let context = CallContext {
         log: &loaded.log,
         sources: Sources::minted(&loaded.sidecar),
     };
-    let result = Intrinsics::call(tool, arguments, &session);
+    let result = Intrinsics::call(tool, arguments, &context);
     print_stdout(result.content.as_bytes())?;
     if result.is_error {
         Err(Failure::ToolError)

@@ -8,20 +8,21 @@ use serde_json::{Map, Value};
 
 use crate::tools::{EXPAND_REDUCTION, SIDECAR_SEARCH};
 
-/// What the intrinsics resolve against: the session's reduction log and its sources (the
-/// minted view, and the messages a session store recorded when there is one).
+/// What one intrinsic call resolves against: the session's reduction log and its sources (the
+/// minted view, and the messages a session store recorded when there is one). Borrowed for the
+/// call; a live host builds one per call (the `rehydrate` facade's `Session::call` does).
 #[derive(Debug, Clone, Copy)]
-pub struct Session<'a> {
+pub struct CallContext<'a> {
     /// The reduction log.
     pub log: &'a ReductionLog,
     /// The minted view, and optionally the recorded messages.
     pub sources: Sources<'a>,
 }
 
-impl<'a> Session<'a> {
-    /// A session whose reductions resolve against `minted` alone.
-    pub fn new(log: &'a ReductionLog, minted: &'a [Message]) -> Session<'a> {
-        Session {
+impl<'a> CallContext<'a> {
+    /// A context whose reductions resolve against `minted` alone.
+    pub fn new(log: &'a ReductionLog, minted: &'a [Message]) -> CallContext<'a> {
+        CallContext {
             log,
             sources: Sources::minted(minted),
         }
@@ -73,7 +74,7 @@ impl Intrinsics {
     ///
     /// Any other key, a value of the wrong type, arguments that are not a JSON object, or
     /// another tool name is an error.
-    pub fn call(name: &str, arguments: &str, session: &Session<'_>) -> ToolResult {
+    pub fn call(name: &str, arguments: &str, context: &CallContext<'_>) -> ToolResult {
         let args = match serde_json::from_str::<Value>(arguments) {
             Ok(Value::Object(map)) => map,
             Ok(_) => return ToolResult::error(format!("{name}: arguments must be a JSON object")),
@@ -82,8 +83,8 @@ impl Intrinsics {
             }
         };
         match name {
-            EXPAND_REDUCTION => expand(&args, session),
-            SIDECAR_SEARCH => search(&args, session),
+            EXPAND_REDUCTION => expand(&args, context),
+            SIDECAR_SEARCH => search(&args, context),
             other => ToolResult::error(format!(
                 "unknown tool `{other}`; the intrinsics are {EXPAND_REDUCTION} and {SIDECAR_SEARCH}"
             )),
@@ -102,7 +103,7 @@ fn only(args: &Map<String, Value>, tool: &str, allowed: &[&str]) -> Result<(), T
     }
 }
 
-fn expand(args: &Map<String, Value>, session: &Session<'_>) -> ToolResult {
+fn expand(args: &Map<String, Value>, context: &CallContext<'_>) -> ToolResult {
     if let Err(e) = only(args, EXPAND_REDUCTION, &["reduction_id", "byte_range"]) {
         return e;
     }
@@ -124,7 +125,7 @@ fn expand(args: &Map<String, Value>, session: &Session<'_>) -> ToolResult {
         Some(raw) => match parse_range(raw) {
             Some(range) => Some(range),
             None => {
-                let total = match reduction_total_bytes(session.log, session.sources, id) {
+                let total = match reduction_total_bytes(context.log, context.sources, id) {
                     Ok(total) => total,
                     Err(e) => return ToolResult::error(prefixed(EXPAND_REDUCTION, &e)),
                 };
@@ -134,7 +135,7 @@ fn expand(args: &Map<String, Value>, session: &Session<'_>) -> ToolResult {
             }
         },
     };
-    match expand_reduction(session.log, session.sources, id, range) {
+    match expand_reduction(context.log, context.sources, id, range) {
         Ok(out) => match out.range {
             None => ToolResult::ok(out.content.into_owned()),
             Some(span) => ToolResult::ok(format!(
@@ -161,7 +162,7 @@ fn parse_range(raw: &Value) -> Option<(usize, usize)> {
     (start <= end).then_some((start, end))
 }
 
-fn search(args: &Map<String, Value>, session: &Session<'_>) -> ToolResult {
+fn search(args: &Map<String, Value>, context: &CallContext<'_>) -> ToolResult {
     if let Err(e) = only(args, SIDECAR_SEARCH, &["query", "mode"]) {
         return e;
     }
@@ -188,7 +189,7 @@ fn search(args: &Map<String, Value>, session: &Session<'_>) -> ToolResult {
         mode,
         ..SearchOptions::default()
     };
-    match sidecar_search(session.log, session.sources, query, &options) {
+    match sidecar_search(context.log, context.sources, query, &options) {
         Ok(result) => ToolResult::ok(result.to_json()),
         Err(e) => ToolResult::error(format!("{SIDECAR_SEARCH}: {e}")),
     }

@@ -18,13 +18,13 @@
 //! # Example
 //!
 //! ```
-//! use rehydrate_intrinsics::{Intrinsics, Session, ToolFormat, advertised_tools};
+//! use rehydrate_intrinsics::{CallContext, Intrinsics, ToolFormat, advertised_tools};
 //! use rehydrate_model::{Message, ReductionLog};
 //!
 //! assert_eq!(advertised_tools(true, ToolFormat::Anthropic).len(), 2);
 //! let minted = vec![Message::tool_result("c1", "hello")];
 //! let log = ReductionLog::default();
-//! let out = Intrinsics::call("expand_reduction", r#"{"reduction_id":"r0.abcdef"}"#, &Session::new(&log, &minted));
+//! let out = Intrinsics::call("expand_reduction", r#"{"reduction_id":"r0.abcdef"}"#, &CallContext::new(&log, &minted));
 //! assert!(out.is_error);
 //! assert_eq!(out.content, "Error: expand_reduction: no reduction with id `r0.abcdef`; valid ids: (none)");
 //! ```
@@ -38,7 +38,7 @@
 mod call;
 mod tools;
 
-pub use call::{Intrinsics, Session, ToolResult};
+pub use call::{CallContext, Intrinsics, ToolResult};
 pub use tools::{
     EXPAND_REDUCTION, SCHEMA_DRAFT, SIDECAR_SEARCH, ToolFormat, advertised_tools, tool_definitions,
 };

@@ -91,8 +91,3 @@ pub use turns::{clearable_range, safe_boundaries, turn_starts};
 
 #[cfg(test)]
 mod tests;
-
-/// The README's library example, compiled and run as a doctest.
-#[doc = include_str!("../../../README.md")]
-#[cfg(doctest)]
-pub struct ReadmeDoctests;

@@ -65,6 +65,13 @@ pub struct StoreState {
     pub rewinds: Vec<u64>,
     /// The model switches recorded, in order.
     pub model_switches: Vec<ModelSwitch>,
+    /// How many messages at the start of the current timeline lost their reasoning artifacts
+    /// in the host's history: the message count when the latest model switch was recorded, cut
+    /// to `n` by a later rewind to `n` messages (0 without a switch). A host that rebuilds its
+    /// history from the store drops the reasoning of these first messages
+    /// ([`rehydrate_model::filter_reasoning_artifacts`]) to get back what it held. Not a field
+    /// of any record: it follows from the order of the records.
+    pub reasoning_dropped: u64,
     /// The compaction summaries recorded, in order (see [`SessionStore::record_summary`]).
     pub summaries: Vec<SummaryRecord>,
     /// The expand and search misses the host reported, in order.
@@ -389,7 +396,8 @@ impl SessionStore {
     /// host's `history` with [`rehydrate_model::filter_reasoning_artifacts`] (thinking and
     /// reasoning are removed whole, never edited, since providers verify signatures over them;
     /// SPEC seed 000 rules 22-23) and records the switch with the number of messages it touched.
-    /// The store's own messages keep full fidelity.
+    /// The store's own messages keep full fidelity; [`StoreState::reasoning_dropped`] says how
+    /// many of them the host's history holds without their reasoning.
     ///
     /// # Errors
     ///
@@ -403,6 +411,7 @@ impl SessionStore {
         let payload = serde_json::to_vec(&switch).expect("a model switch always serializes");
         self.append(KIND_MODEL_SWITCH, &payload)?;
         self.state.model_switches.push(switch);
+        self.state.reasoning_dropped = self.state.messages.len() as u64;
         Ok(touched)
     }
 
@@ -705,6 +714,7 @@ fn load(path: &Path, bytes: &[u8]) -> Result<(StoreState, Option<TornTail>), Err
                 let switch = serde_json::from_slice(record.payload)
                     .map_err(|e| corrupt(format!("a model-switch record does not parse: {e}")))?;
                 state.model_switches.push(switch);
+                state.reasoning_dropped = state.messages.len() as u64;
             }
             KIND_SUMMARY => {
                 let summary = serde_json::from_slice(record.payload)
@@ -746,6 +756,7 @@ fn apply_rewind(state: &mut StoreState, to: u64) {
         state.log.reductions.truncate(cut);
     }
     state.rewinds.push(to);
+    state.reasoning_dropped = state.reasoning_dropped.min(to);
 }
 
 /// The last message index a reduction covers.

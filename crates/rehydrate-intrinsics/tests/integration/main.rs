@@ -2,5 +2,4 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
-mod agent_loop;
 mod validation;

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use rehydrate_intrinsics::{
-    Intrinsics, SCHEMA_DRAFT, Session, ToolFormat, advertised_tools, tool_definitions,
+    CallContext, Intrinsics, SCHEMA_DRAFT, ToolFormat, advertised_tools, tool_definitions,
 };
 use rehydrate_model::{Message, ReductionLog, Role};
 use rehydrate_reduce::{ReductionPolicy, project_messages};
@@ -33,7 +33,7 @@ fn argument_validation_table() {
     let (minted, log) = session();
     let id = log.reductions[0].id.to_string();
     let total = minted[2].content_text().unwrap().len();
-    let session = Session::new(&log, &minted);
+    let context = CallContext::new(&log, &minted);
     let cases: Vec<(&str, String)> = vec![
         ("missing id", r#"{}"#.to_string()),
         ("id not a string", r#"{"reduction_id":7}"#.to_string()),
@@ -90,7 +90,7 @@ fn argument_validation_table() {
     ];
     let mut out = String::new();
     for (name, args) in &cases {
-        let result = Intrinsics::call("expand_reduction", args, &session);
+        let result = Intrinsics::call("expand_reduction", args, &context);
         let shown = if result.is_error || result.content.len() < 120 {
             result.content.clone()
         } else {
@@ -114,14 +114,14 @@ fn argument_validation_table() {
         ("search unknown argument", r#"{"query":"x","limit":3}"#),
         ("search empty query", r#"{"query":"  "}"#),
     ] {
-        let result = Intrinsics::call("sidecar_search", args, &session);
+        let result = Intrinsics::call("sidecar_search", args, &context);
         let _ = writeln!(
             out,
             "{name}: tool error={}\n  {}",
             result.is_error, result.content
         );
     }
-    let unknown = Intrinsics::call("read_file", "{}", &session);
+    let unknown = Intrinsics::call("read_file", "{}", &context);
     let _ = writeln!(
         out,
         "unknown tool: tool error={}\n  {}",
@@ -133,14 +133,14 @@ fn argument_validation_table() {
     let whole = Intrinsics::call(
         "expand_reduction",
         &format!(r#"{{"reduction_id":"{id}"}}"#),
-        &session,
+        &context,
     );
     assert!(!whole.is_error);
     assert_eq!(whole.content, minted[2].content_text().unwrap());
     let ranged = Intrinsics::call(
         "expand_reduction",
         &format!(r#"{{"reduction_id":"{id}","byte_range":[0,8]}}"#),
-        &session,
+        &context,
     );
     assert_eq!(
         ranged.content,
@@ -149,7 +149,7 @@ fn argument_validation_table() {
     let search = Intrinsics::call(
         "sidecar_search",
         r#"{"query":"crate-000","mode":"literal"}"#,
-        &session,
+        &context,
     );
     assert!(!search.is_error);
     let json: serde_json::Value = serde_json::from_str(&search.content).unwrap();

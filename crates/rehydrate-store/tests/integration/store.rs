@@ -353,6 +353,38 @@ fn a_model_switch_drops_reasoning_whole_and_is_recorded() {
     );
     // The store keeps full fidelity.
     assert_eq!(state.messages[1], thinking);
+    assert_eq!(state.reasoning_dropped, 2);
+}
+
+#[test]
+fn reasoning_dropped_follows_switches_and_rewinds() {
+    let _serial = serial();
+    let dir = scratch("reasoning-dropped");
+    let path = dir.join("s.rhyd");
+    let mut store = SessionStore::create(&path, SyncPolicy::Never).unwrap();
+    let m = |t: &str| Message::text(rehydrate_model::Role::User, t);
+    for t in ["a", "b", "c"] {
+        store.append_message(&m(t)).unwrap();
+    }
+    assert_eq!(store.state().reasoning_dropped, 0);
+    let mut history = store.state().messages.clone();
+    store.switch_model("second", &mut history).unwrap();
+    assert_eq!(store.state().reasoning_dropped, 3);
+    store.append_message(&m("d")).unwrap();
+    assert_eq!(
+        store.state().reasoning_dropped,
+        3,
+        "a later message keeps its reasoning"
+    );
+    store.rewind(2).unwrap();
+    assert_eq!(store.state().reasoning_dropped, 2, "a rewind cuts it");
+    store.append_message(&m("e")).unwrap();
+    store.rewind(3).unwrap();
+    assert_eq!(store.state().reasoning_dropped, 2);
+    let live = store.state().clone();
+    drop(store);
+    let (state, _) = read_store(&path).unwrap();
+    assert_eq!(state, live, "reloading counts the same");
 }
 
 #[test]

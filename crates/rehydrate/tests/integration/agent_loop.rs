@@ -1,14 +1,13 @@
 //! Runs the `agent_loop` example (its checks run as it goes) and checks its transcript and the
 //! store it left against each step of the script.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
-
 use std::path::Path;
 
-use rehydrate_intrinsics::{EXPAND_REDUCTION, Intrinsics, Session};
-use rehydrate_model::{ReductionKind, Role};
-use rehydrate_sidecar::{ExportFormat, Sources, export_session};
-use rehydrate_store::read_store;
+use rehydrate::intrinsics::{CallContext, Intrinsics};
+use rehydrate::model::ReductionKind;
+use rehydrate::sidecar::{Sources, export_session};
+use rehydrate::store::read_store;
+use rehydrate::{EXPAND_REDUCTION, ExportFormat, ReductionPolicy, Role, Session, SyncPolicy};
 
 #[allow(dead_code, unreachable_pub)] // only `run` is used here
 #[path = "../../examples/agent_loop.rs"]
@@ -65,7 +64,7 @@ fn the_agent_loop_expands_searches_and_exports_every_reduction_inverted() {
     ));
 
     // The reloaded store answers the intrinsics as the live session did.
-    let session = Session {
+    let context = CallContext {
         log: &state.log,
         sources: Sources::minted(&state.messages),
     };
@@ -73,7 +72,7 @@ fn the_agent_loop_expands_searches_and_exports_every_reduction_inverted() {
     let out = Intrinsics::call(
         EXPAND_REDUCTION,
         r#"{"reduction_id":"r0.b35021"}"#,
-        &session,
+        &context,
     );
     assert!(!out.is_error);
     assert_eq!(out.content, original);
@@ -81,10 +80,8 @@ fn the_agent_loop_expands_searches_and_exports_every_reduction_inverted() {
 
     // Exporting from the store inverts every reduction, view included: the reduced view is
     // rebuilt from the log (its stubs stand where the reductions are).
-    let mut reducer = rehydrate_reduce::Reducer::resume(
-        rehydrate_reduce::ReductionPolicy::default(),
-        state.log.clone(),
-    );
+    let mut reducer =
+        rehydrate::reduce::Reducer::resume(ReductionPolicy::default(), state.log.clone());
     reducer.project(state.messages.clone());
     assert_eq!(reducer.log(), &state.log, "resuming mints nothing new");
     let view = reducer.view().to_vec();
@@ -97,9 +94,18 @@ fn the_agent_loop_expands_searches_and_exports_every_reduction_inverted() {
     let jsonl = export_session(&view, &state.log, &state.messages, ExportFormat::Jsonl).unwrap();
     let text = String::from_utf8(jsonl).unwrap();
     assert!(!text.contains("[rehydrate:"));
-    let lines: Vec<rehydrate_model::Message> = text
+    let lines: Vec<rehydrate::Message> = text
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect();
     assert_eq!(lines, state.messages);
+
+    // The session reopened from the store has the view and log the live one ended with, and
+    // answers the same expand.
+    let session = Session::open(&path, ReductionPolicy::default(), SyncPolicy::Never).unwrap();
+    assert_eq!(session.recovered(), 0);
+    assert_eq!(session.log(), &state.log);
+    assert_eq!(session.view().to_vec(), view);
+    let again = session.call(EXPAND_REDUCTION, r#"{"reduction_id":"r0.b35021"}"#);
+    assert_eq!(again, out);
 }

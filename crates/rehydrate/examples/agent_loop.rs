@@ -1,23 +1,22 @@
-//! An agent loop with the intrinsics: a scripted stand-in model drives a session built from
-//! `fixtures/cli/build-session.json` while the host records every message and reduction in a
-//! session store, projects with a [`Reducer`] before each model call, and answers the model's
-//! `expand_reduction` and `sidecar_search` calls with [`Intrinsics::call`].
+//! An agent loop on a [`Session`]: a scripted stand-in model drives a session built from
+//! `fixtures/cli/build-session.json` while the session records every message and reduction in
+//! its store, projects before each model call, and answers the model's `expand_reduction` and
+//! `sidecar_search` calls with [`Session::call`].
 //!
 //! The script: the model sees a stub and expands it whole (the exact original bytes come
 //! back), searches for a word only the hidden bytes hold, expands a byte range of another
 //! reduction, then keeps working until its earlier expand result ages out of the protected
 //! window and is reduced again; at the end the session exports with every reduction inverted.
 //!
-//! Run it with `cargo run -p rehydrate-intrinsics --example agent_loop`; the integration test
+//! Run it with `cargo run -p rehydrate --example agent_loop`; the integration test
 //! `agent_loop` runs it too.
 
 use std::path::Path;
 
-use rehydrate_intrinsics::{EXPAND_REDUCTION, Intrinsics, SIDECAR_SEARCH, Session};
-use rehydrate_model::{Message, Role, ToolCall};
-use rehydrate_reduce::{Reducer, ReductionPolicy};
-use rehydrate_sidecar::{ExportFormat, Sources, export_session};
-use rehydrate_store::{SessionStore, SyncPolicy};
+use rehydrate::{
+    EXPAND_REDUCTION, ExportFormat, Message, ReductionPolicy, Role, SIDECAR_SEARCH, Session,
+    SyncPolicy, ToolCall,
+};
 use serde_json::Value;
 
 /// The session the loop starts from.
@@ -35,60 +34,43 @@ const HIDDEN_WORD: &str = "crate-100";
 /// The byte range the model asks for in its ranged expand, half-open.
 const RANGE: (usize, usize) = (0, 200);
 
-/// The host: the reducer, the store that records the session, and the transcript.
+/// The host: its session and the transcript.
 struct Host {
-    reducer: Reducer,
-    store: SessionStore,
+    session: Session,
     /// The number of tool calls made so far (for call ids).
     calls: usize,
     transcript: Vec<String>,
 }
 
 impl Host {
-    /// Records `messages` in the store, projects them (as before every model call) and records
-    /// the reductions that projection minted; returns their ids.
-    fn record(&mut self, messages: Vec<Message>) -> Vec<String> {
-        for m in &messages {
-            self.store
-                .append_message(m)
-                .expect("the scratch store accepts appends");
-        }
-        let minted = self.reducer.project(messages);
-        let log = self.reducer.log();
-        let new = &log.reductions[log.len() - minted..];
-        let mut ids = Vec::new();
-        for r in new {
-            self.store
-                .append_reduction(r)
-                .expect("the scratch store accepts appends");
+    /// Pushes `messages` to the session (recorded, projected as before every model call, and
+    /// the reductions that minted recorded) and lists those reductions in the transcript.
+    fn record(&mut self, messages: Vec<Message>) {
+        let minted = self
+            .session
+            .push(messages)
+            .expect("the scratch store accepts appends");
+        let log = self.session.log();
+        for r in &log.reductions[log.len() - minted..] {
             self.transcript.push(format!(
                 "   reduced message {} as {} ({})",
                 r.ptr.addr.index,
                 r.id.as_str(),
                 r.kind.stub_kind().as_str()
             ));
-            ids.push(r.id.as_str().to_owned());
         }
-        ids
     }
 
     /// The model calls `name` with `arguments`: the host answers it (an intrinsic through
-    /// [`Intrinsics::call`], any other tool with `other_output`), records the call and its
-    /// result, projects, and returns the result's text.
+    /// [`Session::call`], any other tool with `other_output`), records the call and its
+    /// result, and returns the result's text.
     fn call(&mut self, name: &str, arguments: &str, other_output: Option<String>) -> String {
         self.calls += 1;
         let call_id = format!("agent_{}", self.calls);
         self.transcript.push(format!("-> {name} {arguments}"));
         let (content, is_error) = match other_output {
             None => {
-                let session = Session {
-                    log: self.reducer.log(),
-                    sources: Sources::with_recorded(
-                        self.reducer.history(),
-                        &self.store.state().messages,
-                    ),
-                };
-                let result = Intrinsics::call(name, arguments, &session);
+                let result = self.session.call(name, arguments);
                 (result.content, result.is_error)
             }
             Some(output) => (output, false),
@@ -157,32 +139,32 @@ fn test_output(run: usize) -> String {
 /// happens; a failed check panics.
 pub fn run(store_path: &Path) -> Vec<String> {
     let bytes = std::fs::read(FIXTURE).expect("the fixture is in the repository");
-    let session = rehydrate_formats::import(Path::new(FIXTURE), &bytes, None)
+    let session = rehydrate::formats::import(Path::new(FIXTURE), &bytes, None)
         .expect("the fixture imports")
         .messages;
     let mut host = Host {
-        reducer: Reducer::new(ReductionPolicy::default()),
-        store: SessionStore::create(store_path, SyncPolicy::Never).expect("the store path is new"),
+        session: Session::create(store_path, ReductionPolicy::default(), SyncPolicy::Never)
+            .expect("the store path is new"),
         calls: 0,
         transcript: vec![format!("session: {} messages", session.len())],
     };
     host.record(session);
 
     // (a) The model sees a stub and asks for everything it hides.
-    let view = host.reducer.view().to_vec();
+    let view = host.session.view().to_vec();
     let first = stub_id(&view, "tool-output").expect("the first build output is reduced");
     let expanded = host.call(
         EXPAND_REDUCTION,
         &format!(r#"{{"reduction_id":"{first}"}}"#),
         None,
     );
-    let expand_index = host.reducer.history().len() - 1;
+    let expand_index = host.session.history().len() - 1;
     let reduced = host
-        .reducer
+        .session
         .log()
         .get(&first)
         .expect("the stub's id is in the log");
-    let original = host.reducer.history()[reduced.ptr.addr.index]
+    let original = host.session.history()[reduced.ptr.addr.index]
         .content_text()
         .expect("a tool output has text");
     assert_eq!(
@@ -191,7 +173,7 @@ pub fn run(store_path: &Path) -> Vec<String> {
     );
 
     // (b) It searches what the stubs hide for a word the view does not show.
-    let view = host.reducer.view().to_vec();
+    let view = host.session.view().to_vec();
     assert!(
         view[..expand_index]
             .iter()
@@ -212,9 +194,9 @@ pub fn run(store_path: &Path) -> Vec<String> {
     );
 
     // (c) It reads the start of the other reduced output by byte range.
-    let view = host.reducer.view().to_vec();
+    let view = host.session.view().to_vec();
     let ids: Vec<String> = host
-        .reducer
+        .session
         .log()
         .reductions
         .iter()
@@ -231,7 +213,7 @@ pub fn run(store_path: &Path) -> Vec<String> {
         .expect("a second stub is in the view")
         .clone();
     let total = host
-        .reducer
+        .session
         .log()
         .get(&second)
         .expect("listed above")
@@ -263,7 +245,7 @@ pub fn run(store_path: &Path) -> Vec<String> {
         );
     }
     let again = host
-        .reducer
+        .session
         .log()
         .reductions
         .iter()
@@ -280,11 +262,12 @@ pub fn run(store_path: &Path) -> Vec<String> {
     )]);
 
     // The session exports with every reduction inverted: exactly what the store recorded.
-    let recorded = &host.store.state().messages;
-    assert_eq!(recorded.as_slice(), host.reducer.history());
-    assert_eq!(&host.store.state().log, host.reducer.log());
-    let view = host.reducer.view().to_vec();
-    let exported = export_session(&view, host.reducer.log(), recorded, ExportFormat::Jsonl)
+    let recorded = &host.session.state().messages;
+    assert_eq!(recorded.as_slice(), host.session.history());
+    assert_eq!(&host.session.state().log, host.session.log());
+    let exported = host
+        .session
+        .export(ExportFormat::Jsonl)
         .expect("every reduction inverts");
     let exported = String::from_utf8(exported).expect("JSONL is UTF-8");
     let messages: Vec<Message> = exported
@@ -293,12 +276,12 @@ pub fn run(store_path: &Path) -> Vec<String> {
         .collect();
     assert_eq!(&messages, recorded, "the export is the recorded session");
     assert!(!exported.contains(STUB_PREFIX), "no stub text is left");
-    host.store.sync().expect("the scratch store syncs");
+    host.session.sync().expect("the scratch store syncs");
     host.transcript.push(format!(
         "export: {} messages, {} bytes, {} reductions inverted, no stub left",
         messages.len(),
         exported.len(),
-        host.reducer.log().len()
+        host.session.log().len()
     ));
     host.transcript
 }

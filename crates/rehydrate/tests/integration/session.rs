@@ -1,0 +1,453 @@
+//! `Session` against the parts it wires: its view and log against `project_messages`, a
+//! reopened session against the live one, the intrinsics, rewinds, model switches, the export,
+//! and the errors of a store that cannot be used.
+
+use std::path::{Path, PathBuf};
+
+use rehydrate::model::ReductionKind;
+use rehydrate::reduce::{Reducer, project_messages};
+use rehydrate::sidecar::request_body;
+use rehydrate::store::{SessionStore, read_store};
+use rehydrate::{
+    Api, EXPAND_REDUCTION, Error, ExportFormat, Message, ReductionLog, ReductionPolicy, Role,
+    SIDECAR_SEARCH, Session, SyncPolicy, ToolFormat,
+};
+
+/// A fresh directory for one test, under the target directory.
+pub(crate) fn scratch(test: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("session")
+        .join(test);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A user message, then five build steps whose outputs are 2000 lines each (16000 bytes
+/// for step 0; steps 1 and 3 repeat step 0's output).
+fn build_session() -> Vec<Message> {
+    let mut history = vec![Message::text(Role::User, "run the build")];
+    for i in 0..5 {
+        let output = if i % 2 == 1 { 0 } else { i };
+        history.push(Message::tool_call(
+            format!("c{i}"),
+            "bash",
+            r#"{"cmd":"make"}"#,
+        ));
+        history.push(Message::tool_result(
+            format!("c{i}"),
+            format!("build {output}\n").repeat(2000),
+        ));
+    }
+    history
+}
+
+fn policy() -> ReductionPolicy {
+    ReductionPolicy::default()
+}
+
+fn ids(log: &ReductionLog) -> Vec<&str> {
+    log.reductions.iter().map(|r| r.id.as_str()).collect()
+}
+
+#[test]
+fn one_push_gives_the_view_and_log_of_project_messages() {
+    let dir = scratch("one-push");
+    let history = build_session();
+    let mut session = Session::create(dir.join("s.rhyd"), policy(), SyncPolicy::Never).unwrap();
+    assert_eq!(session.push(history.clone()).unwrap(), 2);
+    let one_shot = project_messages(&history, &ReductionLog::default(), &policy());
+    assert_eq!(session.view().to_vec(), one_shot.view);
+    assert_eq!(session.log(), &one_shot.log);
+    assert_eq!(ids(session.log()), ["r0.17b251", "r1.17b251"]);
+    assert!(matches!(
+        session.log().reductions[0].kind,
+        ReductionKind::ToolOutputTruncated {
+            original_bytes: 16000,
+            ..
+        }
+    ));
+    assert!(matches!(
+        session.log().reductions[1].kind,
+        ReductionKind::DuplicateOutput { canonical, original_bytes: 16000 } if canonical.index == 2
+    ));
+    // The store holds what the session holds.
+    assert_eq!(session.state().messages, history);
+    assert_eq!(&session.state().log, session.log());
+    assert_eq!(session.state().records, 11 + 2);
+    assert_eq!(session.history(), history);
+}
+
+#[test]
+fn turn_by_turn_pushes_give_the_one_shot_log() {
+    let dir = scratch("turn-by-turn");
+    let history = build_session();
+    let mut session = Session::create(dir.join("s.rhyd"), policy(), SyncPolicy::Never).unwrap();
+    let mut minted = vec![session.push([history[0].clone()]).unwrap()];
+    for pair in history[1..].chunks(2) {
+        minted.push(session.push(pair.to_vec()).unwrap());
+    }
+    // The oldest output leaves the protected window with the fourth, its duplicate with the
+    // fifth.
+    assert_eq!(minted, [0, 0, 0, 0, 1, 1]);
+    let one_shot = project_messages(&history, &ReductionLog::default(), &policy());
+    assert_eq!(session.log(), &one_shot.log);
+    assert_eq!(session.view().to_vec(), one_shot.view);
+}
+
+#[test]
+fn a_reopened_session_has_the_view_and_log_it_was_closed_with() {
+    let dir = scratch("reopen");
+    let path = dir.join("s.rhyd");
+    let history = build_session();
+    let mut session = Session::create(&path, policy(), SyncPolicy::EveryRecord).unwrap();
+    session.push(history[..7].to_vec()).unwrap();
+    session.push(history[7..].to_vec()).unwrap();
+    let (view, log) = (session.view().to_vec(), session.log().clone());
+    drop(session);
+    let mut session = Session::open(&path, policy(), SyncPolicy::EveryRecord).unwrap();
+    assert_eq!(session.recovered(), 0);
+    assert_eq!(session.view().to_vec(), view);
+    assert_eq!(session.log(), &log);
+    assert_eq!(session.history(), history);
+    // It goes on as the live session would have.
+    let more = [
+        Message::tool_call("c5", "bash", "{}"),
+        Message::tool_result("c5", "done"),
+    ];
+    // The third output leaves the protected window: a truncation.
+    assert_eq!(session.push(more.clone()).unwrap(), 1);
+    let mut all = history.clone();
+    all.extend(more);
+    let one_shot = project_messages(&all, &ReductionLog::default(), &policy());
+    assert_eq!(session.view().to_vec(), one_shot.view);
+    assert_eq!(session.log(), &one_shot.log);
+}
+
+#[test]
+fn expand_through_call_gives_the_exact_original_bytes() {
+    let dir = scratch("expand");
+    let history = build_session();
+    let mut session = Session::create(dir.join("s.rhyd"), policy(), SyncPolicy::Never).unwrap();
+    session.push(history.clone()).unwrap();
+    let original = history[2].content_text().unwrap();
+    for id in ["r0.17b251", "r1.17b251"] {
+        let out = session.call(EXPAND_REDUCTION, &format!(r#"{{"reduction_id":"{id}"}}"#));
+        assert!(!out.is_error, "{}", out.content);
+        assert_eq!(out.content, original);
+    }
+    let ranged = session.call(
+        EXPAND_REDUCTION,
+        r#"{"reduction_id":"r0.17b251","byte_range":[8,16]}"#,
+    );
+    assert_eq!(
+        ranged.content,
+        "[r0.17b251: bytes 8..16 of 16000]\nbuild 0\n"
+    );
+    let found = session.call(SIDECAR_SEARCH, r#"{"query":"build 0","mode":"literal"}"#);
+    assert!(!found.is_error);
+    assert!(found.content.contains(r#""reduction_id":"r0.17b251""#));
+    let unknown = session.call(EXPAND_REDUCTION, r#"{"reduction_id":"r9.abcdef"}"#);
+    assert!(unknown.is_error);
+    assert_eq!(
+        unknown.content,
+        "Error: expand_reduction: no reduction with id `r9.abcdef`; valid ids: r0.17b251, r1.17b251"
+    );
+    let names: Vec<String> = session
+        .tools(ToolFormat::Anthropic)
+        .iter()
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(names, [EXPAND_REDUCTION, SIDECAR_SEARCH]);
+}
+
+#[test]
+fn rewind_then_push() {
+    let dir = scratch("rewind");
+    let path = dir.join("s.rhyd");
+    let history = build_session();
+    let mut session = Session::create(&path, policy(), SyncPolicy::Never).unwrap();
+    session.push(history.clone()).unwrap();
+    // Back to the first output (message 2): the log keeps r0, which addresses it.
+    assert_eq!(session.rewind(3).unwrap(), 0);
+    assert_eq!(session.history(), &history[..3]);
+    assert_eq!(ids(session.log()), ["r0.17b251"]);
+    assert_eq!(session.state().rewinds, [3]);
+    // The reused truncation stays in the view, though its result is protected now.
+    let expected = {
+        let mut r = Reducer::resume(policy(), session.log().clone());
+        r.project(history[..3].iter().cloned());
+        r.view().to_vec()
+    };
+    assert_eq!(session.view().to_vec(), expected);
+    assert!(
+        session.view().to_vec()[2]
+            .content_text()
+            .unwrap()
+            .contains("[rehydrate:tool-output r0.17b251")
+    );
+    // A re-run from there takes new outputs; the old ones never resolve again.
+    let rerun = [
+        Message::tool_call("d1", "bash", "{}"),
+        Message::tool_result("d1", "clean"),
+    ];
+    assert_eq!(session.push(rerun.clone()).unwrap(), 0);
+    let mut kept = history[..3].to_vec();
+    kept.extend(rerun);
+    assert_eq!(session.history(), kept);
+    assert_eq!(session.state().messages, kept);
+    let out = session.call(EXPAND_REDUCTION, r#"{"reduction_id":"r1.17b251"}"#);
+    assert!(out.is_error);
+    let (view, log) = (session.view().to_vec(), session.log().clone());
+    drop(session);
+    let session = Session::open(&path, policy(), SyncPolicy::Never).unwrap();
+    assert_eq!((session.view().to_vec(), session.log()), (view, &log));
+    assert_eq!(session.recovered(), 0);
+}
+
+#[test]
+fn a_rewind_past_the_end_changes_nothing() {
+    let dir = scratch("rewind-beyond");
+    let path = dir.join("s.rhyd");
+    let mut session = Session::create(&path, policy(), SyncPolicy::Never).unwrap();
+    session.push(build_session()).unwrap();
+    let err = session.rewind(12).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "session store {}: cannot rewind to 12 messages, it holds 11",
+            path.display()
+        )
+    );
+    assert_eq!(session.history().len(), 11);
+    assert_eq!(session.log().len(), 2);
+}
+
+#[test]
+fn export_gives_back_the_pushed_messages() {
+    let dir = scratch("export");
+    let history = build_session();
+    let mut session = Session::create(dir.join("s.rhyd"), policy(), SyncPolicy::Never).unwrap();
+    session.push(history.clone()).unwrap();
+    let jsonl = String::from_utf8(session.export(ExportFormat::Jsonl).unwrap()).unwrap();
+    let exported: Vec<Message> = jsonl
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(exported, history);
+    assert!(!jsonl.contains("[rehydrate:"));
+    let body = session.export(ExportFormat::OpenAi).unwrap();
+    assert_eq!(body, request_body(&history, Api::OpenAi).unwrap());
+}
+
+#[test]
+fn request_body_closes_records_its_repairs_and_leaves_the_view_open() {
+    let dir = scratch("request-body");
+    let path = dir.join("s.rhyd");
+    let mut session = Session::create(&path, policy(), SyncPolicy::Never).unwrap();
+    let history = vec![
+        Message::text(Role::User, "run it"),
+        Message::tool_call("t1", "run", "{}"),
+    ];
+    session.push(history.clone()).unwrap();
+    assert_eq!(
+        session.log().len(),
+        0,
+        "a call waiting for its result is no defect"
+    );
+    let body = String::from_utf8(session.request_body(Api::OpenAi).unwrap()).unwrap();
+    let closed = project_messages(&history, &ReductionLog::default(), &policy());
+    assert_eq!(
+        body.as_bytes(),
+        request_body(&closed.view, Api::OpenAi).unwrap()
+    );
+    assert!(body.contains(r#"{"role":"tool","content":"[rehydrate:unanswered-call r0."#));
+    // The repair is recorded, so the stub the model reads resolves, after a reopen too.
+    assert_eq!(session.log(), &closed.log);
+    assert_eq!(&session.state().log, session.log());
+    assert_eq!(
+        session.view().to_vec(),
+        history,
+        "the live view is open again"
+    );
+    let id = session.log().reductions[0].id.to_string();
+    let out = session.call(EXPAND_REDUCTION, &format!(r#"{{"reduction_id":"{id}"}}"#));
+    assert_eq!((out.content.as_str(), out.is_error), ("{}", false));
+    let log = session.log().clone();
+    drop(session);
+    let mut session = Session::open(&path, policy(), SyncPolicy::Never).unwrap();
+    assert_eq!(session.log(), &log);
+    assert_eq!(session.view().to_vec(), history);
+    // The result arrives: the repair stays in the log, unused.
+    session.push([Message::tool_result("t1", "ran")]).unwrap();
+    assert_eq!(session.view().len(), 3);
+    assert_eq!(session.log(), &log);
+}
+
+#[test]
+fn an_empty_view_is_no_request_body() {
+    let dir = scratch("empty-body");
+    let path = dir.join("s.rhyd");
+    let mut session = Session::create(&path, policy(), SyncPolicy::Never).unwrap();
+    let err = session.request_body(Api::Anthropic).unwrap_err();
+    assert!(matches!(err, Error::Request { .. }));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "session store {}: the view is not a valid request body",
+            path.display()
+        )
+    );
+    let source = std::error::Error::source(&err).unwrap().to_string();
+    assert!(
+        source.starts_with("anthropic request body is invalid"),
+        "{source}"
+    );
+}
+
+#[test]
+fn a_model_switch_drops_reasoning_from_the_history_and_survives_a_reopen() {
+    let dir = scratch("switch");
+    let path = dir.join("s.rhyd");
+    let mut thinking = Message::text(Role::Assistant, "answer");
+    thinking
+        .metadata
+        .insert("thinking".into(), "private chain of thought".into());
+    thinking
+        .metadata
+        .insert("thinking_signature".into(), "sig==".into());
+    let mut session = Session::create(&path, policy(), SyncPolicy::Never).unwrap();
+    session
+        .push([Message::text(Role::User, "question"), thinking.clone()])
+        .unwrap();
+    let anthropic = String::from_utf8(session.request_body(Api::Anthropic).unwrap()).unwrap();
+    assert!(anthropic.contains(r#""type":"thinking""#), "{anthropic}");
+    assert_eq!(session.switch_model("other-model").unwrap(), 1);
+    let mut plain = thinking.clone();
+    plain.metadata.clear();
+    assert_eq!(session.history()[1], plain);
+    assert_eq!(session.state().messages[1], thinking, "the store keeps it");
+    let anthropic = String::from_utf8(session.request_body(Api::Anthropic).unwrap()).unwrap();
+    assert!(!anthropic.contains("thinking"), "{anthropic}");
+    // The new model's reasoning is its own.
+    session
+        .push([Message::text(Role::User, "more"), thinking.clone()])
+        .unwrap();
+    let view = session.view().to_vec();
+    drop(session);
+    let session = Session::open(&path, policy(), SyncPolicy::Never).unwrap();
+    assert_eq!(session.view().to_vec(), view);
+    assert_eq!(session.history()[1], plain);
+    assert_eq!(session.history()[3], thinking);
+    assert_eq!(session.state().model_switches.len(), 1);
+}
+
+#[test]
+fn reductions_the_store_lost_are_minted_again_on_open() {
+    let dir = scratch("recover");
+    let path = dir.join("s.rhyd");
+    let history = build_session();
+    // A host that stopped after recording the messages, before their reductions.
+    let mut store = SessionStore::create(&path, SyncPolicy::Never).unwrap();
+    for m in &history {
+        store.append_message(m).unwrap();
+    }
+    drop(store);
+    let session = Session::open(&path, policy(), SyncPolicy::Never).unwrap();
+    assert_eq!(session.recovered(), 2);
+    assert_eq!(ids(session.log()), ["r0.17b251", "r1.17b251"]);
+    assert_eq!(&session.state().log, session.log(), "recorded at once");
+    drop(session);
+    let (state, _) = read_store(&path).unwrap();
+    assert_eq!(ids(&state.log), ["r0.17b251", "r1.17b251"]);
+    let session = Session::open(&path, policy(), SyncPolicy::Never).unwrap();
+    assert_eq!(session.recovered(), 0);
+}
+
+#[test]
+fn a_log_whose_ids_name_other_ordinals_is_refused() {
+    let dir = scratch("ordinal");
+    let path = dir.join("s.rhyd");
+    let history = build_session();
+    let one_shot = project_messages(&history, &ReductionLog::default(), &policy());
+    let mut store = SessionStore::create(&path, SyncPolicy::Never).unwrap();
+    for m in &history {
+        store.append_message(m).unwrap();
+    }
+    store.append_reduction(&one_shot.log.reductions[1]).unwrap();
+    drop(store);
+    let err = Session::open(&path, policy(), SyncPolicy::Never).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "session store {}: reduction r1.17b251 stands at log position 0; its id names another ordinal",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn opening_a_missing_file_names_it() {
+    let dir = scratch("missing");
+    let path = dir.join("nothing-here.rhyd");
+    let err = Session::open(&path, policy(), SyncPolicy::Never).unwrap_err();
+    assert!(matches!(err, Error::Store(_)));
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "session store {}: No such file or directory (os error 2)",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn creating_over_an_existing_file_names_it() {
+    let dir = scratch("exists");
+    let path = dir.join("s.rhyd");
+    drop(Session::create(&path, policy(), SyncPolicy::Never).unwrap());
+    let err = Session::create(&path, policy(), SyncPolicy::Never).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "session store {}: File exists (os error 17)",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn a_locked_store_is_refused_naming_the_file() {
+    let dir = scratch("locked");
+    let path = dir.join("s.rhyd");
+    let live = Session::create(&path, policy(), SyncPolicy::Never).unwrap();
+    let err = Session::open(&path, policy(), SyncPolicy::Never).unwrap_err();
+    assert!(err.is_locked());
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "session store {} is open for writing by another process (it is locked)",
+            path.display()
+        )
+    );
+    drop(live);
+    assert!(Session::open(&path, policy(), SyncPolicy::Never).is_ok());
+}
+
+#[test]
+fn a_torn_store_is_refused_until_repaired() {
+    let dir = scratch("torn");
+    let path = dir.join("s.rhyd");
+    let mut session = Session::create(&path, policy(), SyncPolicy::EveryRecord).unwrap();
+    session.push(build_session()).unwrap();
+    drop(session);
+    let mut bytes = std::fs::read(&path).unwrap();
+    bytes.extend_from_slice(&[7, 0, 0]);
+    std::fs::write(&path, &bytes).unwrap();
+    let err = Session::open(&path, policy(), SyncPolicy::Never).unwrap_err();
+    assert!(err.is_torn(), "{err}");
+    assert!(err.to_string().contains(&path.display().to_string()));
+    rehydrate::store::repair(&path).unwrap();
+    let session = Session::open(&path, policy(), SyncPolicy::Never).unwrap();
+    assert_eq!(session.log().len(), 2);
+}
