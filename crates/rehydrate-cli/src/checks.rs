@@ -1,8 +1,8 @@
 //! The checks more than one subcommand makes: a projection against its messages, a view as
 //! a request body of both APIs.
 
-use rehydrate_model::{Message, ReductionLog};
-use rehydrate_sidecar::{Api, Rule, check_inverts, check_request, verify_log};
+use rehydrate::model::{Message, ReductionLog};
+use rehydrate::sidecar::{Api, Rule, check_inverts, check_request, verify_log};
 
 use crate::failure::Failure;
 

@@ -153,7 +153,7 @@ pub(crate) enum Command {
         #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
         format: FormatArg,
         /// The largest projected input accepted, in bytes.
-        #[arg(long, value_name = "N", allow_negative_numbers = true, default_value_t = rehydrate_evidence::DEFAULT_MAX_INPUT_BYTES)]
+        #[arg(long, value_name = "N", allow_negative_numbers = true, default_value_t = rehydrate::evidence::DEFAULT_MAX_INPUT_BYTES)]
         max_input_bytes: usize,
         /// Print one JSON object instead of a summary.
         #[arg(long)]
@@ -243,8 +243,8 @@ pub(crate) enum ExportTo {
 }
 
 impl ExportTo {
-    pub(crate) fn format(self) -> rehydrate_sidecar::ExportFormat {
-        use rehydrate_sidecar::ExportFormat;
+    pub(crate) fn format(self) -> rehydrate::sidecar::ExportFormat {
+        use rehydrate::sidecar::ExportFormat;
         match self {
             ExportTo::Jsonl => ExportFormat::Jsonl,
             ExportTo::Openai => ExportFormat::OpenAi,
@@ -263,10 +263,10 @@ pub(crate) enum ToolsFormat {
 }
 
 impl ToolsFormat {
-    pub(crate) fn format(self) -> rehydrate_intrinsics::ToolFormat {
+    pub(crate) fn format(self) -> rehydrate::intrinsics::ToolFormat {
         match self {
-            ToolsFormat::Openai => rehydrate_intrinsics::ToolFormat::OpenAi,
-            ToolsFormat::Anthropic => rehydrate_intrinsics::ToolFormat::Anthropic,
+            ToolsFormat::Openai => rehydrate::intrinsics::ToolFormat::OpenAi,
+            ToolsFormat::Anthropic => rehydrate::intrinsics::ToolFormat::Anthropic,
         }
     }
 }
@@ -280,8 +280,8 @@ pub(crate) enum FormatArg {
 }
 
 impl FormatArg {
-    pub(crate) fn format(self) -> Option<rehydrate_formats::Format> {
-        use rehydrate_formats::Format;
+    pub(crate) fn format(self) -> Option<rehydrate::formats::Format> {
+        use rehydrate::formats::Format;
         match self {
             FormatArg::Auto => None,
             FormatArg::ClaudeCode => Some(Format::ClaudeCode),
@@ -298,10 +298,10 @@ pub(crate) enum Preset {
 }
 
 impl Preset {
-    pub(crate) fn policy(self) -> rehydrate_reduce::ReductionPolicy {
+    pub(crate) fn policy(self) -> rehydrate::reduce::ReductionPolicy {
         match self {
-            Preset::Default => rehydrate_reduce::ReductionPolicy::default(),
-            Preset::Aggressive => rehydrate_reduce::ReductionPolicy::aggressive(),
+            Preset::Default => rehydrate::reduce::ReductionPolicy::default(),
+            Preset::Aggressive => rehydrate::reduce::ReductionPolicy::aggressive(),
         }
     }
 

@@ -1,6 +1,6 @@
 //! The dispatch from the parsed command line to each subcommand's file.
 
-use rehydrate_search::{SearchMode, SearchOptions};
+use rehydrate::search::{SearchMode, SearchOptions};
 
 use crate::cli::{Cli, Command};
 use crate::failure::Failure;

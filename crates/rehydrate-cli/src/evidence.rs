@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use rehydrate_evidence::{Error, EvidenceOptions, EvidenceStats, EvidenceTurn, project_evidence};
-use rehydrate_formats::Format;
+use rehydrate::evidence::{Error, EvidenceOptions, EvidenceStats, EvidenceTurn, project_evidence};
+use rehydrate::formats::Format;
 
 use crate::failure::{Failure, input};
 use crate::load;
@@ -27,7 +27,7 @@ pub(crate) fn run(
     json: bool,
 ) -> Result<(), Failure> {
     let bytes = load::read(path)?;
-    let log = rehydrate_formats::import_events(load::name(path), &bytes, format)?;
+    let log = rehydrate::formats::import_events(load::name(path), &bytes, format)?;
     load::print_warnings(path, &log.warnings);
     let options = EvidenceOptions { max_input_bytes };
     let evidence = project_evidence(&log.events, &[], &options).map_err(|e| match e {

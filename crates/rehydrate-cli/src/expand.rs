@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use rehydrate_sidecar::expand_reduction;
-use rehydrate_store::SessionDir;
+use rehydrate::sidecar::expand_reduction;
+use rehydrate::store::SessionDir;
 
 use crate::failure::{Failure, input};
 use crate::output::print_stdout;

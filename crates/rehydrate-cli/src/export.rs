@@ -3,13 +3,13 @@
 
 use std::path::Path;
 
-use rehydrate_model::{Reduction, ReductionKind};
-use rehydrate_reduce::{repairs_in_view, session_request_body};
-use rehydrate_sidecar::{
+use rehydrate::model::{Reduction, ReductionKind};
+use rehydrate::reduce::{repairs_in_view, session_request_body};
+use rehydrate::sidecar::{
     Api, ExportError, ExportFormat, RequestError, check_exportable, check_inverts, export_session,
     request_body, verify_log,
 };
-use rehydrate_store::SessionDir;
+use rehydrate::store::SessionDir;
 
 use crate::cli::ExportTo;
 use crate::failure::{Failure, input};
@@ -86,7 +86,7 @@ pub(crate) fn run(
 /// under a log that verifies.
 fn view_body(dir: &Path, loaded: &SessionDir, api: Api) -> Result<Vec<u8>, Failure> {
     let unverified =
-        |e: rehydrate_sidecar::Error| Failure::Verify(vec![format!("{}: {e}", shown(dir))]);
+        |e: rehydrate::sidecar::Error| Failure::Verify(vec![format!("{}: {e}", shown(dir))]);
     check_inverts(&loaded.view, &loaded.log, &loaded.sidecar).map_err(unverified)?;
     if let Some(e) = verify_log(&loaded.log, &loaded.sidecar).into_iter().next() {
         return Err(unverified(e));

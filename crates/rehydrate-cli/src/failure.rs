@@ -47,18 +47,18 @@ pub(crate) fn input(msg: impl Into<String>) -> Failure {
     Failure::Input(msg.into())
 }
 
-impl From<rehydrate_formats::Error> for Failure {
-    fn from(e: rehydrate_formats::Error) -> Self {
+impl From<rehydrate::formats::Error> for Failure {
+    fn from(e: rehydrate::formats::Error) -> Self {
         Failure::Input(e.to_string())
     }
 }
 
 /// A store error is a verification failure when a session directory is damaged, and bad input
 /// otherwise (not an output directory, a lock held, a file the system refused).
-impl From<rehydrate_store::Error> for Failure {
-    fn from(e: rehydrate_store::Error) -> Self {
+impl From<rehydrate::store::Error> for Failure {
+    fn from(e: rehydrate::store::Error) -> Self {
         match e {
-            rehydrate_store::Error::DirDamaged(lines) => Failure::Verify(lines),
+            rehydrate::store::Error::DirDamaged(lines) => Failure::Verify(lines),
             e => Failure::Input(e.to_string()),
         }
     }
@@ -66,9 +66,9 @@ impl From<rehydrate_store::Error> for Failure {
 
 /// A sidecar error is a verification failure when bytes or structure do not verify, and bad
 /// input when the request itself is wrong (an unknown id, a bad range).
-impl From<rehydrate_sidecar::Error> for Failure {
-    fn from(e: rehydrate_sidecar::Error) -> Self {
-        use rehydrate_sidecar::Error as E;
+impl From<rehydrate::sidecar::Error> for Failure {
+    fn from(e: rehydrate::sidecar::Error) -> Self {
+        use rehydrate::sidecar::Error as E;
         match e {
             E::UnknownId { .. } | E::ReversedRange { .. } | E::RangeBeyondEnd { .. } => {
                 Failure::Input(e.to_string())

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use rehydrate_formats::Format;
-use rehydrate_model::Role;
+use rehydrate::formats::Format;
+use rehydrate::model::Role;
 
 use crate::checks::wire_bytes;
 use crate::failure::Failure;

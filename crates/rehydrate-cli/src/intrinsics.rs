@@ -4,9 +4,9 @@
 
 use std::path::Path;
 
-use rehydrate_intrinsics::{CallContext, Intrinsics, ToolFormat, tool_definitions};
-use rehydrate_sidecar::Sources;
-use rehydrate_store::SessionDir;
+use rehydrate::intrinsics::{CallContext, Intrinsics, ToolFormat, tool_definitions};
+use rehydrate::sidecar::Sources;
+use rehydrate::store::SessionDir;
 
 use crate::failure::Failure;
 use crate::output::print_stdout;

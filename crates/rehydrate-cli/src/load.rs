@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use rehydrate_formats::{Format, Import, Warning};
+use rehydrate::formats::{Format, Import, Warning};
 
 use crate::failure::{Failure, input};
 use crate::term::{push_printable, shown};
@@ -10,7 +10,7 @@ use crate::term::{push_printable, shown};
 /// Reads and imports `path`, printing each import warning on stderr ([`print_warnings`]).
 pub(crate) fn import(path: &Path, format: Option<Format>) -> Result<Import, Failure> {
     let bytes = read(path)?;
-    let imported = rehydrate_formats::import(name(path), &bytes, format)?;
+    let imported = rehydrate::formats::import(name(path), &bytes, format)?;
     print_warnings(path, &imported.warnings);
     Ok(imported)
 }
@@ -19,7 +19,7 @@ pub(crate) fn import(path: &Path, format: Option<Format>) -> Result<Import, Fail
 /// [`import`], without keeping a message: each is dropped as it is read.
 pub(crate) fn check(path: &Path, format: Option<Format>) -> Result<(), Failure> {
     let bytes = read(path)?;
-    let (_, warnings) = rehydrate_formats::import_each(name(path), &bytes, format, &mut drop)?;
+    let (_, warnings) = rehydrate::formats::import_each(name(path), &bytes, format, &mut drop)?;
     print_warnings(path, &warnings);
     Ok(())
 }

@@ -3,11 +3,11 @@
 use std::path::Path;
 use std::sync::mpsc;
 
-use rehydrate_formats::{Format, Warning};
-use rehydrate_model::{Message, ReductionLog};
-use rehydrate_reduce::{Reducer, ReductionPolicy};
-use rehydrate_store::SessionDir;
-use rehydrate_store::dir::{DirWriter, OpenStore, Staged};
+use rehydrate::formats::{Format, Warning};
+use rehydrate::model::{Message, ReductionLog};
+use rehydrate::reduce::{Reducer, ReductionPolicy};
+use rehydrate::store::SessionDir;
+use rehydrate::store::dir::{DirWriter, OpenStore, Staged};
 
 use crate::checks::{check_projection, check_view, join, wire_bytes};
 use crate::cli::ReduceArgs;
@@ -109,7 +109,7 @@ fn import_into(
         // importer owns the file's bytes, which are dropped as soon as it is done.
         let importer = scope.spawn(move || {
             let mut batch = Vec::with_capacity(BATCH_MESSAGES);
-            let imported = rehydrate_formats::import_each(
+            let imported = rehydrate::formats::import_each(
                 load::name(path),
                 &bytes,
                 args.format.format(),
@@ -149,7 +149,7 @@ fn import_into(
 /// What [`import_into`] gives back besides the projection.
 struct ImportedInto {
     /// The format and the warnings, or why the file cannot be imported.
-    import: Result<(Format, Vec<Warning>), rehydrate_formats::Error>,
+    import: Result<(Format, Vec<Warning>), rehydrate::formats::Error>,
     /// The sidecar store with its messages staged, or why it could not be staged.
     sidecar: Result<OpenStore, Failure>,
     /// The wire bytes of the messages projected.
@@ -331,10 +331,10 @@ fn session_warnings(history: &[Message], warnings: &mut Vec<Warning>) {
             // A stub on a line of its own, as a view writes it (a `cat view.json` result holds
             // stubs inside JSON strings instead, which is content).
             m.content_text().is_some_and(|t| {
-                t.contains(rehydrate_model::STUB_SENTINEL)
+                t.contains(rehydrate::model::STUB_SENTINEL)
                     && t.lines().any(|line| {
-                        line.starts_with(rehydrate_model::STUB_SENTINEL)
-                            && rehydrate_model::Stub::parse(line).is_ok()
+                        line.starts_with(rehydrate::model::STUB_SENTINEL)
+                            && rehydrate::model::Stub::parse(line).is_ok()
                     })
             })
         })

@@ -2,14 +2,14 @@
 
 use std::path::Path;
 
-use rehydrate_store::SessionDir;
+use rehydrate::store::SessionDir;
 
 use crate::failure::Failure;
 use crate::output::print_stdout;
 use crate::term::shown;
 
 pub(crate) fn repair(dir: &Path) -> Result<(), Failure> {
-    let rehydrate_store::dir::Repaired {
+    let rehydrate::store::dir::Repaired {
         lines,
         reductions,
         messages,

@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use rehydrate_formats::Format;
-use rehydrate_replay::{Replay, ReplayCounts};
+use rehydrate::formats::Format;
+use rehydrate::replay::{Replay, ReplayCounts};
 
 use crate::failure::Failure;
 use crate::load;

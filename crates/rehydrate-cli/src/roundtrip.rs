@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
-use rehydrate_formats::Format;
-use rehydrate_model::{Message, ReductionKind, ReductionLog};
-use rehydrate_reduce::project_messages;
-use rehydrate_sidecar::{expand_reduction, render_turns};
+use rehydrate::formats::Format;
+use rehydrate::model::{Message, ReductionKind, ReductionLog};
+use rehydrate::reduce::project_messages;
+use rehydrate::sidecar::{expand_reduction, render_turns};
 
 use crate::checks::{check_projection, wire_bytes};
 use crate::cli::Preset;
@@ -83,11 +83,11 @@ pub(crate) fn roundtrip(
     }
 
     // The written formats read back equal.
-    let encoded = rehydrate_store::dir::encode(&out.view, &out.log, messages);
+    let encoded = rehydrate::store::dir::encode(&out.view, &out.log, messages);
     let view_back: Result<Vec<Message>, _> = serde_json::from_slice(&encoded.view);
     let log_back: Result<ReductionLog, _> = serde_json::from_slice(&encoded.log);
     let store_back =
-        rehydrate_store::parse_store(Path::new("sidecar/session.rhyd"), &encoded.store);
+        rehydrate::store::parse_store(Path::new("sidecar/session.rhyd"), &encoded.store);
     if view_back.ok().as_ref() != Some(&out.view) {
         failures.push("view.json does not read back equal".to_string());
     }

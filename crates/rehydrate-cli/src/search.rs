@@ -2,9 +2,9 @@
 
 use std::path::Path;
 
-use rehydrate_search::{SearchOptions, SearchResult, sidecar_search};
-use rehydrate_sidecar::verify_log;
-use rehydrate_store::SessionDir;
+use rehydrate::search::{SearchOptions, SearchResult, sidecar_search};
+use rehydrate::sidecar::verify_log;
+use rehydrate::store::SessionDir;
 
 use crate::failure::{Failure, input};
 use crate::output::print_stdout;

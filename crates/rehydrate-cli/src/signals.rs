@@ -4,9 +4,9 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use rehydrate_sidecar::verify_log;
-use rehydrate_signals::{Assessment, CompactionSignals, Decision, assess};
-use rehydrate_store::SessionDir;
+use rehydrate::sidecar::verify_log;
+use rehydrate::signals::{Assessment, CompactionSignals, Decision, assess};
+use rehydrate::store::SessionDir;
 
 use crate::failure::Failure;
 use crate::output::{print_json, print_stdout};
@@ -45,7 +45,7 @@ pub(crate) fn run(dir: &Path, json: bool) -> Result<(), Failure> {
         .map_err(|e| {
         Failure::Verify(vec![format!(
             "{}: {e}",
-            shown(dir.join(rehydrate_store::dir::STORE))
+            shown(dir.join(rehydrate::store::dir::STORE))
         )])
     })?;
     let Assessment { decision, reasons } = assess(&signals);

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use base64::Engine as _;
 
-use rehydrate_model::{Content, Message};
+use rehydrate::model::{Content, Message};
 
 use crate::tokens::TokenCounter;
 
@@ -17,7 +17,7 @@ fn session() -> Vec<Message> {
     ))
     .unwrap();
     let path = std::path::Path::new("build-session.json");
-    rehydrate_formats::import(path, &bytes, None)
+    rehydrate::formats::import(path, &bytes, None)
         .unwrap()
         .messages
 }

@@ -6,15 +6,15 @@
 //! wire bytes. Counting a view after its history then tokenizes only the stubs, and repeated
 //! messages are tokenized once.
 //!
-//! An inline image is counted as OpenAI bills it (`rehydrate_sidecar::image_tokens`, high
+//! An inline image is counted as OpenAI bills it (`rehydrate::sidecar::image_tokens`, high
 //! detail, from the pixel size in its header), not as its base64 text: the message's text
 //! around it is tokenized with the image's data left out (docs/FORMATS.md, "Images").
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use rehydrate_model::{Content, Message};
-use rehydrate_sidecar::{Api, image_data, image_size, image_tokens, strip_image_data};
+use rehydrate::model::{Content, Message};
+use rehydrate::sidecar::{Api, image_data, image_size, image_tokens, strip_image_data};
 
 /// Counts `o200k_base` tokens of message wire forms, remembering the count of every wire form
 /// it has seen.

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
-use rehydrate_sidecar::{check_inverts, verify_log};
-use rehydrate_store::SessionDir;
+use rehydrate::sidecar::{check_inverts, verify_log};
+use rehydrate::store::SessionDir;
 
 use crate::checks::check_view;
 use crate::failure::Failure;

@@ -39,12 +39,12 @@ fn stderr(out: &Output) -> String {
 /// Rewrites the directory's sidecar store with `edit` applied to its messages, framed and
 /// checksummed correctly (a tamperer who knows the format): only the manifest and the
 /// reductions' digests can tell.
-fn reframe_store(dir: &Path, edit: impl FnOnce(&mut Vec<rehydrate_model::Message>)) {
+fn reframe_store(dir: &Path, edit: impl FnOnce(&mut Vec<rehydrate::model::Message>)) {
     let path = dir.join("sidecar/session.rhyd");
-    let (mut state, torn) = rehydrate_store::read_store(&path).unwrap();
+    let (mut state, torn) = rehydrate::store::read_store(&path).unwrap();
     assert_eq!(torn, None);
     edit(&mut state.messages);
-    let mut store = rehydrate_store::StoreWriter::new(Vec::new()).unwrap();
+    let mut store = rehydrate::store::StoreWriter::new(Vec::new()).unwrap();
     for m in &state.messages {
         store.message(m).unwrap();
     }
@@ -55,8 +55,8 @@ fn reframe_store(dir: &Path, edit: impl FnOnce(&mut Vec<rehydrate_model::Message
 }
 
 /// Replaces the first `from` in message `index`'s text with `to`.
-fn edit_text(messages: &mut [rehydrate_model::Message], index: usize, from: &str, to: &str) {
-    let Some(rehydrate_model::Content::Text(text)) = &mut messages[index].content else {
+fn edit_text(messages: &mut [rehydrate::model::Message], index: usize, from: &str, to: &str) {
+    let Some(rehydrate::model::Content::Text(text)) = &mut messages[index].content else {
         panic!("message {index} has no text");
     };
     assert!(text.contains(from), "message {index} lacks {from:?}");
@@ -1030,7 +1030,7 @@ fn record_store_in_manifest(dir: &Path) {
         serde_json::from_slice(&std::fs::read(&manifest_path).unwrap()).unwrap();
     manifest["files"]["sidecar/session.rhyd"] = serde_json::json!({
         "bytes": store.len(),
-        "blake3": rehydrate_sidecar::content_digest(&store).to_string(),
+        "blake3": rehydrate::sidecar::content_digest(&store).to_string(),
     });
     std::fs::write(
         &manifest_path,
@@ -1041,10 +1041,10 @@ fn record_store_in_manifest(dir: &Path) {
 
 /// Appends to the directory's store as a host does (opened under its lock), then records it in
 /// the manifest.
-fn extend_store(dir: &Path, append: impl FnOnce(&mut rehydrate_store::SessionStore)) {
+fn extend_store(dir: &Path, append: impl FnOnce(&mut rehydrate::store::SessionStore)) {
     let path = dir.join("sidecar/session.rhyd");
     let mut store =
-        rehydrate_store::SessionStore::open(&path, rehydrate_store::SyncPolicy::Never).unwrap();
+        rehydrate::store::SessionStore::open(&path, rehydrate::store::SyncPolicy::Never).unwrap();
     append(&mut store);
     drop(store);
     record_store_in_manifest(dir);
@@ -1052,16 +1052,16 @@ fn extend_store(dir: &Path, append: impl FnOnce(&mut rehydrate_store::SessionSto
 
 /// The stub lines of the directory's reductions, in log order.
 fn stub_lines(dir: &Path) -> Vec<String> {
-    let log: rehydrate_model::ReductionLog =
+    let log: rehydrate::model::ReductionLog =
         serde_json::from_slice(&std::fs::read(dir.join("reductions.json")).unwrap()).unwrap();
     log.reductions.into_iter().map(|r| r.stub).collect()
 }
 
 /// A well-formed stub line for an id the store never minted.
 fn unminted_stub(ordinal: usize) -> String {
-    let id: rehydrate_model::ReductionId = format!("r{ordinal}.abcdef").parse().unwrap();
-    rehydrate_model::Stub::render_line(
-        rehydrate_model::StubKind::ToolOutput,
+    let id: rehydrate::model::ReductionId = format!("r{ordinal}.abcdef").parse().unwrap();
+    rehydrate::model::Stub::render_line(
+        rehydrate::model::StubKind::ToolOutput,
         &id,
         "90 of 100 bytes hidden (3 lines); expand_reduction restores them",
     )
@@ -1147,7 +1147,7 @@ fn signals_widen_on_a_never_minted_citation_and_freeze_when_citations_grow() {
         serde_json::json!([2.0, 3.0])
     );
     let reasons = report["reasons"].as_array().unwrap();
-    assert_eq!(reasons[0], rehydrate_signals::GROWING_CITATIONS);
+    assert_eq!(reasons[0], rehydrate::signals::GROWING_CITATIONS);
     // stdout carries the report; stderr one line naming the freeze and why.
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.starts_with("error: "), "{err}");
@@ -1180,7 +1180,7 @@ fn signals_freeze_on_a_digest_failure_and_refuse_a_store_the_manifest_does_not_r
     let id = report["reductions"][1]["id"].as_str().unwrap().to_string();
     extend_store(&dir, |store| {
         store
-            .record_miss(&id, rehydrate_store::MissReason::Digest)
+            .record_miss(&id, rehydrate::store::MissReason::Digest)
             .unwrap();
     });
     let (code, report, err) = signals_json(&dir);
@@ -1201,7 +1201,7 @@ fn signals_freeze_on_a_digest_failure_and_refuse_a_store_the_manifest_does_not_r
     // A store appended to without the manifest recording it is refused, as by every command.
     let path = dir.join("sidecar/session.rhyd");
     let mut store =
-        rehydrate_store::SessionStore::open(&path, rehydrate_store::SyncPolicy::Never).unwrap();
+        rehydrate::store::SessionStore::open(&path, rehydrate::store::SyncPolicy::Never).unwrap();
     store.record_summary("nothing cited", &[]).unwrap();
     drop(store);
     let out = rehydrate(&["signals", dir.to_str().unwrap(), "--json"]);
@@ -1218,8 +1218,8 @@ fn signals_freeze_on_a_digest_failure_and_refuse_a_store_the_manifest_does_not_r
 fn signals_of_a_store_with_epochs_out_of_order_is_a_verification_failure() {
     let (dir, _) = reduce_fixture("signals_invalid");
     let path = dir.join("sidecar/session.rhyd");
-    let (state, _) = rehydrate_store::read_store(&path).unwrap();
-    let mut store = rehydrate_store::StoreWriter::new(Vec::new()).unwrap();
+    let (state, _) = rehydrate::store::read_store(&path).unwrap();
+    let mut store = rehydrate::store::StoreWriter::new(Vec::new()).unwrap();
     for m in &state.messages {
         store.message(m).unwrap();
     }
@@ -1228,7 +1228,7 @@ fn signals_of_a_store_with_epochs_out_of_order_is_a_verification_failure() {
     }
     for epoch in [1, 0] {
         store
-            .summary(&rehydrate_store::SummaryRecord {
+            .summary(&rehydrate::store::SummaryRecord {
                 epoch,
                 text: format!("summary {epoch}"),
                 retires: Vec::new(),

@@ -115,7 +115,7 @@ fn reduce_refuses_an_existing_output_unless_forced_and_ours() {
     // --force replaces our own directory: the appended summary is gone, the directory verifies.
     let forced = rehydrate(&["reduce", s, "--out", d, "--force"]);
     assert_eq!(forced.status.code(), Some(0), "{}", stderr(&forced));
-    let (state, _) = rehydrate_store::read_store(&dir.join("sidecar/session.rhyd")).unwrap();
+    let (state, _) = rehydrate::store::read_store(&dir.join("sidecar/session.rhyd")).unwrap();
     assert_eq!(state.summaries.len(), 0);
     assert_eq!(rehydrate(&["verify", d]).status.code(), Some(0));
 }
@@ -868,7 +868,7 @@ fn repair_refuses_what_verify_refuses() {
     let d = dir.to_str().unwrap();
     let path = dir.join("sidecar/manifest.json");
     let mut manifest: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    manifest["files"]["notes.txt"] = serde_json::json!({"bytes": 0, "blake3": rehydrate_sidecar::content_digest(b"").to_string()});
+    manifest["files"]["notes.txt"] = serde_json::json!({"bytes": 0, "blake3": rehydrate::sidecar::content_digest(b"").to_string()});
     std::fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
     let before = snapshot(&dir);
     let out = rehydrate(&["repair", d]);
