@@ -22,6 +22,7 @@ mod reduce;
 mod repair;
 mod replay;
 mod roundtrip;
+mod savings;
 mod search;
 mod signals;
 mod term;

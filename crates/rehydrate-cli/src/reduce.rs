@@ -1,5 +1,6 @@
 //! `rehydrate reduce`: import, project, check and write an output directory.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::mpsc;
 
@@ -14,6 +15,7 @@ use crate::cli::ReduceArgs;
 use crate::failure::{Failure, input};
 use crate::load;
 use crate::output::{print_json, print_stdout};
+use crate::savings::{KindSavings, savings_by_kind};
 use crate::term::shown;
 use crate::tokens::TokenCounter;
 
@@ -44,6 +46,9 @@ struct ReduceReport<'a> {
     out: String,
     warnings: Vec<String>,
     reductions: Vec<ReductionReport<'a>>,
+    /// What the reductions of each kind the view shows saved; they add up to the view's
+    /// savings (docs/FORMATS.md, "CLI JSON").
+    savings_by_kind: BTreeMap<&'static str, KindSavings>,
 }
 
 fn policy_of(args: &ReduceArgs) -> Result<ReductionPolicy, Failure> {
@@ -277,15 +282,15 @@ pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
     // Success is reported only once every file and then the manifest are in place.
     lock.commit(load::name(path), format.as_str(), history.len(), staged)?;
 
-    let (tokens_before, tokens_after) = if args.no_tokens {
-        (None, None)
-    } else {
-        let mut counter = TokenCounter::new();
-        (
+    let mut counter = (!args.no_tokens).then(TokenCounter::new);
+    let (tokens_before, tokens_after) = match &mut counter {
+        None => (None, None),
+        Some(counter) => (
             Some(counter.count(history)),
             Some(counter.count(view.iter().copied())),
-        )
+        ),
     };
+    let savings_by_kind = savings_by_kind(history, &view, log, counter.as_mut());
     let report = ReduceReport {
         format: format.as_str(),
         messages: history.len(),
@@ -297,6 +302,7 @@ pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
         valid_request_body,
         out: crate::term::json_path(&dir),
         warnings: warnings.iter().map(ToString::to_string).collect(),
+        savings_by_kind,
         reductions: log
             .reductions
             .iter()

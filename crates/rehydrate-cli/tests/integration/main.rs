@@ -1602,3 +1602,72 @@ fn verify_says_when_a_view_has_nothing_to_send() {
     let body = rehydrate(&["export", o, "--to", "anthropic", "--view"]);
     assert_eq!(body.status.code(), Some(2));
 }
+
+/// `savings_by_kind` of a `reduce --json` report, checked to add up to the report's savings.
+fn savings_add_up(report: &Value) -> Vec<(String, u64, i64, Option<i64>)> {
+    let savings = report["savings_by_kind"].as_object().unwrap();
+    let rows: Vec<(String, u64, i64, Option<i64>)> = savings
+        .iter()
+        .map(|(kind, s)| {
+            (
+                kind.clone(),
+                s["shown"].as_u64().unwrap(),
+                s["bytes"].as_i64().unwrap(),
+                s["tokens"].as_i64(),
+            )
+        })
+        .collect();
+    let bytes: i64 = rows.iter().map(|r| r.2).sum();
+    let before = report["bytes_before"].as_i64().unwrap();
+    assert_eq!(bytes, before - report["bytes_after"].as_i64().unwrap());
+    if let (Some(before), Some(after)) = (
+        report["tokens_before"].as_i64(),
+        report["tokens_after"].as_i64(),
+    ) {
+        assert_eq!(
+            rows.iter().map(|r| r.3.unwrap()).sum::<i64>(),
+            before - after
+        );
+    } else {
+        assert!(rows.iter().all(|r| r.3.is_none()));
+    }
+    rows
+}
+
+#[test]
+fn savings_by_kind_add_up_to_the_views_savings() {
+    let (_, report) = reduce_fixture("savings");
+    assert_eq!(
+        savings_add_up(&report),
+        [
+            ("duplicate".to_string(), 1, 13304, Some(5099)),
+            ("tool-output".to_string(), 2, 19139, Some(7258)),
+        ]
+    );
+    let (_, cleared) = reduce_fixture_with(
+        "savings_cleared",
+        &["--clear-turns-older-than", "1", "--no-tokens"],
+    );
+    let rows = savings_add_up(&cleared);
+    assert_eq!(
+        rows.iter().map(|r| r.0.as_str()).collect::<Vec<_>>(),
+        ["turns-cleared"]
+    );
+    // A repair that adds a message costs its bytes: the defects fixture's unanswered call.
+    let dir = scratch("savings_defects").join("out");
+    let session = fixture("cli/defects-session.json");
+    let out = rehydrate(&[
+        "reduce",
+        session.to_str().unwrap(),
+        "--out",
+        dir.to_str().unwrap(),
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let defects: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = savings_add_up(&defects);
+    assert!(
+        rows.iter().any(|r| r.0 == "unanswered-call" && r.2 < 0),
+        "{rows:?}"
+    );
+}
