@@ -76,6 +76,10 @@ pub struct StoreState {
     pub summaries: Vec<SummaryRecord>,
     /// The expand and search misses the host reported, in order.
     pub misses: Vec<Miss>,
+    /// Index-parallel to `log`: how many messages the timeline held when each reduction was
+    /// recorded (a reduction is decided from the messages before it), so a rewind to fewer
+    /// drops it.
+    pub reductions_seen: Vec<u64>,
 }
 
 /// A compaction summary the host wrote (SPEC seed 002): its text, in which it cites reductions
@@ -366,6 +370,9 @@ impl SessionStore {
         let payload = serde_json::to_vec(reduction).expect("reductions always serialize");
         self.append(KIND_REDUCTION, &payload)?;
         self.state.log.reductions.push(reduction.clone());
+        self.state
+            .reductions_seen
+            .push(self.state.messages.len() as u64);
         Ok(())
     }
 
@@ -695,6 +702,7 @@ fn load(path: &Path, bytes: &[u8]) -> Result<(StoreState, Option<TornTail>), Err
                 let reduction = serde_json::from_slice(record.payload)
                     .map_err(|e| corrupt(format!("a reduction record does not parse: {e}")))?;
                 state.log.reductions.push(reduction);
+                state.reductions_seen.push(state.messages.len() as u64);
             }
             KIND_REWIND => {
                 let to: [u8; 8] = record
@@ -742,8 +750,11 @@ fn load(path: &Path, bytes: &[u8]) -> Result<(StoreState, Option<TornTail>), Err
 }
 
 /// Truncates the state's timeline to `to` messages, and the log before its first reduction
-/// that addresses what was cut (the log stays a prefix, so every id keeps its ordinal; the host
-/// mints again what it needs).
+/// that addresses what was cut or was recorded while the timeline held more than `to` messages
+/// (decided from messages that are cut: a tool result leaves the protected window only once
+/// later ones arrive). The log stays a prefix, so every id keeps its ordinal, and it holds
+/// exactly the decisions a projection of the first `to` messages makes; the host mints again
+/// what it needs.
 fn apply_rewind(state: &mut StoreState, to: u64) {
     let to_len = usize::try_from(to).unwrap_or(usize::MAX);
     state.messages.truncate(to_len);
@@ -751,9 +762,11 @@ fn apply_rewind(state: &mut StoreState, to: u64) {
         .log
         .reductions
         .iter()
-        .position(|r| (r.ptr.addr.index as u64) >= to || last_index(r) >= to);
+        .zip(&state.reductions_seen)
+        .position(|(r, &seen)| (r.ptr.addr.index as u64) >= to || last_index(r) >= to || seen > to);
     if let Some(cut) = cut {
         state.log.reductions.truncate(cut);
+        state.reductions_seen.truncate(cut);
     }
     state.rewinds.push(to);
     state.reasoning_dropped = state.reasoning_dropped.min(to);

@@ -419,26 +419,37 @@ fn a_rewind_keeps_the_log_a_prefix() {
     let dir = scratch("rewind-log");
     let path = dir.join("s.rhyd");
     let mut store = SessionStore::create(&path, SyncPolicy::Never).unwrap();
-    for i in 0..10 {
-        store.append_message(&message(i)).unwrap();
-    }
     // Duplicates of message 0, without a stub.
     let reduction = |ordinal: usize, index: usize| {
         duplicate(ordinal, index, 0, &format!("{ordinal}"), |_| String::new())
     };
-    // r0 at 3, r1 at 6, r2 at 9, r3 at 2: a rewind to 8 cuts the log before r2.
-    for (ordinal, index) in [(0, 3), (1, 6), (2, 9), (3, 2)] {
+    let ordinals = |store: &SessionStore| -> Vec<usize> {
+        let log = &store.state().log;
+        log.reductions.iter().map(|r| r.id.ordinal()).collect()
+    };
+    // r0 at 3 and r1 at 6, recorded while 8 messages were held; then r2 at 9 and r3 at 2,
+    // recorded while 10 were: a rewind to 8 cuts the log before r2, the first reduction that
+    // addresses a cut message or was decided from them.
+    for i in 0..8 {
+        store.append_message(&message(i)).unwrap();
+    }
+    for (ordinal, index) in [(0, 3), (1, 6)] {
+        store.append_reduction(&reduction(ordinal, index)).unwrap();
+    }
+    for i in 8..10 {
+        store.append_message(&message(i)).unwrap();
+    }
+    for (ordinal, index) in [(2, 9), (3, 2)] {
         store.append_reduction(&reduction(ordinal, index)).unwrap();
     }
     store.rewind(8).unwrap();
-    let ordinals: Vec<usize> = store
-        .state()
-        .log
-        .reductions
-        .iter()
-        .map(|r| r.id.ordinal())
-        .collect();
-    assert_eq!(ordinals, [0, 1]);
+    assert_eq!(ordinals(&store), [0, 1]);
+    assert_eq!(store.state().reductions_seen, [8, 8]);
+    // A reduction at 1, decided from eight messages again: a rewind to 7 cuts all three,
+    // each decided from the eighth message.
+    store.append_reduction(&reduction(2, 1)).unwrap();
+    store.rewind(7).unwrap();
+    assert_eq!(ordinals(&store), Vec::<usize>::new());
     drop(store);
-    assert_eq!(read_store(&path).unwrap().0.log.reductions.len(), 2);
+    assert_eq!(read_store(&path).unwrap().0.log.reductions.len(), 0);
 }

@@ -168,24 +168,16 @@ fn rewind_then_push() {
     let history = build_session();
     let mut session = Session::create(&path, policy(), SyncPolicy::Never).unwrap();
     session.push(history.clone()).unwrap();
-    // Back to the first output (message 2): the log keeps r0, which addresses it.
+    // Back to the first output (message 2): r0 addresses it, but was decided once later
+    // results had pushed it out of the protected window, so the rewind cuts it too.
     assert_eq!(session.rewind(3).unwrap(), 0);
     assert_eq!(session.history(), &history[..3]);
-    assert_eq!(ids(session.log()), ["r0.17b251"]);
+    assert_eq!(ids(session.log()), Vec::<&str>::new());
     assert_eq!(session.state().rewinds, [3]);
-    // The reused truncation stays in the view, though its result is protected now.
-    let expected = {
-        let mut r = Reducer::resume(policy(), session.log().clone());
-        r.project(history[..3].iter().cloned());
-        r.view().to_vec()
-    };
-    assert_eq!(session.view().to_vec(), expected);
-    assert!(
-        session.view().to_vec()[2]
-            .content_text()
-            .unwrap()
-            .contains("[rehydrate:tool-output r0.17b251")
-    );
+    // The view is what a session of those three messages shows: the output, whole.
+    let fresh = project_messages(&history[..3], &ReductionLog::default(), &policy());
+    assert_eq!(session.view().to_vec(), fresh.view);
+    assert_eq!(session.view().to_vec(), &history[..3]);
     // A re-run from there takes new outputs; the old ones never resolve again.
     let rerun = [
         Message::tool_call("d1", "bash", "{}"),
@@ -450,4 +442,47 @@ fn a_torn_store_is_refused_until_repaired() {
     rehydrate::store::repair(&path).unwrap();
     let session = Session::open(&path, policy(), SyncPolicy::Never).unwrap();
     assert_eq!(session.log().len(), 2);
+}
+
+#[test]
+fn a_rewound_session_shows_what_a_fresh_one_of_its_messages_shows() {
+    let dir = scratch("rewind-fresh");
+    // Fifteen outputs, each 19500 bytes and distinct; the default policy protects the newest
+    // three.
+    let mut history = vec![Message::text(Role::User, "run the builds")];
+    for i in 0..15 {
+        history.push(Message::tool_call(
+            format!("c{i}"),
+            "bash",
+            r#"{"cmd":"make"}"#,
+        ));
+        history.push(Message::tool_result(
+            format!("c{i}"),
+            format!("build {i} step\n").repeat(1500),
+        ));
+    }
+    let mut session = Session::create(dir.join("s.rhyd"), policy(), SyncPolicy::Never).unwrap();
+    session.push([history[0].clone()]).unwrap();
+    for turn in history[1..].chunks(2) {
+        session.push(turn.to_vec()).unwrap();
+    }
+    assert_eq!(session.log().len(), 12);
+    session.rewind(21).unwrap();
+    let fresh = project_messages(&history[..21], &ReductionLog::default(), &policy());
+    let stubbed: Vec<usize> = session
+        .log()
+        .reductions
+        .iter()
+        .map(|r| r.ptr.addr.index)
+        .collect();
+    // Ten outputs (messages 2, 4, ..., 20): the oldest seven are reduced, the newest three whole.
+    assert_eq!(stubbed, [2, 4, 6, 8, 10, 12, 14]);
+    assert!(
+        session.log() == &fresh.log,
+        "the log differs from a fresh projection's"
+    );
+    assert!(
+        session.view().to_vec() == fresh.view,
+        "the view differs from a fresh projection's"
+    );
 }
