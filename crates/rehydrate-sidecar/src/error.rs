@@ -19,7 +19,7 @@ pub enum Error {
     /// No reduction in the log has this id.
     #[error("no reduction with id `{id}`; valid ids: {valid}")]
     UnknownId {
-        /// The id asked for.
+        /// The id asked for (its first 80 bytes and its length in bytes when it is longer).
         id: String,
         /// The log's ids joined by `, `, or `(none)`.
         valid: String,

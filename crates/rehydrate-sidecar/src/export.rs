@@ -220,7 +220,31 @@ pub fn export_session(
 ) -> Result<Vec<u8>, ExportError> {
     check_exportable(view, log, minted_view)?;
     // The view inverts, so inverting gives exactly the minted view.
-    let messages = minted_view;
+    write_export(minted_view, format)
+}
+
+/// [`export_session`] for a log some of whose reductions no longer match the minted view and
+/// are shown nowhere in the view (a host's history that lost reasoning in a model switch, over
+/// which older reductions were hashed): only the reductions the view stands for are verified,
+/// as inverting it checks them ([`check_inverts`]); the others are neither checked nor needed.
+/// Everything else is as [`export_session`].
+///
+/// # Errors
+///
+/// As [`export_session`], but for a reduction of the log the view does not show.
+pub fn export_shown(
+    view: &[Message],
+    log: &ReductionLog,
+    minted_view: &[Message],
+    format: ExportFormat,
+) -> Result<Vec<u8>, ExportError> {
+    check_inverts(view, log, minted_view)?;
+    check_no_leak(minted_view, minted_view)?;
+    write_export(minted_view, format)
+}
+
+/// Writes `messages` (an inverted session) in `format`, after the checks a request body needs.
+fn write_export(messages: &[Message], format: ExportFormat) -> Result<Vec<u8>, ExportError> {
     match format {
         ExportFormat::Jsonl => Ok(write_jsonl(messages)),
         ExportFormat::OpenAi => {

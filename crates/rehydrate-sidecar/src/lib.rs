@@ -72,7 +72,9 @@ mod terminal;
 pub use diff::{DIFF_MAX_EDIT_LINES, apply_unified_diff, unified_diff, unified_diff_with_bound};
 pub use error::Error;
 pub use expand::{ExpandOutcome, expand_reduction, reduction_total_bytes};
-pub use export::{ExportError, ExportFormat, check_exportable, check_tool_links, export_session};
+pub use export::{
+    ExportError, ExportFormat, check_exportable, check_tool_links, export_session, export_shown,
+};
 pub use hash::{TurnsHasher, content_digest, turns_digest};
 pub use image::{ImageData, image_data, image_size, image_tokens, strip_image_data};
 pub use invert::{check_inverts, invert, verify_log};

@@ -44,10 +44,27 @@ pub fn resolve<'a>(
     id: &str,
 ) -> Result<Resolved<'a>, Error> {
     let reduction = log.get(id).ok_or_else(|| Error::UnknownId {
-        id: id.to_string(),
+        id: clipped_id(id),
         valid: log.ids_joined(),
     })?;
     resolve_reduction(reduction, sources.into())
+}
+
+/// The most bytes of an unknown id an error repeats: a model's id is any string, and its
+/// error goes back to the model.
+const MAX_ID_SHOWN: usize = 80;
+
+/// `id` as an error names it: whole up to [`MAX_ID_SHOWN`] bytes, else its first ones (on a
+/// char boundary) and `... (<n> bytes)`.
+fn clipped_id(id: &str) -> String {
+    if id.len() <= MAX_ID_SHOWN {
+        return id.to_string();
+    }
+    let mut end = MAX_ID_SHOWN;
+    while !id.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}... ({} bytes)", &id[..end], id.len())
 }
 
 /// Resolves one reduction (see [`resolve`]).

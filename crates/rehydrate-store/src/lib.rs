@@ -233,6 +233,19 @@ pub enum Error {
         /// The messages held.
         len: u64,
     },
+    /// A summary may retire only the epochs of earlier summaries (SPEC seed 002, validity
+    /// conditions); nothing was recorded.
+    #[error(
+        "session store {path}: the summary of epoch {epoch} cannot retire epoch {retired}, which is not earlier; nothing was recorded"
+    )]
+    RetiresLater {
+        /// The store file.
+        path: PathBuf,
+        /// The epoch the summary would have had.
+        epoch: u64,
+        /// The epoch it named.
+        retired: u64,
+    },
     /// A session directory that cannot be used as asked: not an output directory, one that
     /// exists where a new one was asked for, one locked by another process, a file that is not
     /// a regular file. One line, naming the directory or file (the CLI's exit 2).
@@ -427,9 +440,19 @@ impl SessionStore {
     ///
     /// # Errors
     ///
-    /// As [`SessionStore::append_message`].
+    /// [`Error::RetiresLater`] when `retires` names an epoch that is not earlier (nothing is
+    /// written); otherwise as [`SessionStore::append_message`].
     pub fn record_summary(&mut self, text: &str, retires: &[u64]) -> Result<u64, Error> {
         let epoch = self.state.summaries.last().map_or(0, |s| s.epoch + 1);
+        // Checked before anything is written: the store is append-only, and a summary that
+        // retires a later epoch would make every later check of the signals fail.
+        if let Some(&retired) = retires.iter().find(|&&r| r >= epoch) {
+            return Err(Error::RetiresLater {
+                path: self.path.clone(),
+                epoch,
+                retired,
+            });
+        }
         let summary = SummaryRecord {
             epoch,
             text: text.to_string(),

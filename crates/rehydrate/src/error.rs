@@ -35,7 +35,7 @@ pub enum Error {
     },
     /// The view breaks an API rule no pairing repair covers (an empty view, a system part that
     /// is not text, an empty text part; `rehydrate_sidecar::check_request`).
-    #[error("session store {path}: the view is not a valid request body")]
+    #[error("session store {path}: the view is not a valid request body: {source}")]
     Request {
         /// The store file.
         path: PathBuf,
@@ -45,7 +45,7 @@ pub enum Error {
     },
     /// The session cannot be exported with every reduction inverted (a reduction does not
     /// verify, or, for a request body, a call has no result yet).
-    #[error("session store {path}: the session cannot be exported")]
+    #[error("session store {path}: the session cannot be exported: {source}")]
     Export {
         /// The store file.
         path: PathBuf,

@@ -7,7 +7,7 @@ use std::path::Path;
 use rehydrate_intrinsics::{CallContext, Intrinsics, ToolFormat, ToolResult, tool_definitions};
 use rehydrate_model::{Message, ReductionLog, filter_reasoning_artifacts};
 use rehydrate_reduce::{Reducer, ReductionPolicy, View};
-use rehydrate_sidecar::{Api, ExportFormat, Sources, export_session};
+use rehydrate_sidecar::{Api, ExportFormat, Sources, export_session, export_shown};
 use rehydrate_store::{MissReason, SessionStore, StoreState, SyncPolicy};
 
 use crate::error::Error;
@@ -348,7 +348,9 @@ impl Session {
     /// line), or an OpenAI or Anthropic request body ([`export_session`]; docs/FORMATS.md,
     /// "Export"). The messages are the history's, byte for byte: exactly what was pushed
     /// (reasoning dropped by a model switch stays dropped). Clones the view once (linear in
-    /// its bytes).
+    /// its bytes). After a model switch only the reductions the view shows are checked: one
+    /// minted over reasoning the history no longer holds stands for nothing in the view, and
+    /// expanding it is an error (a digest mismatch naming it), never other bytes.
     ///
     /// # Errors
     ///
@@ -357,12 +359,19 @@ impl Session {
     /// its result, a rule no repair covers).
     pub fn export(&self, format: ExportFormat) -> Result<Vec<u8>, Error> {
         let view = self.reducer.view().to_vec();
-        export_session(&view, self.reducer.log(), self.reducer.history(), format).map_err(
-            |source| Error::Export {
-                path: self.path().to_path_buf(),
-                source,
-            },
-        )
+        let log = self.reducer.log();
+        // After a model switch, reductions minted over reasoning the history no longer holds do
+        // not verify against it; the view stands for none of them (its messages were decided
+        // again), and inverting it needs only the reductions it shows.
+        let export = if self.store.state().reasoning_dropped > 0 {
+            export_shown
+        } else {
+            export_session
+        };
+        export(&view, log, self.reducer.history(), format).map_err(|source| Error::Export {
+            path: self.path().to_path_buf(),
+            source,
+        })
     }
 
     /// Records a compaction summary the host wrote, at the next epoch, retiring the earlier

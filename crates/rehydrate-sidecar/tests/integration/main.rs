@@ -396,3 +396,22 @@ fn recorded_hidden_lines_must_match_the_span() {
         )
     );
 }
+
+#[test]
+fn an_unknown_id_is_named_clipped_to_80_bytes() {
+    let log = ReductionLog::default();
+    let long = "é".repeat(100);
+    let err = resolve(&log, &[][..], &long).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "no reduction with id `{}... (200 bytes)`; valid ids: (none)",
+            "é".repeat(40)
+        )
+    );
+    let err = resolve(&log, &[][..], "r9.abcdef").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "no reduction with id `r9.abcdef`; valid ids: (none)"
+    );
+}

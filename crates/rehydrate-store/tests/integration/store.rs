@@ -453,3 +453,25 @@ fn a_rewind_keeps_the_log_a_prefix() {
     drop(store);
     assert_eq!(read_store(&path).unwrap().0.log.reductions.len(), 0);
 }
+
+#[test]
+fn a_summary_that_retires_a_later_epoch_is_refused_unwritten() {
+    let _serial = serial();
+    let dir = scratch("summary-retires-later");
+    let path = dir.join("s.rhyd");
+    let mut store = SessionStore::create(&path, SyncPolicy::Never).unwrap();
+    assert_eq!(store.record_summary("first", &[]).unwrap(), 0);
+    let records = store.state().records;
+    let err = store.record_summary("second", &[1]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "session store {}: the summary of epoch 1 cannot retire epoch 1, which is not earlier; nothing was recorded",
+            path.display()
+        )
+    );
+    assert_eq!(store.state().records, records);
+    assert_eq!(store.record_summary("second", &[0]).unwrap(), 1);
+    drop(store);
+    assert_eq!(read_store(&path).unwrap().0.summaries.len(), 2);
+}

@@ -4,8 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
-use rehydrate::model::ReductionKind;
-use rehydrate::reduce::{Reducer, project_messages};
+use rehydrate::model::{Content, ReductionKind};
+use rehydrate::reduce::project_messages;
 use rehydrate::sidecar::request_body;
 use rehydrate::store::{SessionStore, read_store};
 use rehydrate::{
@@ -286,7 +286,7 @@ fn an_empty_view_is_no_request_body() {
     assert_eq!(
         err.to_string(),
         format!(
-            "session store {}: the view is not a valid request body",
+            "session store {}: the view is not a valid request body: anthropic request body is invalid: message 0 (no-messages): the body has no message besides the system text",
             path.display()
         )
     );
@@ -485,4 +485,39 @@ fn a_rewound_session_shows_what_a_fresh_one_of_its_messages_shows() {
         session.view().to_vec() == fresh.view,
         "the view differs from a fresh projection's"
     );
+}
+
+#[test]
+fn a_session_exports_after_a_model_switch_dropped_reasoning_a_reduction_held() {
+    let dir = scratch("switch-export");
+    let thinking = Message {
+        role: Role::Assistant,
+        content: Some(Content::Parts(vec![
+            serde_json::json!({"type": "thinking", "thinking": "hmm", "signature": "sig"}),
+            serde_json::json!({"type": "text", "text": "hello"}),
+        ])),
+        ..Message::default()
+    };
+    let mut session = Session::create(dir.join("s.rhyd"), policy(), SyncPolicy::Never).unwrap();
+    // The conversation opens with the assistant: a repair hashes its wire form, thinking and
+    // all.
+    session
+        .push([thinking, Message::text(Role::User, "ok")])
+        .unwrap();
+    assert_eq!(session.log().len(), 1);
+    session.switch_model("other-model").unwrap();
+    let jsonl = session.export(ExportFormat::Jsonl).unwrap();
+    let exported: Vec<Message> = jsonl
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
+    assert_eq!(exported, session.history());
+    // The repair minted before the switch no longer verifies: expanding it is an error.
+    let first = session.log().reductions[0].id.to_string();
+    let out = session.call(
+        EXPAND_REDUCTION,
+        &format!(r#"{{"reduction_id":"{first}"}}"#),
+    );
+    assert!(out.is_error, "{}", out.content);
 }
