@@ -140,6 +140,7 @@ impl RepairKey {
             ReductionKind::FoldedCalls { .. } => Some(RepairKey::Folded(index)),
             ReductionKind::ConversationOpened { .. } => Some(RepairKey::Opening(index)),
             ReductionKind::ToolOutputTruncated { .. }
+            | ReductionKind::AssistantTextTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
             | ReductionKind::TurnsCleared { .. } => None,
         }
@@ -247,6 +248,7 @@ impl Reducer {
                 }
                 ReductionKind::TurnsCleared { .. }
                 | ReductionKind::ToolOutputTruncated { .. }
+                | ReductionKind::AssistantTextTruncated { .. }
                 | ReductionKind::DuplicateOutput { .. } => {}
                 ReductionKind::UnansweredCall { .. }
                 | ReductionKind::OrphanResult { .. }

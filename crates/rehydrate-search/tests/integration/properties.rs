@@ -164,7 +164,8 @@ fn oracle_hidden(log: &ReductionLog, minted: &[Message]) -> (Vec<(String, String
             continue;
         };
         let hidden = match &r.kind {
-            ReductionKind::ToolOutputTruncated { .. } => {
+            ReductionKind::ToolOutputTruncated { .. }
+            | ReductionKind::AssistantTextTruncated { .. } => {
                 let span = r.ptr.span.unwrap();
                 full.content[span.range()].to_string()
             }
