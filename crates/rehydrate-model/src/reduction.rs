@@ -139,6 +139,16 @@ pub enum ReductionKind {
         /// Number of `\n` bytes in the hidden range.
         hidden_lines: usize,
     },
+    /// An old assistant message whose text has its middle hidden; the head and the tail stay
+    /// visible, and its tool calls, metadata (thinking included) and everything but the text
+    /// are kept. Only a message whose content is text (`Content::Text`) is reduced so.
+    /// The hidden range is `ptr.span`; the digest is of the message's text.
+    AssistantTextTruncated {
+        /// Length in bytes of the whole original text.
+        original_bytes: usize,
+        /// Number of `\n` bytes in the hidden range.
+        hidden_lines: usize,
+    },
     /// A tool result byte-identical to an earlier tool result, hidden whole.
     DuplicateOutput {
         /// The earlier message with the same content (informational; resolution uses the
@@ -223,6 +233,7 @@ impl ReductionKind {
     pub fn stub_kind(&self) -> StubKind {
         match self {
             ReductionKind::ToolOutputTruncated { .. } => StubKind::ToolOutput,
+            ReductionKind::AssistantTextTruncated { .. } => StubKind::AssistantText,
             ReductionKind::DuplicateOutput { .. } => StubKind::Duplicate,
             ReductionKind::TurnsCleared { .. } => StubKind::TurnsCleared,
             ReductionKind::UnansweredCall { .. } => StubKind::UnansweredCall,
@@ -238,6 +249,7 @@ impl ReductionKind {
     pub fn original_bytes(&self) -> usize {
         match *self {
             ReductionKind::ToolOutputTruncated { original_bytes, .. }
+            | ReductionKind::AssistantTextTruncated { original_bytes, .. }
             | ReductionKind::DuplicateOutput { original_bytes, .. }
             | ReductionKind::TurnsCleared { original_bytes, .. }
             | ReductionKind::UnansweredCall { original_bytes, .. }
@@ -254,6 +266,7 @@ impl ReductionKind {
     pub fn is_repair(&self) -> bool {
         match self {
             ReductionKind::ToolOutputTruncated { .. }
+            | ReductionKind::AssistantTextTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
             | ReductionKind::TurnsCleared { .. } => false,
             ReductionKind::UnansweredCall { .. }
@@ -290,6 +303,7 @@ impl Reduction {
         match self.kind {
             ReductionKind::TurnsCleared { first, last, .. } => first..=last,
             ReductionKind::ToolOutputTruncated { .. }
+            | ReductionKind::AssistantTextTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
             | ReductionKind::UnansweredCall { .. }
             | ReductionKind::OrphanResult { .. }

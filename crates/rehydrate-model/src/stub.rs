@@ -17,6 +17,8 @@ pub const STUB_SENTINEL: &str = "[rehydrate:";
 pub enum StubKind {
     /// `tool-output`: the middle of a tool result is hidden.
     ToolOutput,
+    /// `assistant-text`: the middle of an old assistant message's text is hidden.
+    AssistantText,
     /// `duplicate`: a tool result equal to an earlier one is hidden.
     Duplicate,
     /// `turns-cleared`: whole old turns are hidden.
@@ -40,12 +42,13 @@ pub enum StubKind {
 }
 
 impl StubKind {
-    /// The token: `tool-output`, `duplicate`, `turns-cleared`, `unanswered-call`,
+    /// The token: `tool-output`, `assistant-text`, `duplicate`, `turns-cleared`, `unanswered-call`,
     /// `orphan-result`, `second-answer`, `moved-result`, `folded-calls` or
     /// `conversation-opened`.
     pub fn as_str(self) -> &'static str {
         match self {
             StubKind::ToolOutput => "tool-output",
+            StubKind::AssistantText => "assistant-text",
             StubKind::Duplicate => "duplicate",
             StubKind::TurnsCleared => "turns-cleared",
             StubKind::UnansweredCall => "unanswered-call",
@@ -60,6 +63,7 @@ impl StubKind {
     fn from_token(token: &str) -> Option<StubKind> {
         match token {
             "tool-output" => Some(StubKind::ToolOutput),
+            "assistant-text" => Some(StubKind::AssistantText),
             "duplicate" => Some(StubKind::Duplicate),
             "turns-cleared" => Some(StubKind::TurnsCleared),
             "unanswered-call" => Some(StubKind::UnansweredCall),

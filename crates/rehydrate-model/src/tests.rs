@@ -473,3 +473,49 @@ fn a_reduction_covers_its_message_or_its_cleared_range() {
     );
     assert_eq!(cleared.covered(), 2..=9);
 }
+
+#[test]
+fn assistant_text_truncation_is_a_per_message_reduction_with_its_own_token() {
+    let kind = ReductionKind::AssistantTextTruncated {
+        original_bytes: 5000,
+        hidden_lines: 40,
+    };
+    assert_eq!(kind.stub_kind(), StubKind::AssistantText);
+    assert_eq!(kind.stub_kind().as_str(), "assistant-text");
+    assert_eq!(kind.original_bytes(), 5000);
+    assert!(!kind.is_repair());
+    assert_eq!(
+        serde_json::to_string(&kind).unwrap(),
+        r#"{"type":"assistant_text_truncated","original_bytes":5000,"hidden_lines":40}"#
+    );
+    let back: ReductionKind = serde_json::from_str(
+        r#"{"type":"assistant_text_truncated","original_bytes":5000,"hidden_lines":40}"#,
+    )
+    .unwrap();
+    assert_eq!(back, kind);
+    assert!(
+        serde_json::from_str::<ReductionKind>(
+            r#"{"type":"assistant_text_truncated","original_bytes":5000,"hidden_lines":40,"x":1}"#
+        )
+        .is_err()
+    );
+    let r = Reduction {
+        id: ReductionId::new(4, &Digest([0xab; 32])),
+        kind,
+        ptr: SidecarPtr {
+            addr: MessageAddr {
+                index: 6,
+                role: Role::Assistant,
+            },
+            span: Some(Span::new(256, 4744).unwrap()),
+            digest: Digest([0xab; 32]),
+        },
+        stub: String::new(),
+    };
+    assert_eq!(r.covered(), 6..=6);
+    let line = "[rehydrate:assistant-text r4.ababab | 4488 of 5000 bytes of assistant text hidden (40 lines); expand_reduction restores them]";
+    let stub = Stub::parse(line).unwrap();
+    assert_eq!(stub.kind(), StubKind::AssistantText);
+    assert_eq!(stub.id(), &r.id);
+    assert_eq!(stub.render(), line);
+}

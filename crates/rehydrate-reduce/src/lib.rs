@@ -12,16 +12,20 @@
 //! projections and a [`ReductionPolicy`], and returns the reduced view the model is sent plus
 //! the log extended with every reduction it minted. [`Reducer`] is the same projection for a
 //! live session: it keeps the history, the log and the view, takes each turn's new messages,
-//! and does work proportional to them (and to the tool results leaving the protected window),
+//! and does work proportional to them (and to the tool results and assistant texts leaving the
+//! protected window),
 //! never to the whole history; its view borrows the messages it does not reduce. Nothing is lost: every stub in the view
 //! names a reduction whose original bytes are in the history (the sidecar) under a blake3
 //! digest, and `rehydrate_sidecar::expand_reduction` gives them back.
 //!
 //! # Overview
 //!
-//! Three kinds of reduction are minted (docs/FORMATS.md, "View"):
+//! Four kinds of reduction are minted (docs/FORMATS.md, "View"):
 //! - **tool output truncated**: an old tool result larger than the trigger keeps its head and
 //!   tail; the middle becomes a one-line stub saying how many bytes and lines are hidden;
+//! - **assistant text truncated**: the same for the text of an old assistant message, when the
+//!   policy turns it on (the aggressive preset does, the default does not); its tool calls and
+//!   metadata stay;
 //! - **duplicate output**: an old tool result byte-identical to an earlier one becomes a stub
 //!   naming the earlier message;
 //! - **turns cleared**: whole old turns become one stub message, with an optional summary.

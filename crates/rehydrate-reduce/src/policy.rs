@@ -27,11 +27,31 @@ pub struct ReductionPolicy {
     /// least this many wire bytes (and always by at least one), so a stub never costs the
     /// model a lookup to save a few bytes. Default 128.
     pub min_saved_bytes: usize,
+    /// When `Some(n)`, the text of an assistant message strictly larger than `n` bytes keeps
+    /// its head and tail around a stub once the message has left the protected window
+    /// (`protect_last_n_assistant_messages`); only a message whose content is text
+    /// (`Content::Text`) is reduced, one with content parts is left alone, and its tool calls
+    /// and metadata (thinking included) are always kept. `None` turns this off. Default
+    /// `None`: the assistant's text is the model's own account of its work, which the user
+    /// reads too, so the conservative preset leaves it whole.
+    pub assistant_text_trigger_bytes: Option<usize>,
+    /// Bytes kept visible at the start of a truncated assistant text (snapped back to a line
+    /// end as for a tool result). Separate from `head_bytes`, so turning assistant text on
+    /// changes nothing of how tool results are cut. Default 2048.
+    pub assistant_text_head_bytes: usize,
+    /// Bytes kept visible at the end of a truncated assistant text (snapped forward to a line
+    /// start as for a tool result). Default 2048.
+    pub assistant_text_tail_bytes: usize,
+    /// The newest this-many assistant messages with text (content `Content::Text` of at least
+    /// one byte) are never reduced; assistant messages that only call tools do not count.
+    /// Default 3.
+    pub protect_last_n_assistant_messages: usize,
 }
 
 impl Default for ReductionPolicy {
     /// The conservative preset: tool results over 8 KiB keep 2 KiB of head and 2 KiB of tail,
-    /// the newest 3 tool results are protected, duplicates are stubbed, no turn is cleared.
+    /// the newest 3 tool results are protected, duplicates are stubbed, no turn is cleared,
+    /// and assistant text is never reduced.
     fn default() -> Self {
         ReductionPolicy {
             tool_output_trigger_bytes: 8192,
@@ -42,6 +62,10 @@ impl Default for ReductionPolicy {
             clear_turns_older_than: None,
             turns_summary: None,
             min_saved_bytes: 128,
+            assistant_text_trigger_bytes: None,
+            assistant_text_head_bytes: 2048,
+            assistant_text_tail_bytes: 2048,
+            protect_last_n_assistant_messages: 3,
         }
     }
 }
@@ -50,7 +74,7 @@ impl ReductionPolicy {
     /// The policy that reduces nothing to save tokens, so a projection under it makes only the
     /// pairing repairs: the form of a session that is sent whole but must be a valid request
     /// body (an export of the inverted session). No trigger is reached, every tool result is
-    /// protected, duplicates are kept and no turn is cleared.
+    /// protected, duplicates are kept, no turn is cleared and no assistant text is reduced.
     pub fn repairs_only() -> ReductionPolicy {
         ReductionPolicy {
             tool_output_trigger_bytes: usize::MAX,
@@ -58,6 +82,7 @@ impl ReductionPolicy {
             dedupe_outputs: false,
             clear_turns_older_than: None,
             turns_summary: None,
+            assistant_text_trigger_bytes: None,
             ..ReductionPolicy::default()
         }
     }
@@ -65,13 +90,18 @@ impl ReductionPolicy {
     /// The aggressive preset, the lossless form of observation masking: every tool result
     /// older than the newest 3 that is larger than its stub is reduced (no trigger size, no
     /// minimum saving), keeping a 256-byte head and a 256-byte tail; duplicates are stubbed;
-    /// no turn is cleared.
+    /// no turn is cleared. The text of every assistant message older than the newest 3 with
+    /// text that is over 1 KiB keeps a 256-byte head and a 256-byte tail too.
     pub fn aggressive() -> ReductionPolicy {
         ReductionPolicy {
             tool_output_trigger_bytes: 0,
             head_bytes: 256,
             tail_bytes: 256,
             min_saved_bytes: 0,
+            assistant_text_trigger_bytes: Some(1024),
+            assistant_text_head_bytes: 256,
+            assistant_text_tail_bytes: 256,
+            protect_last_n_assistant_messages: 3,
             ..ReductionPolicy::default()
         }
     }

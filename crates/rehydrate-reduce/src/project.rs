@@ -27,6 +27,11 @@ pub struct Projection {
 /// - an older tool result byte-identical to an earlier visible tool result becomes a duplicate
 ///   stub; one strictly larger than `tool_output_trigger_bytes` keeps its head and tail around
 ///   a stub ([`crate::truncation_span`]);
+/// - when the policy sets `assistant_text_trigger_bytes`, the text of an assistant message
+///   older than the newest `protect_last_n_assistant_messages` assistant messages with text,
+///   strictly larger than the trigger, keeps its head and tail around a stub (its tool calls
+///   and metadata are kept; a message with content parts, or one whose calls were folded, is
+///   left alone);
 /// - everything else is kept as it is.
 ///
 /// Whatever the input's defects, the view is a valid request body for both APIs as far as
@@ -39,7 +44,8 @@ pub struct Projection {
 ///
 /// A reduction is minted only when its view form is smaller than what it hides by at least
 /// `min_saved_bytes` (pairing repairs excepted: they are made for validity). Reductions get ids `r<ordinal>.<hex>` continuing the log's ordinals.
-/// Linear in the total bytes of `history` (each tool result is hashed once).
+/// Linear in the total bytes of `history` (each tool result, and each truncated assistant
+/// text, is hashed once).
 ///
 /// The result is idempotent: `project_messages(history, &p.log, policy)` returns `p` again
 /// (with `minted == 0`). This is the one-shot form of [`Reducer`]: an agent that projects

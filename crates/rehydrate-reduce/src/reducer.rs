@@ -26,7 +26,9 @@ use crate::policy::ReductionPolicy;
 /// the last call. The work done is proportional to those new messages plus the reductions that
 /// change: each tool result is hashed once when it arrives (a text repeated from an earlier one
 /// is compared with it instead and takes its digest) and decided once when it leaves the
-/// protected window; a turns-cleared range that grows hashes only the messages it gains. The
+/// protected window; an assistant message with text is decided once when it leaves its own
+/// protected window (and hashed then only if it is truncated); a turns-cleared range that grows
+/// hashes only the messages it gains. The
 /// untouched history is never hashed again, copied or walked. The view borrows from the
 /// history ([`View`]), so a message that is not reduced is never cloned.
 ///
@@ -71,6 +73,11 @@ pub struct Reducer {
     /// How many of `tool_results` are decided (every one before this position was decided or
     /// was inside the cleared range when it left the protected window).
     decided: usize,
+    /// Every assistant message with text, in history order: the protected window of assistant
+    /// text counts these.
+    assistant_texts: Vec<AssistantText>,
+    /// How many of `assistant_texts` are decided, as `decided` for tool results.
+    assistant_decided: usize,
     /// Text tool results by digest: their indices, ascending.
     by_digest: HashMap<Digest, Occurrences, BuildDigestHasher>,
     boundaries: Boundaries,
@@ -84,7 +91,8 @@ pub struct Reducer {
     resumed_cleared: Option<usize>,
     /// The range cleared in the current view.
     cleared: Option<(usize, usize)>,
-    /// Set when the cleared range shrank, so skipped tool results must be looked at again.
+    /// Set when the cleared range shrank, so skipped tool results and assistant texts must be
+    /// looked at again.
     unhidden: bool,
     /// Incremental digest and facts of the range being cleared.
     range: RangeScan,
@@ -140,6 +148,7 @@ impl RepairKey {
             ReductionKind::FoldedCalls { .. } => Some(RepairKey::Folded(index)),
             ReductionKind::ConversationOpened { .. } => Some(RepairKey::Opening(index)),
             ReductionKind::ToolOutputTruncated { .. }
+            | ReductionKind::AssistantTextTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
             | ReductionKind::TurnsCleared { .. } => None,
         }
@@ -203,6 +212,15 @@ struct ToolResult {
     skipped: bool,
 }
 
+/// An assistant message with text (`Content::Text`, not empty), which may be truncated once it
+/// leaves the protected window.
+#[derive(Debug, Clone, Copy)]
+struct AssistantText {
+    index: usize,
+    /// Set when the message was left inside the cleared range instead of being decided.
+    skipped: bool,
+}
+
 #[derive(Debug, Clone)]
 struct Cleared {
     first: usize,
@@ -240,6 +258,7 @@ impl Reducer {
             match r.kind {
                 ReductionKind::TurnsCleared { .. } if reuse_all => resumed_cleared = Some(position),
                 ReductionKind::ToolOutputTruncated { .. }
+                | ReductionKind::AssistantTextTruncated { .. }
                 | ReductionKind::DuplicateOutput { .. }
                     if reuse_all =>
                 {
@@ -247,6 +266,7 @@ impl Reducer {
                 }
                 ReductionKind::TurnsCleared { .. }
                 | ReductionKind::ToolOutputTruncated { .. }
+                | ReductionKind::AssistantTextTruncated { .. }
                 | ReductionKind::DuplicateOutput { .. } => {}
                 ReductionKind::UnansweredCall { .. }
                 | ReductionKind::OrphanResult { .. }
@@ -267,6 +287,8 @@ impl Reducer {
             stubs: Vec::new(),
             tool_results: Vec::new(),
             decided: 0,
+            assistant_texts: Vec::new(),
+            assistant_decided: 0,
             by_digest: HashMap::default(),
             boundaries: Boundaries::new(),
             digests: DigestCache::default(),
@@ -315,7 +337,10 @@ impl Reducer {
             self.track(base + offset, digest, folded);
         }
         self.decide_cleared();
-        self.decide_tool_results();
+        // When the cleared range shrank, messages it hid are looked at again.
+        let unhidden = std::mem::take(&mut self.unhidden);
+        self.decide_tool_results(unhidden);
+        self.decide_assistant_texts(unhidden);
 
         self.log.len() - before
     }
@@ -377,6 +402,18 @@ impl Reducer {
         }
         if !folded.is_empty() {
             self.stubs[index] = self.fold(index, folded).map(Box::new);
+        }
+        let message = &self.history[index];
+        if message.role == Role::Assistant && message.content_text().is_some_and(|t| !t.is_empty())
+        {
+            self.assistant_texts.push(AssistantText {
+                index,
+                skipped: false,
+            });
+            let reused = self.reuse_resumed_text(index);
+            if self.stubs[index].is_none() {
+                self.stubs[index] = reused.map(Box::new);
+            }
         }
         let message = &self.history[index];
         match decision {
@@ -652,6 +689,21 @@ impl Reducer {
         stub_message(r, &self.history[index]).ok()
     }
 
+    /// The view form of a resumed log's assistant text truncation of message `index`, when it
+    /// verifies; checked once, when that message arrives.
+    fn reuse_resumed_text(&mut self, index: usize) -> Option<Message> {
+        if self.resumed.is_empty() {
+            return None;
+        }
+        let position = self.resumed.remove(&index)?;
+        let r = &self.log.reductions[position];
+        let ReductionKind::AssistantTextTruncated { .. } = r.kind else {
+            return None;
+        };
+        verify_reduction(r, &self.history).ok()?;
+        stub_message(r, &self.history[index]).ok()
+    }
+
     /// Decides the range cleared in the view, minting a turns-cleared reduction when the
     /// decision is new (as `project_messages` does).
     fn decide_cleared(&mut self) {
@@ -758,8 +810,9 @@ impl Reducer {
         Some((first, last))
     }
 
-    /// Decides every tool result that has left the protected window, in history order.
-    fn decide_tool_results(&mut self) {
+    /// Decides every tool result that has left the protected window, in history order, after
+    /// those skipped inside a cleared range that no longer hides them when `unhidden`.
+    fn decide_tool_results(&mut self, unhidden: bool) {
         let n = self.policy.protect_last_n_tool_results;
         let count = self.tool_results.len();
         // Tool results at positions >= `protected` are never reduced.
@@ -768,7 +821,7 @@ impl Reducer {
         } else {
             count.saturating_sub(n)
         };
-        if std::mem::take(&mut self.unhidden) {
+        if unhidden {
             // Results skipped while inside a range that no longer hides them precede, in
             // history order, every result leaving the protected window now.
             for position in 0..self.decided {
@@ -787,6 +840,65 @@ impl Reducer {
             }
         }
         self.decided = self.decided.max(protected);
+    }
+
+    /// Decides every assistant message with text that has left the protected window, in
+    /// history order, after those skipped inside a cleared range that no longer hides them when
+    /// `unhidden`: a truncation of its text, or nothing. Nothing at all while the policy
+    /// reduces no assistant text.
+    fn decide_assistant_texts(&mut self, unhidden: bool) {
+        let Some(trigger) = self.policy.assistant_text_trigger_bytes else {
+            return;
+        };
+        let count = self.assistant_texts.len();
+        let protected = count.saturating_sub(self.policy.protect_last_n_assistant_messages);
+        if unhidden {
+            for position in 0..self.assistant_decided {
+                let t = self.assistant_texts[position];
+                if t.skipped && !self.is_cleared(t.index) {
+                    self.assistant_texts[position].skipped = false;
+                    self.decide_text(t.index, trigger);
+                }
+            }
+        }
+        for position in self.assistant_decided..protected {
+            let index = self.assistant_texts[position].index;
+            if self.is_cleared(index) {
+                self.assistant_texts[position].skipped = true;
+            } else {
+                self.decide_text(index, trigger);
+            }
+        }
+        self.assistant_decided = self.assistant_decided.max(protected);
+    }
+
+    /// Decides the assistant message at history `index`: its text, strictly larger than
+    /// `trigger` bytes, keeps its head and tail around a stub when that saves enough; a message
+    /// with a view form of its own (folded calls, a resumed log's truncation) is kept as it is.
+    fn decide_text(&mut self, index: usize, trigger: usize) {
+        if self.stubs[index].is_some() {
+            return;
+        }
+        let msg = &self.history[index];
+        let Some(text) = msg.content_text() else {
+            return;
+        };
+        if text.len() <= trigger {
+            return;
+        }
+        let candidate = Candidate {
+            msg,
+            index,
+            text,
+            digest: content_digest(text.as_bytes()),
+        };
+        self.stubs[index] = mint_truncation(
+            &candidate,
+            Truncated::AssistantText,
+            &self.policy,
+            &mut self.log,
+        )
+        .map(Box::new);
     }
 
     fn is_cleared(&self, index: usize) -> bool {
@@ -826,7 +938,14 @@ impl Reducer {
         };
         let minted = duplicate.or_else(|| {
             (text.len() > self.policy.tool_output_trigger_bytes)
-                .then(|| mint_truncation(&candidate, &self.policy, &mut self.log))
+                .then(|| {
+                    mint_truncation(
+                        &candidate,
+                        Truncated::ToolOutput,
+                        &self.policy,
+                        &mut self.log,
+                    )
+                })
                 .flatten()
         });
         self.stubs[index] = minted.map(Box::new);
@@ -1018,18 +1137,43 @@ fn mint_duplicate(
     push_minted(reduction, c.msg, log)
 }
 
+/// What a truncation hides the middle of.
+#[derive(Debug, Clone, Copy)]
+enum Truncated {
+    /// A tool result's text.
+    ToolOutput,
+    /// An assistant message's text.
+    AssistantText,
+}
+
 fn mint_truncation(
     c: &Candidate<'_>,
+    what: Truncated,
     policy: &ReductionPolicy,
     log: &mut ReductionLog,
 ) -> Option<Message> {
-    let span = truncation_span(c.text, policy.head_bytes, policy.tail_bytes)?;
+    let (head_bytes, tail_bytes) = match what {
+        Truncated::ToolOutput => (policy.head_bytes, policy.tail_bytes),
+        Truncated::AssistantText => (
+            policy.assistant_text_head_bytes,
+            policy.assistant_text_tail_bytes,
+        ),
+    };
+    let span = truncation_span(c.text, head_bytes, tail_bytes)?;
     let hidden = &c.text[span.range()];
+    let original_bytes = c.text.len();
+    let hidden_lines = memchr::memchr_iter(b'\n', hidden.as_bytes()).count();
     let mut reduction = Reduction {
         id: ReductionId::new(log.len(), &c.digest),
-        kind: ReductionKind::ToolOutputTruncated {
-            original_bytes: c.text.len(),
-            hidden_lines: memchr::memchr_iter(b'\n', hidden.as_bytes()).count(),
+        kind: match what {
+            Truncated::ToolOutput => ReductionKind::ToolOutputTruncated {
+                original_bytes,
+                hidden_lines,
+            },
+            Truncated::AssistantText => ReductionKind::AssistantTextTruncated {
+                original_bytes,
+                hidden_lines,
+            },
         },
         ptr: SidecarPtr {
             addr: MessageAddr {

@@ -31,7 +31,8 @@ impl<'a> HiddenText<'a> {
     }
 
     /// The hidden byte range of [`HiddenText::text`], half-open, on char boundaries: the
-    /// truncation's `ptr.span` for a truncated tool output, the whole text otherwise.
+    /// truncation's `ptr.span` for a truncated tool output or assistant text, the whole text
+    /// otherwise.
     pub fn span(&self) -> Span {
         self.span
     }
@@ -83,8 +84,8 @@ impl HiddenTexts<'_> {
 /// digest, recorded sizes, span, stub); one that fails is listed in
 /// [`HiddenTexts::unresolvable`] and never searched. Of a verified reduction:
 ///
-/// - a truncated tool output hides `ptr.span` of its text (the head before it and the tail
-///   after it are visible);
+/// - a truncated tool output, and a truncated assistant text, hide `ptr.span` of their text
+///   (the head before it and the tail after it are visible);
 /// - a duplicate output is never searched on its own: its bytes are the canonical copy's. When
 ///   the canonical is not reduced they are in the view ([`HiddenTexts::visible`]); when it is
 ///   (decided from the log alone: another reduction is a turns-cleared range holding the
@@ -213,7 +214,11 @@ fn resolve_chunk<'a>(
             }
         };
         let (text, span) = match (&r.kind, verified) {
-            (ReductionKind::ToolOutputTruncated { .. }, Verified::Text(text)) => {
+            (
+                ReductionKind::ToolOutputTruncated { .. }
+                | ReductionKind::AssistantTextTruncated { .. },
+                Verified::Text(text),
+            ) => {
                 // Verification checked that the span is present and fits on char boundaries.
                 match r.ptr.span.filter(|s| text.get(s.range()).is_some()) {
                     Some(span) => match sources.upgraded_text(r.ptr.addr.index, text) {
@@ -273,7 +278,9 @@ fn resolve_chunk<'a>(
             // verify_reduction gives the text for per-message kinds and the messages for turns
             // cleared; another pairing would be a gap there, so it is not searched.
             (
-                ReductionKind::ToolOutputTruncated { .. } | ReductionKind::DuplicateOutput { .. },
+                ReductionKind::ToolOutputTruncated { .. }
+                | ReductionKind::AssistantTextTruncated { .. }
+                | ReductionKind::DuplicateOutput { .. },
                 Verified::Turns { .. },
             )
             | (
@@ -341,6 +348,7 @@ impl ReducedMessages {
                     ranges.push((first, last, position));
                 }
                 ReductionKind::ToolOutputTruncated { .. }
+                | ReductionKind::AssistantTextTruncated { .. }
                 | ReductionKind::DuplicateOutput { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::SecondAnswer { .. }

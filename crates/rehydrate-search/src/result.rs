@@ -36,7 +36,9 @@ pub struct SearchResult {
 pub struct SearchMatch {
     /// The reduction whose hidden bytes hold the match; `expand_reduction` serves them.
     pub reduction_id: ReductionId,
-    /// The reduction's stub kind: `tool-output`, `duplicate` or `turns-cleared`.
+    /// The reduction's stub kind (docs/FORMATS.md, "Stub grammar"): `tool-output`,
+    /// `assistant-text`, `turns-cleared`, or a pairing repair's (a duplicate is searched through
+    /// its canonical's reduction).
     #[serde(serialize_with = "kind_token")]
     pub kind: StubKind,
     /// The hidden bytes around the match, redacted, at most [`crate::SNIPPET_MAX_BYTES`] bytes

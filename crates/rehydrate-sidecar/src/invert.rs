@@ -216,6 +216,7 @@ fn view_message<'m>(
             minted_view.get(first..=last).unwrap_or_default()
         }
         ReductionKind::ToolOutputTruncated { .. }
+        | ReductionKind::AssistantTextTruncated { .. }
         | ReductionKind::DuplicateOutput { .. }
         | ReductionKind::UnansweredCall { .. }
         | ReductionKind::OrphanResult { .. }

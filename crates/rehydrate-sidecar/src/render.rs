@@ -16,6 +16,8 @@ use crate::request::{CallDefect, call_defect};
 /// - Tool output truncated: the addressed message with its content replaced by
 ///   `head + "\n" + stub + "\n" + tail`, where head and tail are the bytes before and after
 ///   `ptr.span`.
+/// - Assistant text truncated: the same for the addressed assistant message's text; its tool
+///   calls, metadata (thinking included) and every other field are kept.
 /// - Duplicate output: the addressed message with its content replaced by the stub line.
 /// - Turns cleared: a new user message whose content is the stub line, followed by
 ///   `"\n\n" + summary` when a summary was given.
@@ -116,7 +118,8 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
             return Ok(msg);
         }
         ReductionKind::DuplicateOutput { .. } => r.stub.clone(),
-        ReductionKind::ToolOutputTruncated { .. } => {
+        ReductionKind::ToolOutputTruncated { .. }
+        | ReductionKind::AssistantTextTruncated { .. } => {
             let text = addressed
                 .content_text()
                 .ok_or_else(|| Error::NoTextContent {
@@ -175,6 +178,8 @@ pub fn moved_message(r: &Reduction, inner: &Message) -> Message {
 /// stub equals.
 ///
 /// - tool output: `<hidden> of <total> bytes hidden (<n> lines); expand_reduction restores them`
+/// - assistant text: `<hidden> of <total> bytes of assistant text hidden (<n> lines);
+///   expand_reduction restores them`
 /// - duplicate: `same <total> bytes as message <index>; expand_reduction restores them`
 /// - turns cleared: `messages <first>-<last> (<k> turns, <bytes> bytes) cleared;
 ///   expand_reduction restores them`, where `<bytes>` is the size of [`render_turns`]'s text.
@@ -187,6 +192,15 @@ pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
             let hidden = r.ptr.span.map_or(0, |s| s.len());
             format!(
                 "{hidden} of {original_bytes} bytes hidden ({hidden_lines} lines); expand_reduction restores them"
+            )
+        }
+        ReductionKind::AssistantTextTruncated {
+            original_bytes,
+            hidden_lines,
+        } => {
+            let hidden = r.ptr.span.map_or(0, |s| s.len());
+            format!(
+                "{hidden} of {original_bytes} bytes of assistant text hidden ({hidden_lines} lines); expand_reduction restores them"
             )
         }
         ReductionKind::DuplicateOutput {
@@ -320,6 +334,7 @@ pub fn expected_stub_from_facts(r: &Reduction, facts: TurnsFacts) -> String {
             )
         }
         ReductionKind::ToolOutputTruncated { .. }
+        | ReductionKind::AssistantTextTruncated { .. }
         | ReductionKind::DuplicateOutput { .. }
         | ReductionKind::UnansweredCall { .. }
         | ReductionKind::OrphanResult { .. }

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use rehydrate_model::{Digest, Message, Reduction, ReductionId, ReductionKind, ReductionLog};
+use rehydrate_model::{Digest, Message, Reduction, ReductionId, ReductionKind, ReductionLog, Role};
 
 use crate::error::Error;
 use crate::hash::{TurnsHasher, content_digest};
@@ -24,8 +24,9 @@ pub struct Resolved<'a> {
 
 /// Looks up reduction `id` in `log` and resolves it against `minted_view`.
 ///
-/// Per-message kinds take the message at `ptr.addr.index`, check its role and that it has text
-/// content, and verify blake3 of the text against `ptr.digest`; the recorded sizes and span must
+/// Per-message kinds take the message at `ptr.addr.index`, check its role (an assistant text
+/// truncation must address an assistant message) and that it has text content
+/// (`Content::Text`), and verify blake3 of the text against `ptr.digest`; the recorded sizes and span must
 /// agree with the text. Turns cleared check every index of `first..=last`, the first message's
 /// role, and the digest over the wire forms ([`crate::turns_digest`]).
 /// With recorded messages in `sources`, a tool output the host capped resolves to its recorded
@@ -92,8 +93,9 @@ pub(crate) fn resolve_reduction<'a>(
 /// What [`verify_reduction`] found behind a reduction that verified.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Verified<'a> {
-    /// The whole original text of the addressed message (truncated and duplicate outputs), or
-    /// the arguments text of the call an unanswered-call repair names.
+    /// The whole original text of the addressed message (truncated and duplicate outputs, a
+    /// truncated assistant text), or the arguments text of the call an unanswered-call repair
+    /// names.
     Text(&'a str),
     /// The cleared messages, the first of which is at index `first` of the minted view (for
     /// the repairs of a tool result: that one message).
@@ -214,7 +216,19 @@ pub(crate) fn verify_with<'a>(
             original_bytes,
             hidden_lines: _,
         }
+        | ReductionKind::AssistantTextTruncated {
+            original_bytes,
+            hidden_lines: _,
+        }
         | ReductionKind::DuplicateOutput { original_bytes, .. } => {
+            if let ReductionKind::AssistantTextTruncated { .. } = r.kind
+                && msg.role != Role::Assistant
+            {
+                return Err(inconsistent(format!(
+                    "an assistant text truncation addresses message {index}, which is a {} message",
+                    msg.role
+                )));
+            }
             let text = msg.content_text().ok_or_else(|| Error::NoTextContent {
                 id: id.to_string(),
                 index,
@@ -226,7 +240,9 @@ pub(crate) fn verify_with<'a>(
                     text.len()
                 )));
             }
-            if let ReductionKind::ToolOutputTruncated { hidden_lines, .. } = r.kind {
+            if let ReductionKind::ToolOutputTruncated { hidden_lines, .. }
+            | ReductionKind::AssistantTextTruncated { hidden_lines, .. } = r.kind
+            {
                 let span = r.ptr.span.ok_or_else(|| {
                     inconsistent("a truncation must record its hidden span".to_string())
                 })?;
@@ -283,7 +299,7 @@ pub(crate) fn verify_with<'a>(
             let role_ok = if on_result {
                 msg.is_tool_result()
             } else {
-                msg.role == rehydrate_model::Role::Assistant
+                msg.role == Role::Assistant
             };
             if let ReductionKind::FoldedCalls { calls, .. } = &r.kind
                 && (calls.is_empty()
@@ -309,6 +325,7 @@ pub(crate) fn verify_with<'a>(
                 ReductionKind::SecondAnswer { first, .. } => Some(first.index),
                 ReductionKind::MovedResult { call_message, .. } => Some(call_message.index),
                 ReductionKind::ToolOutputTruncated { .. }
+                | ReductionKind::AssistantTextTruncated { .. }
                 | ReductionKind::DuplicateOutput { .. }
                 | ReductionKind::TurnsCleared { .. }
                 | ReductionKind::UnansweredCall { .. }

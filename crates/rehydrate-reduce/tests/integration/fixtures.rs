@@ -27,6 +27,12 @@ fn policy_from(overrides: &Value) -> ReductionPolicy {
             "clear_turns_older_than" => policy.clear_turns_older_than = Some(n()),
             "min_saved_bytes" => policy.min_saved_bytes = n(),
             "turns_summary" => policy.turns_summary = value.as_str().map(str::to_string),
+            "assistant_text_trigger_bytes" => policy.assistant_text_trigger_bytes = Some(n()),
+            "assistant_text_head_bytes" => policy.assistant_text_head_bytes = n(),
+            "assistant_text_tail_bytes" => policy.assistant_text_tail_bytes = n(),
+            "protect_last_n_assistant_messages" => {
+                policy.protect_last_n_assistant_messages = n();
+            }
             other => panic!("unknown policy field `{other}`"),
         }
     }
@@ -44,6 +50,7 @@ fn check(path: &Path) {
         let full = expand_reduction(&out.log, &history, r.id.as_str(), None).unwrap();
         use rehydrate_model::ReductionKind as K;
         if let K::ToolOutputTruncated { .. }
+        | K::AssistantTextTruncated { .. }
         | K::DuplicateOutput { .. }
         | K::UnansweredCall { .. } = r.kind
         {

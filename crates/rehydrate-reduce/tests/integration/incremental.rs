@@ -26,12 +26,30 @@ fn chaotic_message() -> impl Strategy<Value = Message> {
             m
         }),
         2 => "[a-z ]{0,20}".prop_map(|t| Message::text(Role::Assistant, t)),
+        2 => long_text().prop_map(|t| Message::text(Role::Assistant, t)),
         4 => proptest::collection::vec(id.clone(), 1..3).prop_map(|ids| calling(
             None,
             ids.into_iter().map(|id| call(id, "bash", "{}")).collect(),
         )),
+        1 => (proptest::collection::vec(id.clone(), 1..3), long_text()).prop_map(|(ids, t)| calling(
+            Some(&t),
+            ids.into_iter().map(|id| call(id, "bash", "{}")).collect(),
+        )),
+        1 => long_text().prop_map(|t| Message {
+            role: Role::Assistant,
+            content: Some(Content::Parts(vec![serde_json::json!({"type": "text", "text": t})])),
+            ..Message::default()
+        }),
         6 => (id, output).prop_map(|(id, out)| Message::tool_result(id, out)),
         1 => id_parts(),
+    ]
+}
+
+/// An assistant's plan or explanation, long enough for the triggers of [`policy`].
+fn long_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        (1usize..30).prop_map(|n| "the plan: read, fix, test\n".repeat(n)),
+        (1usize..20).prop_map(|n| "é€😀 reasoning ".repeat(n)),
     ]
 }
 

@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
+mod assistant_text;
 mod defects;
 mod fixtures;
 mod incremental;

@@ -3,7 +3,10 @@
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use rehydrate_model::{Message, REDUCTION_METADATA_KEY, ReductionKind, ReductionLog, Role};
+use rehydrate_model::{
+    Message, REDUCTION_METADATA_KEY, ReductionKind, ReductionLog, Role, THINKING_METADATA_KEY,
+    THINKING_SIGNATURE_METADATA_KEY,
+};
 use rehydrate_reduce::{ReductionPolicy, project_messages};
 use rehydrate_sidecar::{
     Api, Rule, check_request, expand_reduction, invert, render_turns, verify_log,
@@ -36,20 +39,34 @@ fn output() -> impl Strategy<Value = String> {
 #[derive(Debug, Clone)]
 pub(crate) struct Turn {
     user: String,
-    /// Outputs of the tool calls of each assistant step; a step with no outputs is a final
-    /// answer. `None` output: the call never got a result (only honoured at the very end).
-    steps: Vec<Vec<Option<String>>>,
+    /// Each assistant step: the text it writes beside its calls (none, or a short or long one)
+    /// and the outputs of its tool calls. `None` output: the call never got a result (only
+    /// honoured at the very end).
+    steps: Vec<(Option<String>, Vec<Option<String>>)>,
+    /// The final answer: short, or long enough for an assistant-text trigger.
     answer: String,
+}
+
+/// The text an assistant writes: mostly short, sometimes a long plan or explanation.
+fn assistant_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => text(3),
+        1 => text(40),
+        1 => (1usize..60).prop_map(|n| "step: run the tests, then fix the parser\n".repeat(n)),
+    ]
 }
 
 pub(crate) fn turn() -> impl Strategy<Value = Turn> {
     (
         text(3),
         proptest::collection::vec(
-            proptest::collection::vec(proptest::option::weighted(0.95, output()), 1..4),
+            (
+                proptest::option::weighted(0.3, assistant_text()),
+                proptest::collection::vec(proptest::option::weighted(0.95, output()), 1..4),
+            ),
             0..4,
         ),
-        text(3),
+        assistant_text(),
     )
         .prop_map(|(user, steps, answer)| Turn {
             user,
@@ -65,7 +82,7 @@ pub(crate) fn session(turns: &[Turn], observations: bool) -> Vec<Message> {
     for (t, turn) in turns.iter().enumerate() {
         history.push(Message::text(Role::User, turn.user.clone()));
         let last_step = turn.steps.len().saturating_sub(1);
-        for (s, outputs) in turn.steps.iter().enumerate() {
+        for (s, (step_text, outputs)) in turn.steps.iter().enumerate() {
             let mut call = Message {
                 role: Role::Assistant,
                 ..Message::default()
@@ -80,6 +97,16 @@ pub(crate) fn session(turns: &[Turn], observations: bool) -> Vec<Message> {
             if observations {
                 call.content = Some(rehydrate_model::Content::Text(format!("run {}", ids[0])));
             } else {
+                call.content = step_text.clone().map(rehydrate_model::Content::Text);
+                if step_text.is_some() {
+                    // Signed thinking, which the Anthropic body writes back as a block.
+                    call.metadata
+                        .insert(THINKING_METADATA_KEY.into(), "weigh the options".into());
+                    call.metadata.insert(
+                        THINKING_SIGNATURE_METADATA_KEY.into(),
+                        "c2lnbmF0dXJl".into(),
+                    );
+                }
                 call.tool_calls = ids
                     .iter()
                     .map(|id| rehydrate_test_support::call(id, "bash", "{\"cmd\":\"ls\"}"))
@@ -108,27 +135,46 @@ pub(crate) fn session(turns: &[Turn], observations: bool) -> Vec<Message> {
 }
 
 pub(crate) fn policy() -> impl Strategy<Value = ReductionPolicy> {
-    policy_with(0usize..3000, 400)
+    prop_oneof![
+        4 => policy_with(0usize..3000, 400),
+        1 => Just(ReductionPolicy::aggressive()),
+        1 => (0usize..4, 0usize..4).prop_map(|(protect_results, protect_texts)| ReductionPolicy {
+            protect_last_n_tool_results: protect_results,
+            protect_last_n_assistant_messages: protect_texts,
+            ..ReductionPolicy::aggressive()
+        }),
+    ]
 }
 
 /// Random policies whose trigger comes from `trigger` and whose head and tail are below `cut`
-/// bytes; shared with the incremental properties, whose outputs are smaller.
+/// bytes, the same for tool outputs and assistant texts; shared with the incremental
+/// properties, whose outputs are smaller.
 pub(crate) fn policy_with(
-    trigger: impl Strategy<Value = usize>,
+    trigger: impl Strategy<Value = usize> + Clone,
     cut: usize,
 ) -> impl Strategy<Value = ReductionPolicy> {
-    (
-        trigger,
+    let tool_outputs = (trigger.clone(), 0..cut, 0..cut, 0usize..5, any::<bool>());
+    let assistant_texts = (
+        proptest::option::weighted(0.8, trigger),
         0..cut,
         0..cut,
         0usize..5,
-        any::<bool>(),
+    );
+    (
+        tool_outputs,
+        assistant_texts,
         proptest::option::of(0usize..4),
         proptest::option::of("[a-z ]{0,20}"),
         prop_oneof![Just(0usize), Just(128), 0usize..500],
     )
         .prop_map(
-            |(trigger, head, tail, protect, dedupe, clear, summary, min_saved)| ReductionPolicy {
+            |(
+                (trigger, head, tail, protect, dedupe),
+                (text_trigger, text_head, text_tail, text_protect),
+                clear,
+                summary,
+                min_saved,
+            )| ReductionPolicy {
                 tool_output_trigger_bytes: trigger,
                 head_bytes: head,
                 tail_bytes: tail,
@@ -137,6 +183,10 @@ pub(crate) fn policy_with(
                 clear_turns_older_than: clear,
                 turns_summary: summary,
                 min_saved_bytes: min_saved,
+                assistant_text_trigger_bytes: text_trigger,
+                assistant_text_head_bytes: text_head,
+                assistant_text_tail_bytes: text_tail,
+                protect_last_n_assistant_messages: text_protect,
             },
         )
 }
@@ -232,17 +282,18 @@ pub(crate) fn check_session(
                 let i = r.ptr.addr.index;
                 render_turns(&history[i..=i], i)
             }
-            ReductionKind::ToolOutputTruncated { .. } | ReductionKind::DuplicateOutput { .. } => {
-                history[r.ptr.addr.index]
-                    .content_text()
-                    .unwrap()
-                    .to_string()
-            }
+            ReductionKind::ToolOutputTruncated { .. }
+            | ReductionKind::AssistantTextTruncated { .. }
+            | ReductionKind::DuplicateOutput { .. } => history[r.ptr.addr.index]
+                .content_text()
+                .unwrap()
+                .to_string(),
         };
         prop_assert_eq!(expanded.content.as_ref(), expected.as_str());
     }
     prop_assert_eq!(&invert(&out.view, &out.log, history).unwrap(), history);
     assert_pairs_kept(history, &out.view);
+    check_assistant_texts(history, &out, policy)?;
     // Reducing never grows a session, but for the repairs that make it valid.
     prop_assert!(wire_bytes(&out.view) <= wire_bytes(history) + repair_bytes(&out.view, &out.log));
     let again = project_messages(history, &out.log, policy);
@@ -267,6 +318,59 @@ pub(crate) fn check_session(
         &later.log.reductions[..early.log.len()],
         &early.log.reductions[..]
     );
+    Ok(())
+}
+
+/// Whether a message counts in the protected window of assistant text.
+fn has_assistant_text(m: &Message) -> bool {
+    m.role == Role::Assistant && m.content_text().is_some_and(|t| !t.is_empty())
+}
+
+/// Every assistant text truncation of `out` is of a text over the trigger that left the
+/// protected window, and its view message keeps everything of the original but the text's
+/// middle: role, tool calls, metadata (thinking included) and the head and tail.
+fn check_assistant_texts(
+    history: &[Message],
+    out: &rehydrate_reduce::Projection,
+    policy: &ReductionPolicy,
+) -> Result<(), TestCaseError> {
+    for r in &out.log.reductions {
+        let ReductionKind::AssistantTextTruncated { original_bytes, .. } = r.kind else {
+            continue;
+        };
+        let i = r.ptr.addr.index;
+        let original = &history[i];
+        prop_assert!(has_assistant_text(original));
+        prop_assert!(original_bytes > policy.assistant_text_trigger_bytes.unwrap());
+        let newer = history[i + 1..]
+            .iter()
+            .filter(|m| has_assistant_text(m))
+            .count();
+        prop_assert!(newer >= policy.protect_last_n_assistant_messages);
+        let id = r.id.to_string();
+        let shown = out
+            .view
+            .iter()
+            .find(|v| v.metadata.get(REDUCTION_METADATA_KEY) == Some(&id));
+        // One projection never truncates a message it clears, so the truncation is shown.
+        prop_assert!(shown.is_some(), "{} is not in the view", id);
+        let shown = shown.unwrap();
+        prop_assert_eq!(&shown.tool_calls, &original.tool_calls);
+        let mut metadata = shown.metadata.clone();
+        metadata.remove(REDUCTION_METADATA_KEY);
+        prop_assert_eq!(&metadata, &original.metadata);
+        let text = original.content_text().unwrap();
+        let span = r.ptr.span.unwrap();
+        prop_assert_eq!(
+            shown.content_text().unwrap(),
+            format!(
+                "{}\n{}\n{}",
+                &text[..span.start()],
+                r.stub,
+                &text[span.end()..]
+            )
+        );
+    }
     Ok(())
 }
 

@@ -9,6 +9,8 @@ use rehydrate_sidecar::{content_digest, expected_stub, turns_digest};
 pub(crate) enum Spec {
     /// Truncate message `index`, hiding `span` of its text.
     Truncate { index: usize, span: [usize; 2] },
+    /// Truncate the text of assistant message `index`, hiding `span` of it.
+    TruncateAssistant { index: usize, span: [usize; 2] },
     /// Message `index` duplicates message `canonical`.
     Duplicate { index: usize, canonical: usize },
     /// Clear messages `first..=last`.
@@ -32,6 +34,21 @@ pub(crate) fn reduction(
             let t = text(index);
             (
                 ReductionKind::ToolOutputTruncated {
+                    original_bytes: t.len(),
+                    hidden_lines: t[start..end].matches('\n').count(),
+                },
+                index,
+                Some(Span::new(start, end).unwrap()),
+                content_digest(t.as_bytes()),
+            )
+        }
+        Spec::TruncateAssistant {
+            index,
+            span: [start, end],
+        } => {
+            let t = text(index);
+            (
+                ReductionKind::AssistantTextTruncated {
                     original_bytes: t.len(),
                     hidden_lines: t[start..end].matches('\n').count(),
                 },

@@ -57,16 +57,20 @@ fn text() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(PIECES), 0..120).prop_map(|p| p.concat())
 }
 
-/// A session of `turns` turns, each a user message, an assistant call and its result; results
-/// come from a small pool so some repeat (duplicates).
+/// A session of `turns` turns, each a user message, an assistant call and its result, and
+/// sometimes an assistant answer long enough to be truncated; results come from a small pool so
+/// some repeat (duplicates).
 fn session() -> impl Strategy<Value = Vec<Message>> {
     (
         prop::collection::vec(text(), 1..5),
-        prop::collection::vec((0..5_usize, text(), text()), 1..10),
+        prop::collection::vec(
+            (0..5_usize, text(), text(), prop::option::of(text())),
+            1..10,
+        ),
     )
         .prop_map(|(pool, turns)| {
             let mut messages = Vec::new();
-            for (i, (pick, user, filler)) in turns.into_iter().enumerate() {
+            for (i, (pick, user, filler, answer)) in turns.into_iter().enumerate() {
                 messages.push(Message::text(Role::User, format!("turn {i} {user}")));
                 let id = format!("call{i}");
                 messages.push(assistant_call(&id, "run", "{}"));
@@ -76,6 +80,9 @@ fn session() -> impl Strategy<Value = Vec<Message>> {
                     filler.repeat(3)
                 };
                 messages.push(Message::tool_result(id, output));
+                if let Some(answer) = answer {
+                    messages.push(Message::text(Role::Assistant, answer.repeat(2)));
+                }
             }
             messages
         })
@@ -83,19 +90,28 @@ fn session() -> impl Strategy<Value = Vec<Message>> {
 
 fn policy() -> impl Strategy<Value = ReductionPolicy> {
     (
-        0..40_usize,
-        0..40_usize,
-        0..3_usize,
+        (0..40_usize, 0..40_usize, 0..3_usize),
+        prop::option::of((0..40_usize, 0..40_usize, 0..40_usize, 0..3_usize)),
         prop::option::of(1..4_usize),
     )
-        .prop_map(|(head, tail, protect, clear)| ReductionPolicy {
-            tool_output_trigger_bytes: 0,
-            head_bytes: head,
-            tail_bytes: tail,
-            protect_last_n_tool_results: protect,
-            clear_turns_older_than: clear,
-            min_saved_bytes: 0,
-            ..ReductionPolicy::default()
+        .prop_map(|((head, tail, protect), texts, clear)| {
+            let (text_trigger, text_head, text_tail, text_protect) = match texts {
+                Some((trigger, head, tail, protect)) => (Some(trigger), head, tail, protect),
+                None => (None, 0, 0, 0),
+            };
+            ReductionPolicy {
+                tool_output_trigger_bytes: 0,
+                head_bytes: head,
+                tail_bytes: tail,
+                protect_last_n_tool_results: protect,
+                clear_turns_older_than: clear,
+                min_saved_bytes: 0,
+                assistant_text_trigger_bytes: text_trigger,
+                assistant_text_head_bytes: text_head,
+                assistant_text_tail_bytes: text_tail,
+                protect_last_n_assistant_messages: text_protect,
+                ..ReductionPolicy::default()
+            }
         })
 }
 
@@ -152,7 +168,8 @@ fn oracle_hidden(log: &ReductionLog, minted: &[Message]) -> (Vec<(String, String
             continue;
         };
         let hidden = match &r.kind {
-            ReductionKind::ToolOutputTruncated { .. } => {
+            ReductionKind::ToolOutputTruncated { .. }
+            | ReductionKind::AssistantTextTruncated { .. } => {
                 let span = r.ptr.span.unwrap();
                 full.content[span.range()].to_string()
             }

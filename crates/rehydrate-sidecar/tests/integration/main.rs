@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 //! invert, with our own ids and messages.
 
+mod assistant_text;
 mod diff;
 mod export;
 mod image;

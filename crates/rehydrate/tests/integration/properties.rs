@@ -67,6 +67,11 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
                 clear_turns_older_than: clear,
                 turns_summary: summary,
                 min_saved_bytes: min_saved,
+                // Assistant text is truncated like tool output, for the same sizes.
+                assistant_text_trigger_bytes: dedupe.then_some(trigger),
+                assistant_text_head_bytes: head,
+                assistant_text_tail_bytes: tail,
+                protect_last_n_assistant_messages: protect,
             },
         )
 }
