@@ -97,7 +97,8 @@ impl Session {
     /// minted. A reduction the projection mints on open is one the store does not hold (the
     /// process stopped between recording messages and their reductions, or `policy` reduces
     /// more than the one recorded with): it is recorded at once, and [`Session::recovered`]
-    /// counts them, so a host can tell that its view changed.
+    /// counts them, so a host can tell that its view changed. The store does not record the
+    /// policy: the host keeps it (with the store's path) and opens with the same one.
     ///
     /// Costs a whole projection: linear in the bytes of the recorded messages (every tool
     /// result is hashed again), on up to 8 threads for a large session.
