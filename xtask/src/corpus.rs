@@ -236,6 +236,36 @@ pub(crate) fn run(root: &Path, presets: Presets, strict: bool) -> Result<()> {
         }
     }
     let _ = fs::remove_dir_all(&scratch);
+
+    println!(
+        "\nsavings by kind (reduce --preset aggressive, sessions over {LARGE_SESSION_TOKENS} tokens; tokens saved per kind, share of the tokens before)"
+    );
+    println!(
+        "{:>13} → {:<13} {:>8}  {:<48} file",
+        "tokens before", "after", "(saved)", "by kind"
+    );
+    let scratch = root.join("target").join("corpus-savings");
+    let mut large = 0;
+    let mut met = 0;
+    for file in &files {
+        let relative = file.strip_prefix(&dir).unwrap_or(file).display();
+        match savings(&bin, file, &scratch)? {
+            Ok(row) if row.before > LARGE_SESSION_TOKENS => {
+                large += 1;
+                met += usize::from(row.saved_percent() >= SAVINGS_TARGET_PERCENT);
+                println!("{}  {relative}", row.columns());
+            }
+            Ok(_) => {}
+            Err(reason) => {
+                println!("savings FAILED  {relative}: {reason}");
+                failures.push(format!("{relative} savings: {reason}"));
+            }
+        }
+    }
+    let _ = fs::remove_dir_all(&scratch);
+    println!(
+        "target (issue 17): {SAVINGS_TARGET_PERCENT}% of tokens on every session over {LARGE_SESSION_TOKENS} tokens: {met} of {large} sessions"
+    );
     if !failures.is_empty() {
         println!("\nfailures:");
         for failure in &failures {
@@ -249,6 +279,110 @@ pub(crate) fn run(root: &Path, presets: Presets, strict: bool) -> Result<()> {
         .into());
     }
     Ok(())
+}
+
+/// Sessions over this many tokens are the long ones the savings table reports.
+const LARGE_SESSION_TOKENS: u64 = 50_000;
+
+/// The share of tokens the aggressive preset is to save on every long session (issue 17),
+/// reported, not yet enforced.
+const SAVINGS_TARGET_PERCENT: f64 = 70.0;
+
+/// One session's row of the savings table: tokens before and after, and the tokens each kind
+/// saved (`reduce --json`'s `savings_by_kind`), by kind token.
+#[derive(Debug, Clone, PartialEq)]
+struct Savings {
+    before: u64,
+    after: u64,
+    by_kind: Vec<(String, i64)>,
+}
+
+impl Savings {
+    fn saved_percent(&self) -> f64 {
+        if self.before == 0 {
+            return 0.0;
+        }
+        100.0 * (self.before as f64 - self.after as f64) / self.before as f64
+    }
+
+    /// `before → after (saved)  kind share, ...`, each kind's share of the tokens before.
+    fn columns(&self) -> String {
+        let kinds: Vec<String> = self
+            .by_kind
+            .iter()
+            .map(|(kind, tokens)| {
+                format!(
+                    "{kind} {:.1}%",
+                    100.0 * *tokens as f64 / self.before.max(1) as f64
+                )
+            })
+            .collect();
+        format!(
+            "{:>13} → {:<13} {:>7.1}%  {:<48}",
+            self.before,
+            self.after,
+            self.saved_percent(),
+            kinds.join(", ")
+        )
+    }
+}
+
+/// Reduces `file` with the aggressive preset, tokens counted, into `scratch`, and reads the
+/// savings from its `--json` report.
+fn savings(
+    bin: &Path,
+    file: &Path,
+    scratch: &Path,
+) -> Result<std::result::Result<Savings, String>> {
+    let output = Command::new(bin)
+        .arg("reduce")
+        .arg(file)
+        .arg("--out")
+        .arg(scratch)
+        .args(["--force", "--preset", "aggressive", "--json"])
+        .output()
+        .map_err(|err| format!("cannot start {}: {err}", bin.display()))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let line = stderr.lines().next().unwrap_or("(no message)").to_owned();
+        return Ok(Err(format!("`rehydrate reduce` failed: {line}")));
+    }
+    Ok(parse_savings(&output.stdout))
+}
+
+/// The savings of a `reduce --json` report; an error when a figure is missing or the kinds do
+/// not add up to the report's tokens saved.
+fn parse_savings(stdout: &[u8]) -> std::result::Result<Savings, String> {
+    let report: Value =
+        serde_json::from_slice(stdout).map_err(|err| format!("reduce --json: {err}"))?;
+    let field = |name: &str| {
+        report[name]
+            .as_u64()
+            .ok_or_else(|| format!("reduce --json has no `{name}`"))
+    };
+    let (before, after) = (field("tokens_before")?, field("tokens_after")?);
+    let kinds = report["savings_by_kind"]
+        .as_object()
+        .ok_or("reduce --json has no `savings_by_kind`")?;
+    let mut by_kind = Vec::new();
+    for (kind, saved) in kinds {
+        let tokens = saved["tokens"]
+            .as_i64()
+            .ok_or_else(|| format!("savings_by_kind.{kind} has no tokens"))?;
+        by_kind.push((kind.clone(), tokens));
+    }
+    let sum: i64 = by_kind.iter().map(|(_, t)| t).sum();
+    if sum != before as i64 - after as i64 {
+        return Err(format!(
+            "savings_by_kind adds up to {sum} tokens, the report saves {}",
+            before as i64 - after as i64
+        ));
+    }
+    Ok(Savings {
+        before,
+        after,
+        by_kind,
+    })
 }
 
 /// `REHYDRATE_CORPUS`, or `shared/corpus` next to the workspace root.
@@ -536,7 +670,7 @@ fn parse_output(stdout: &[u8]) -> std::result::Result<Figures, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Presets, parse_evidence, parse_output, parse_replay};
+    use super::{Presets, Savings, parse_evidence, parse_output, parse_replay, parse_savings};
 
     #[test]
     fn parses_evidence_stats() {
@@ -583,6 +717,33 @@ mod tests {
         assert_eq!(
             parse_output(br#"{"ok":true}"#).err(),
             Some(r#"`messages` is missing or not a count in {"ok":true}"#.to_owned())
+        );
+    }
+
+    #[test]
+    fn parses_savings_and_checks_they_add_up() {
+        let report = br#"{"tokens_before":1000,"tokens_after":300,"savings_by_kind":{"duplicate":{"shown":1,"bytes":90,"tokens":200},"tool-output":{"shown":2,"bytes":2000,"tokens":500}}}"#;
+        let row = parse_savings(report).unwrap();
+        assert_eq!(
+            row,
+            Savings {
+                before: 1000,
+                after: 300,
+                by_kind: vec![("duplicate".into(), 200), ("tool-output".into(), 500)],
+            }
+        );
+        assert_eq!(
+            row.columns().trim_end(),
+            "         1000 → 300              70.0%  duplicate 20.0%, tool-output 50.0%"
+        );
+        let off = br#"{"tokens_before":1000,"tokens_after":300,"savings_by_kind":{"tool-output":{"shown":1,"bytes":9,"tokens":600}}}"#;
+        assert_eq!(
+            parse_savings(off).unwrap_err(),
+            "savings_by_kind adds up to 600 tokens, the report saves 700"
+        );
+        assert_eq!(
+            parse_savings(br#"{"tokens_before":1}"#).unwrap_err(),
+            "reduce --json has no `tokens_after`"
         );
     }
 
