@@ -150,7 +150,8 @@ impl RepairKey {
             ReductionKind::ToolOutputTruncated { .. }
             | ReductionKind::AssistantTextTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
-            | ReductionKind::TurnsCleared { .. } => None,
+            | ReductionKind::TurnsCleared { .. }
+            | ReductionKind::ToolInputElided { .. } => None,
         }
     }
 }
@@ -267,7 +268,8 @@ impl Reducer {
                 ReductionKind::TurnsCleared { .. }
                 | ReductionKind::ToolOutputTruncated { .. }
                 | ReductionKind::AssistantTextTruncated { .. }
-                | ReductionKind::DuplicateOutput { .. } => {}
+                | ReductionKind::DuplicateOutput { .. }
+                | ReductionKind::ToolInputElided { .. } => {}
                 ReductionKind::UnansweredCall { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::SecondAnswer { .. }

@@ -274,6 +274,14 @@ pub(crate) fn check_session(
             ReductionKind::UnansweredCall { call, .. } => {
                 history[r.ptr.addr.index].tool_calls[call].arguments.clone()
             }
+            ReductionKind::ToolInputElided {
+                call, ref field, ..
+            } => {
+                let args: serde_json::Value =
+                    serde_json::from_str(&history[r.ptr.addr.index].tool_calls[call].arguments)
+                        .unwrap();
+                args[field.as_str()].as_str().unwrap().to_string()
+            }
             ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
             | ReductionKind::MovedResult { .. }
