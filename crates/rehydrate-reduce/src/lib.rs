@@ -87,7 +87,7 @@ mod turns;
 
 pub use cut::truncation_span;
 pub use digests::PARALLEL_HASH_MIN_BYTES;
-pub use policy::ReductionPolicy;
+pub use policy::{DEFAULT_TOOL_INPUT_FIELDS, ReductionPolicy};
 pub use project::{Projection, project_messages};
 pub use reducer::{Reducer, View};
 pub use request::{repair_session, repairs_in_view, session_request_body};
