@@ -63,6 +63,15 @@ pub(crate) fn roundtrip(
                 .get(call)
                 .map(|c| c.arguments.clone())
                 .unwrap_or_default(),
+            // The field's string value, read by serde_json on its own.
+            ReductionKind::ToolInputElided {
+                call, ref field, ..
+            } => messages[r.ptr.addr.index]
+                .tool_calls
+                .get(call)
+                .and_then(|c| serde_json::from_str::<serde_json::Value>(&c.arguments).ok())
+                .and_then(|v| v.get(field.as_str())?.as_str().map(str::to_string))
+                .unwrap_or_default(),
             ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
             | ReductionKind::MovedResult { .. }

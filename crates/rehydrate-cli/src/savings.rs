@@ -54,9 +54,8 @@ pub(crate) fn savings_by_kind(
             | ReductionKind::SecondAnswer { .. }
             | ReductionKind::MovedResult { .. }
             | ReductionKind::FoldedCalls { .. }
-            | ReductionKind::AssistantTextTruncated { .. } => {
-                history.get(r.covered()).unwrap_or_default()
-            }
+            | ReductionKind::AssistantTextTruncated { .. }
+            | ReductionKind::ToolInputElided { .. } => history.get(r.covered()).unwrap_or_default(),
         };
         let entry = by_kind.entry(r.kind.stub_kind().as_str()).or_default();
         entry.shown += 1;

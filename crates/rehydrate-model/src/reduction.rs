@@ -226,6 +226,19 @@ pub enum ReductionKind {
         /// Length in bytes of the hashed original (the message's wire form followed by `\n`).
         original_bytes: usize,
     },
+    /// One large string argument of an old tool call (the `content` of a `Write`, the
+    /// `new_string` of an `Edit`) replaced, inside the call's JSON arguments, by the stub as a
+    /// JSON string; the arguments stay a JSON object with every other field byte-identical, and
+    /// the call's id and name are kept. The digest is of the field's string value (unescaped);
+    /// expanding gives that value.
+    ToolInputElided {
+        /// 0-based position of the call in the addressed assistant message's `tool_calls`.
+        call: usize,
+        /// The top-level field of the arguments object whose string value is hidden.
+        field: String,
+        /// Length in bytes of the field's string value (unescaped).
+        original_bytes: usize,
+    },
 }
 
 impl ReductionKind {
@@ -242,6 +255,7 @@ impl ReductionKind {
             ReductionKind::MovedResult { .. } => StubKind::MovedResult,
             ReductionKind::FoldedCalls { .. } => StubKind::FoldedCalls,
             ReductionKind::ConversationOpened { .. } => StubKind::ConversationOpened,
+            ReductionKind::ToolInputElided { .. } => StubKind::ToolInput,
         }
     }
 
@@ -257,7 +271,8 @@ impl ReductionKind {
             | ReductionKind::SecondAnswer { original_bytes, .. }
             | ReductionKind::MovedResult { original_bytes, .. }
             | ReductionKind::FoldedCalls { original_bytes, .. }
-            | ReductionKind::ConversationOpened { original_bytes } => original_bytes,
+            | ReductionKind::ConversationOpened { original_bytes }
+            | ReductionKind::ToolInputElided { original_bytes, .. } => original_bytes,
         }
     }
 
@@ -268,7 +283,8 @@ impl ReductionKind {
             ReductionKind::ToolOutputTruncated { .. }
             | ReductionKind::AssistantTextTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
-            | ReductionKind::TurnsCleared { .. } => false,
+            | ReductionKind::TurnsCleared { .. }
+            | ReductionKind::ToolInputElided { .. } => false,
             ReductionKind::UnansweredCall { .. }
             | ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
@@ -310,7 +326,8 @@ impl Reduction {
             | ReductionKind::SecondAnswer { .. }
             | ReductionKind::MovedResult { .. }
             | ReductionKind::FoldedCalls { .. }
-            | ReductionKind::ConversationOpened { .. } => self.ptr.addr.index..=self.ptr.addr.index,
+            | ReductionKind::ConversationOpened { .. }
+            | ReductionKind::ToolInputElided { .. } => self.ptr.addr.index..=self.ptr.addr.index,
         }
     }
 }

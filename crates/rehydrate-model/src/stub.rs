@@ -39,12 +39,15 @@ pub enum StubKind {
     /// `conversation-opened`: a user message put before a conversation that opens with an
     /// assistant message.
     ConversationOpened,
+    /// `tool-input`: a large string argument of an old tool call is hidden inside its JSON
+    /// arguments.
+    ToolInput,
 }
 
 impl StubKind {
     /// The token: `tool-output`, `assistant-text`, `duplicate`, `turns-cleared`, `unanswered-call`,
-    /// `orphan-result`, `second-answer`, `moved-result`, `folded-calls` or
-    /// `conversation-opened`.
+    /// `orphan-result`, `second-answer`, `moved-result`, `folded-calls`,
+    /// `conversation-opened` or `tool-input`.
     pub fn as_str(self) -> &'static str {
         match self {
             StubKind::ToolOutput => "tool-output",
@@ -57,6 +60,7 @@ impl StubKind {
             StubKind::MovedResult => "moved-result",
             StubKind::FoldedCalls => "folded-calls",
             StubKind::ConversationOpened => "conversation-opened",
+            StubKind::ToolInput => "tool-input",
         }
     }
 
@@ -72,6 +76,7 @@ impl StubKind {
             "moved-result" => Some(StubKind::MovedResult),
             "folded-calls" => Some(StubKind::FoldedCalls),
             "conversation-opened" => Some(StubKind::ConversationOpened),
+            "tool-input" => Some(StubKind::ToolInput),
             _ => None,
         }
     }

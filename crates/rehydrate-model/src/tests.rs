@@ -519,3 +519,23 @@ fn assistant_text_truncation_is_a_per_message_reduction_with_its_own_token() {
     assert_eq!(stub.id(), &r.id);
     assert_eq!(stub.render(), line);
 }
+
+#[test]
+fn tool_input_elision_is_a_per_message_reduction_with_its_own_token() {
+    let kind = ReductionKind::ToolInputElided {
+        call: 1,
+        field: "content".into(),
+        original_bytes: 30000,
+    };
+    assert_eq!(kind.stub_kind(), StubKind::ToolInput);
+    assert_eq!(kind.stub_kind().as_str(), "tool-input");
+    assert_eq!(kind.original_bytes(), 30000);
+    assert!(!kind.is_repair());
+    let json = r#"{"type":"tool_input_elided","call":1,"field":"content","original_bytes":30000}"#;
+    assert_eq!(serde_json::to_string(&kind).unwrap(), json);
+    assert_eq!(serde_json::from_str::<ReductionKind>(json).unwrap(), kind);
+    let line = "[rehydrate:tool-input r4.ababab | 30000 bytes of tool call toolu_2 argument content hidden; expand_reduction restores them]";
+    let stub = Stub::parse(line).unwrap();
+    assert_eq!(stub.kind(), StubKind::ToolInput);
+    assert_eq!(stub.render(), line);
+}

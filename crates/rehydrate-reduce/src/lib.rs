@@ -20,12 +20,16 @@
 //!
 //! # Overview
 //!
-//! Four kinds of reduction are minted (docs/FORMATS.md, "View"):
+//! Five kinds of reduction are minted (docs/FORMATS.md, "View"):
 //! - **tool output truncated**: an old tool result larger than the trigger keeps its head and
 //!   tail; the middle becomes a one-line stub saying how many bytes and lines are hidden;
 //! - **assistant text truncated**: the same for the text of an old assistant message, when the
 //!   policy turns it on (the aggressive preset does, the default does not); its tool calls and
 //!   metadata stay;
+//! - **tool input elided**: the largest string argument of an old tool call (a `Write`'s
+//!   `content`, an `Edit`'s `new_string`) becomes a stub inside the call's JSON arguments, when
+//!   the policy turns it on (the aggressive preset does, the default does not); the arguments
+//!   stay a JSON object and the call keeps its id;
 //! - **duplicate output**: an old tool result byte-identical to an earlier one becomes a stub
 //!   naming the earlier message;
 //! - **turns cleared**: whole old turns become one stub message, with an optional summary.
@@ -87,7 +91,7 @@ mod turns;
 
 pub use cut::truncation_span;
 pub use digests::PARALLEL_HASH_MIN_BYTES;
-pub use policy::ReductionPolicy;
+pub use policy::{DEFAULT_TOOL_INPUT_FIELDS, ReductionPolicy};
 pub use project::{Projection, project_messages};
 pub use reducer::{Reducer, View};
 pub use request::{repair_session, repairs_in_view, session_request_body};

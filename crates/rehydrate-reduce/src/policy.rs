@@ -44,14 +44,39 @@ pub struct ReductionPolicy {
     pub assistant_text_tail_bytes: usize,
     /// The newest this-many assistant messages with text (content `Content::Text` of at least
     /// one byte) are never reduced; assistant messages that only call tools do not count.
-    /// Default 3.
+    /// Default 3. The same count protects the newest assistant messages that make tool calls
+    /// from tool-input elision (`tool_input_trigger_bytes`).
     pub protect_last_n_assistant_messages: usize,
+    /// When `Some(n)`, the largest string argument strictly larger than `n` bytes (unescaped)
+    /// among the `tool_input_fields` of the calls of an assistant message is replaced, inside
+    /// its call's JSON arguments, by a stub once the message has left the protected window
+    /// (the newest `protect_last_n_assistant_messages` assistant messages that make tool
+    /// calls): at most one argument per message. Arguments that are not a JSON object are left
+    /// alone; a message whose text an assistant-text truncation would consider (over
+    /// `assistant_text_trigger_bytes`) is left to it. `None` turns this off. Default `None`:
+    /// the conservative preset keeps the view of a session already projected with it the same
+    /// when it resumes (a new kind would change old messages and the prompt cache with them).
+    pub tool_input_trigger_bytes: Option<usize>,
+    /// The top-level argument fields tool-input elision may hide, by exact name. Default
+    /// `content`, `new_string`, `old_string`, `command`, `patch`, `new_source` (what `Write`,
+    /// `Edit`, `Bash`, `apply_patch` and `NotebookEdit` write); a path or a pattern stays.
+    pub tool_input_fields: Vec<String>,
 }
+
+/// The default [`ReductionPolicy::tool_input_fields`].
+pub const DEFAULT_TOOL_INPUT_FIELDS: [&str; 6] = [
+    "content",
+    "new_string",
+    "old_string",
+    "command",
+    "patch",
+    "new_source",
+];
 
 impl Default for ReductionPolicy {
     /// The conservative preset: tool results over 8 KiB keep 2 KiB of head and 2 KiB of tail,
     /// the newest 3 tool results are protected, duplicates are stubbed, no turn is cleared,
-    /// and assistant text is never reduced.
+    /// and neither assistant text nor tool inputs are ever reduced.
     fn default() -> Self {
         ReductionPolicy {
             tool_output_trigger_bytes: 8192,
@@ -66,6 +91,8 @@ impl Default for ReductionPolicy {
             assistant_text_head_bytes: 2048,
             assistant_text_tail_bytes: 2048,
             protect_last_n_assistant_messages: 3,
+            tool_input_trigger_bytes: None,
+            tool_input_fields: DEFAULT_TOOL_INPUT_FIELDS.map(String::from).to_vec(),
         }
     }
 }
@@ -74,7 +101,8 @@ impl ReductionPolicy {
     /// The policy that reduces nothing to save tokens, so a projection under it makes only the
     /// pairing repairs: the form of a session that is sent whole but must be a valid request
     /// body (an export of the inverted session). No trigger is reached, every tool result is
-    /// protected, duplicates are kept, no turn is cleared and no assistant text is reduced.
+    /// protected, duplicates are kept, no turn is cleared and no assistant text or tool input
+    /// is reduced.
     pub fn repairs_only() -> ReductionPolicy {
         ReductionPolicy {
             tool_output_trigger_bytes: usize::MAX,
@@ -83,6 +111,7 @@ impl ReductionPolicy {
             clear_turns_older_than: None,
             turns_summary: None,
             assistant_text_trigger_bytes: None,
+            tool_input_trigger_bytes: None,
             ..ReductionPolicy::default()
         }
     }
@@ -91,7 +120,9 @@ impl ReductionPolicy {
     /// older than the newest 3 that is larger than its stub is reduced (no trigger size, no
     /// minimum saving), keeping a 256-byte head and a 256-byte tail; duplicates are stubbed;
     /// no turn is cleared. The text of every assistant message older than the newest 3 with
-    /// text that is over 1 KiB keeps a 256-byte head and a 256-byte tail too.
+    /// text that is over 1 KiB keeps a 256-byte head and a 256-byte tail too, and the largest
+    /// tool input over 1 KiB of every assistant message older than the newest 3 that make
+    /// tool calls is elided.
     pub fn aggressive() -> ReductionPolicy {
         ReductionPolicy {
             tool_output_trigger_bytes: 0,
@@ -102,6 +133,7 @@ impl ReductionPolicy {
             assistant_text_head_bytes: 256,
             assistant_text_tail_bytes: 256,
             protect_last_n_assistant_messages: 3,
+            tool_input_trigger_bytes: Some(1024),
             ..ReductionPolicy::default()
         }
     }

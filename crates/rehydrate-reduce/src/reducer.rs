@@ -9,8 +9,8 @@ use rehydrate_model::{
     SidecarPtr, json_str_len,
 };
 use rehydrate_sidecar::{
-    RangeScan, content_digest, expected_stub, expected_stub_from_facts, moved_message,
-    stub_message, turns_digest, verify_reduction,
+    RangeScan, argument_fields, content_digest, expected_stub, expected_stub_from_facts,
+    moved_message, stub_message, turns_digest, verify_reduction,
 };
 
 use crate::boundaries::Boundaries;
@@ -78,6 +78,11 @@ pub struct Reducer {
     assistant_texts: Vec<AssistantText>,
     /// How many of `assistant_texts` are decided, as `decided` for tool results.
     assistant_decided: usize,
+    /// Every assistant message that makes tool calls, in history order: the protected window
+    /// of tool-input elision counts these.
+    tool_inputs: Vec<AssistantText>,
+    /// How many of `tool_inputs` are decided, as `decided` for tool results.
+    inputs_decided: usize,
     /// Text tool results by digest: their indices, ascending.
     by_digest: HashMap<Digest, Occurrences, BuildDigestHasher>,
     boundaries: Boundaries,
@@ -150,7 +155,8 @@ impl RepairKey {
             ReductionKind::ToolOutputTruncated { .. }
             | ReductionKind::AssistantTextTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
-            | ReductionKind::TurnsCleared { .. } => None,
+            | ReductionKind::TurnsCleared { .. }
+            | ReductionKind::ToolInputElided { .. } => None,
         }
     }
 }
@@ -260,6 +266,7 @@ impl Reducer {
                 ReductionKind::ToolOutputTruncated { .. }
                 | ReductionKind::AssistantTextTruncated { .. }
                 | ReductionKind::DuplicateOutput { .. }
+                | ReductionKind::ToolInputElided { .. }
                     if reuse_all =>
                 {
                     resumed.insert(r.ptr.addr.index, position);
@@ -267,7 +274,8 @@ impl Reducer {
                 ReductionKind::TurnsCleared { .. }
                 | ReductionKind::ToolOutputTruncated { .. }
                 | ReductionKind::AssistantTextTruncated { .. }
-                | ReductionKind::DuplicateOutput { .. } => {}
+                | ReductionKind::DuplicateOutput { .. }
+                | ReductionKind::ToolInputElided { .. } => {}
                 ReductionKind::UnansweredCall { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::SecondAnswer { .. }
@@ -289,6 +297,8 @@ impl Reducer {
             decided: 0,
             assistant_texts: Vec::new(),
             assistant_decided: 0,
+            tool_inputs: Vec::new(),
+            inputs_decided: 0,
             by_digest: HashMap::default(),
             boundaries: Boundaries::new(),
             digests: DigestCache::default(),
@@ -341,6 +351,7 @@ impl Reducer {
         let unhidden = std::mem::take(&mut self.unhidden);
         self.decide_tool_results(unhidden);
         self.decide_assistant_texts(unhidden);
+        self.decide_tool_inputs(unhidden);
 
         self.log.len() - before
     }
@@ -404,13 +415,22 @@ impl Reducer {
             self.stubs[index] = self.fold(index, folded).map(Box::new);
         }
         let message = &self.history[index];
-        if message.role == Role::Assistant && message.content_text().is_some_and(|t| !t.is_empty())
-        {
-            self.assistant_texts.push(AssistantText {
-                index,
-                skipped: false,
-            });
-            let reused = self.reuse_resumed_text(index);
+        let has_text = message.content_text().is_some_and(|t| !t.is_empty());
+        let has_calls = !message.tool_calls.is_empty();
+        if message.role == Role::Assistant && (has_text || has_calls) {
+            if has_text {
+                self.assistant_texts.push(AssistantText {
+                    index,
+                    skipped: false,
+                });
+            }
+            if has_calls {
+                self.tool_inputs.push(AssistantText {
+                    index,
+                    skipped: false,
+                });
+            }
+            let reused = self.reuse_resumed_assistant(index);
             if self.stubs[index].is_none() {
                 self.stubs[index] = reused.map(Box::new);
             }
@@ -689,15 +709,17 @@ impl Reducer {
         stub_message(r, &self.history[index]).ok()
     }
 
-    /// The view form of a resumed log's assistant text truncation of message `index`, when it
-    /// verifies; checked once, when that message arrives.
-    fn reuse_resumed_text(&mut self, index: usize) -> Option<Message> {
+    /// The view form of a resumed log's assistant text truncation or tool-input elision of
+    /// message `index`, when it verifies; checked once, when that message arrives.
+    fn reuse_resumed_assistant(&mut self, index: usize) -> Option<Message> {
         if self.resumed.is_empty() {
             return None;
         }
         let position = self.resumed.remove(&index)?;
         let r = &self.log.reductions[position];
-        let ReductionKind::AssistantTextTruncated { .. } = r.kind else {
+        let (ReductionKind::AssistantTextTruncated { .. } | ReductionKind::ToolInputElided { .. }) =
+            r.kind
+        else {
             return None;
         };
         verify_reduction(r, &self.history).ok()?;
@@ -899,6 +921,108 @@ impl Reducer {
             &mut self.log,
         )
         .map(Box::new);
+    }
+
+    /// Decides every assistant message making tool calls that has left the protected window
+    /// (the newest `protect_last_n_assistant_messages` of them), in history order, after those
+    /// skipped inside a cleared range that no longer hides them when `unhidden`: the elision of
+    /// one tool input, or nothing. Nothing at all while the policy elides no tool input.
+    fn decide_tool_inputs(&mut self, unhidden: bool) {
+        let Some(trigger) = self.policy.tool_input_trigger_bytes else {
+            return;
+        };
+        let count = self.tool_inputs.len();
+        let protected = count.saturating_sub(self.policy.protect_last_n_assistant_messages);
+        if unhidden {
+            for position in 0..self.inputs_decided {
+                let t = self.tool_inputs[position];
+                if t.skipped && !self.is_cleared(t.index) {
+                    self.tool_inputs[position].skipped = false;
+                    self.decide_input(t.index, trigger);
+                }
+            }
+        }
+        for position in self.inputs_decided..protected {
+            let index = self.tool_inputs[position].index;
+            if self.is_cleared(index) {
+                self.tool_inputs[position].skipped = true;
+            } else {
+                self.decide_input(index, trigger);
+            }
+        }
+        self.inputs_decided = self.inputs_decided.max(protected);
+    }
+
+    /// Decides the assistant message at history `index`: the largest string value, strictly
+    /// larger than `trigger` bytes, of a `tool_input_fields` field of one of its calls'
+    /// arguments (a JSON object; the first call and field on a tie) is elided when that saves
+    /// enough wire bytes. A message with a view form of its own (folded calls, a truncated
+    /// text, a resumed log's reduction) is kept as it is, and so is one whose text the
+    /// assistant-text policy considers, whether or not that truncated it: the two decisions
+    /// never compete, so they do not depend on which window a message leaves first.
+    fn decide_input(&mut self, index: usize, trigger: usize) {
+        if self.stubs[index].is_some() {
+            return;
+        }
+        let msg = &self.history[index];
+        if let (Some(text_trigger), Some(text)) =
+            (self.policy.assistant_text_trigger_bytes, msg.content_text())
+            && text.len() > text_trigger
+        {
+            return;
+        }
+        let mut best: Option<(usize, String, String)> = None;
+        for (k, c) in msg.tool_calls.iter().enumerate() {
+            // A value is never longer than the arguments holding it.
+            if c.arguments.len() <= trigger {
+                continue;
+            }
+            let Some(fields) = argument_fields(&c.arguments) else {
+                continue;
+            };
+            for f in fields {
+                let Some(value) = f.value else {
+                    continue;
+                };
+                let larger = best.as_ref().is_none_or(|(_, _, v)| value.len() > v.len());
+                if value.len() > trigger
+                    && larger
+                    && self.policy.tool_input_fields.contains(&f.name)
+                {
+                    best = Some((k, f.name, value));
+                }
+            }
+        }
+        let Some((call, field, value)) = best else {
+            return;
+        };
+        let digest = content_digest(value.as_bytes());
+        let mut reduction = Reduction {
+            id: ReductionId::new(self.log.len(), &digest),
+            kind: ReductionKind::ToolInputElided {
+                call,
+                field,
+                original_bytes: value.len(),
+            },
+            ptr: SidecarPtr {
+                addr: MessageAddr {
+                    index,
+                    role: msg.role,
+                },
+                span: None,
+                digest,
+            },
+            stub: String::new(),
+        };
+        reduction.stub = expected_stub(&reduction, &self.history);
+        let Ok(view_msg) = stub_message(&reduction, msg) else {
+            return;
+        };
+        if !saves_enough(msg.wire_len(), view_msg.wire_len(), &self.policy) {
+            return;
+        }
+        self.log.reductions.push(reduction);
+        self.stubs[index] = Some(Box::new(view_msg));
     }
 
     fn is_cleared(&self, index: usize) -> bool {

@@ -86,6 +86,7 @@ impl HiddenTexts<'_> {
 ///
 /// - a truncated tool output, and a truncated assistant text, hide `ptr.span` of their text
 ///   (the head before it and the tail after it are visible);
+/// - an elided tool input hides the whole string value of its argument (unescaped);
 /// - a duplicate output is never searched on its own: its bytes are the canonical copy's. When
 ///   the canonical is not reduced they are in the view ([`HiddenTexts::visible`]); when it is
 ///   (decided from the log alone: another reduction is a turns-cleared range holding the
@@ -264,6 +265,11 @@ fn resolve_chunk<'a>(
                 out.visible.push(r);
                 continue;
             }
+            (ReductionKind::ToolInputElided { .. }, Verified::Argument(value)) => {
+                // The whole string value of the argument is hidden.
+                let span = whole(value.len());
+                (Cow::Owned(value), span)
+            }
             (
                 ReductionKind::TurnsCleared { .. }
                 | ReductionKind::OrphanResult { .. }
@@ -281,15 +287,17 @@ fn resolve_chunk<'a>(
                 ReductionKind::ToolOutputTruncated { .. }
                 | ReductionKind::AssistantTextTruncated { .. }
                 | ReductionKind::DuplicateOutput { .. },
-                Verified::Turns { .. },
+                Verified::Turns { .. } | Verified::Argument(_),
             )
             | (
                 ReductionKind::TurnsCleared { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::SecondAnswer { .. }
                 | ReductionKind::FoldedCalls { .. },
-                Verified::Text(_),
-            ) => {
+                Verified::Text(_) | Verified::Argument(_),
+            )
+            | (ReductionKind::ToolInputElided { .. }, Verified::Text(_) | Verified::Turns { .. }) =>
+            {
                 out.unresolvable.push(Unresolvable {
                     reduction: r,
                     error: rehydrate_sidecar::Error::Inconsistent {
@@ -358,10 +366,12 @@ impl ReducedMessages {
                         .or_default()
                         .push(position);
                 }
-                // These hide no message.
+                // These hide no message (a tool input elision hides an argument, never the
+                // content a duplicate's canonical holds).
                 ReductionKind::UnansweredCall { .. }
                 | ReductionKind::MovedResult { .. }
-                | ReductionKind::ConversationOpened { .. } => {}
+                | ReductionKind::ConversationOpened { .. }
+                | ReductionKind::ToolInputElided { .. } => {}
             }
         }
         ranges.sort_unstable();

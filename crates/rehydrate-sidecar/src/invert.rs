@@ -223,7 +223,8 @@ fn view_message<'m>(
         | ReductionKind::SecondAnswer { .. }
         | ReductionKind::MovedResult { .. }
         | ReductionKind::FoldedCalls { .. }
-        | ReductionKind::ConversationOpened { .. } => std::slice::from_ref(original),
+        | ReductionKind::ConversationOpened { .. }
+        | ReductionKind::ToolInputElided { .. } => std::slice::from_ref(original),
     })
 }
 

@@ -68,6 +68,7 @@ mod request;
 mod resolve;
 mod sources;
 mod terminal;
+mod tool_input;
 
 pub use diff::{DIFF_MAX_EDIT_LINES, apply_unified_diff, unified_diff, unified_diff_with_bound};
 pub use error::Error;
@@ -88,3 +89,4 @@ pub use request::{
 pub use resolve::{RangeScan, Resolved, Verified, resolve, verify_reduction};
 pub use sources::Sources;
 pub use terminal::normalize_terminal;
+pub use tool_input::{ArgumentField, argument_fields, replace_argument};

@@ -9,6 +9,7 @@ use rehydrate_model::{
 
 use crate::error::Error;
 use crate::request::{CallDefect, call_defect};
+use crate::tool_input::replace_argument;
 
 /// The view message that stands for reduction `r`, given the message it addresses in the
 /// minted view (`addressed`; for turns cleared, the first cleared message, which is not used).
@@ -31,6 +32,10 @@ use crate::request::{CallDefect, call_defect};
 ///   parts).
 /// - Conversation opened: a new user message whose content is the stub line, put before the
 ///   addressed assistant message.
+/// - Tool input elided: the addressed assistant message with the arguments of call `call`
+///   rewritten: the JSON token of top-level field `field`'s value replaced by the stub line as
+///   a JSON string ([`crate::replace_argument`]); every other byte of the arguments, the call's
+///   id and name, the other calls, the content and the metadata are kept.
 /// - Moved result: the addressed message with [`MOVED_METADATA_KEY`] = the reduction id (and not
 ///   [`REDUCTION_METADATA_KEY`]); a moved message that another reduction also stands for is
 ///   that reduction's view form with the key added ([`moved_message`]).
@@ -117,6 +122,34 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
             msg.metadata.insert(REDUCTION_METADATA_KEY.to_string(), id);
             return Ok(msg);
         }
+        ReductionKind::ToolInputElided { call, field, .. } => {
+            let inconsistent = |reason: String| Error::Inconsistent {
+                id: id.clone(),
+                reason,
+            };
+            let mut tool_calls = addressed.tool_calls.clone();
+            let target = tool_calls.get_mut(*call).ok_or_else(|| {
+                inconsistent(format!(
+                    "message {index} makes no tool call at position {call}"
+                ))
+            })?;
+            target.arguments =
+                replace_argument(&target.arguments, field, &r.stub).ok_or_else(|| {
+                    inconsistent(format!(
+                        "the arguments of tool call {} are not a JSON object with one field `{}`",
+                        token(&target.id).unwrap_or("at that position"),
+                        token(field).unwrap_or("of that name")
+                    ))
+                })?;
+            let mut metadata = addressed.metadata.clone();
+            metadata.insert(REDUCTION_METADATA_KEY.to_string(), id);
+            return Ok(Message {
+                tool_calls,
+                metadata,
+                details: None,
+                ..addressed.clone()
+            });
+        }
         ReductionKind::DuplicateOutput { .. } => r.stub.clone(),
         ReductionKind::ToolOutputTruncated { .. }
         | ReductionKind::AssistantTextTruncated { .. } => {
@@ -183,6 +216,8 @@ pub fn moved_message(r: &Reduction, inner: &Message) -> Message {
 /// - duplicate: `same <total> bytes as message <index>; expand_reduction restores them`
 /// - turns cleared: `messages <first>-<last> (<k> turns, <bytes> bytes) cleared;
 ///   expand_reduction restores them`, where `<bytes>` is the size of [`render_turns`]'s text.
+/// - tool input: `<total> bytes of tool call <id> argument <field> hidden; expand_reduction
+///   restores them`, the id and the field left out when they are not tokens.
 pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
     let summary = match &r.kind {
         ReductionKind::ToolOutputTruncated {
@@ -295,6 +330,30 @@ pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
             "tool result message {} is shown right after its tool call in message {}; expand_reduction shows it in place",
             r.ptr.addr.index, call_message.index
         ),
+        ReductionKind::ToolInputElided {
+            call,
+            field,
+            original_bytes,
+        } => {
+            let Some(call) = minted_view
+                .get(r.ptr.addr.index)
+                .and_then(|m| m.tool_calls.get(*call))
+            else {
+                return String::new();
+            };
+            let mut summary = format!("{original_bytes} bytes of tool call");
+            if let Some(id) = token(&call.id) {
+                summary.push(' ');
+                summary.push_str(id);
+            }
+            summary.push_str(" argument");
+            if let Some(field) = token(field) {
+                summary.push(' ');
+                summary.push_str(field);
+            }
+            summary.push_str(" hidden; expand_reduction restores them");
+            summary
+        }
     };
     render_stub(r, summary)
 }
@@ -341,7 +400,8 @@ pub fn expected_stub_from_facts(r: &Reduction, facts: TurnsFacts) -> String {
         | ReductionKind::SecondAnswer { .. }
         | ReductionKind::MovedResult { .. }
         | ReductionKind::FoldedCalls { .. }
-        | ReductionKind::ConversationOpened { .. } => return expected_stub(r, &[]),
+        | ReductionKind::ConversationOpened { .. }
+        | ReductionKind::ToolInputElided { .. } => return expected_stub(r, &[]),
     };
     render_stub(r, summary)
 }

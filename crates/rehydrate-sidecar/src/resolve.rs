@@ -11,6 +11,7 @@ use crate::render::{
     TurnsFacts, expected_stub, expected_stub_from_facts, render_turns, stub_message,
 };
 use crate::sources::{Sources, upgrade, upgrade_range};
+use crate::tool_input::argument_fields;
 
 /// The verified original behind one reduction.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,12 +87,14 @@ pub(crate) fn resolve_reduction<'a>(
             let messages = upgrade_range(sources.recorded, first, messages);
             Cow::Owned(render_turns(&messages, first))
         }
+        // SPEC seed 000 rule 4: no recorded upgrade for a tool input.
+        Verified::Argument(value) => Cow::Owned(value),
     };
     Ok(Resolved { reduction: r, text })
 }
 
 /// What [`verify_reduction`] found behind a reduction that verified.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum Verified<'a> {
     /// The whole original text of the addressed message (truncated and duplicate outputs, a
     /// truncated assistant text), or the arguments text of the call an unanswered-call repair
@@ -105,6 +108,8 @@ pub enum Verified<'a> {
         /// The cleared messages, in order.
         messages: &'a [Message],
     },
+    /// The string value, unescaped, of the tool-call argument a tool-input elision hides.
+    Argument(String),
 }
 
 /// Verifies one reduction against the minted view without rendering anything: the same
@@ -287,6 +292,50 @@ pub(crate) fn verify_with<'a>(
             }
             Verified::Text(text)
         }
+        ReductionKind::ToolInputElided {
+            call,
+            field,
+            original_bytes,
+        } => {
+            if msg.role != Role::Assistant || r.ptr.span.is_some() {
+                return Err(inconsistent(format!(
+                    "a tool input elision addresses message {index}, which is a {} message, or records a span",
+                    msg.role
+                )));
+            }
+            let call = msg.tool_calls.get(*call).ok_or_else(|| {
+                inconsistent(format!(
+                    "message {index} makes no tool call at position {call}"
+                ))
+            })?;
+            let call_id = clipped_id(&call.id);
+            let field_name = clipped_id(field);
+            let fields = argument_fields(&call.arguments).ok_or_else(|| {
+                inconsistent(format!(
+                    "the arguments of tool call {call_id} are not a JSON object with distinct fields"
+                ))
+            })?;
+            let value = fields
+                .into_iter()
+                .find(|f| f.name == *field)
+                .ok_or_else(|| {
+                    inconsistent(format!("tool call {call_id} has no field `{field_name}`"))
+                })?
+                .value
+                .ok_or_else(|| {
+                    inconsistent(format!(
+                        "field `{field_name}` of tool call {call_id} is not a string"
+                    ))
+                })?;
+            check_digest(r, content_digest(value.as_bytes()))?;
+            if *original_bytes != value.len() {
+                return Err(inconsistent(format!(
+                    "records {original_bytes} original bytes but field `{field_name}` of tool call {call_id} has {}",
+                    value.len()
+                )));
+            }
+            Verified::Argument(value)
+        }
         ReductionKind::OrphanResult { original_bytes }
         | ReductionKind::SecondAnswer { original_bytes, .. }
         | ReductionKind::MovedResult { original_bytes, .. }
@@ -331,7 +380,8 @@ pub(crate) fn verify_with<'a>(
                 | ReductionKind::UnansweredCall { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::FoldedCalls { .. }
-                | ReductionKind::ConversationOpened { .. } => None,
+                | ReductionKind::ConversationOpened { .. }
+                | ReductionKind::ToolInputElided { .. } => None,
             };
             if before.is_some_and(|b| b >= index) {
                 return Err(inconsistent(format!(

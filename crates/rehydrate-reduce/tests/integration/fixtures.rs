@@ -33,6 +33,7 @@ fn policy_from(overrides: &Value) -> ReductionPolicy {
             "protect_last_n_assistant_messages" => {
                 policy.protect_last_n_assistant_messages = n();
             }
+            "tool_input_trigger_bytes" => policy.tool_input_trigger_bytes = Some(n()),
             other => panic!("unknown policy field `{other}`"),
         }
     }
@@ -52,7 +53,8 @@ fn check(path: &Path) {
         if let K::ToolOutputTruncated { .. }
         | K::AssistantTextTruncated { .. }
         | K::DuplicateOutput { .. }
-        | K::UnansweredCall { .. } = r.kind
+        | K::UnansweredCall { .. }
+        | K::ToolInputElided { .. } = r.kind
         {
             assert_eq!(full.total_bytes, r.kind.original_bytes());
         }

@@ -40,6 +40,11 @@ fn chaotic_message() -> impl Strategy<Value = Message> {
             content: Some(Content::Parts(vec![serde_json::json!({"type": "text", "text": t})])),
             ..Message::default()
         }),
+        // A Write whose content is large enough for a tool-input trigger.
+        1 => (id.clone(), long_text()).prop_map(|(id, t)| calling(
+            None,
+            vec![call(id, "Write", &serde_json::json!({"file_path": "a.rs", "content": t}).to_string())],
+        )),
         6 => (id, output).prop_map(|(id, out)| Message::tool_result(id, out)),
         1 => id_parts(),
     ]

@@ -75,6 +75,25 @@ pub(crate) fn turn() -> impl Strategy<Value = Turn> {
         })
 }
 
+/// The arguments of a call, derived from its output so the sessions stay as they were drawn:
+/// mostly a small object, sometimes a `Write` whose `content` (and an `Edit` whose
+/// `new_string`) is the output, large enough for a tool-input trigger, sometimes arguments
+/// that are not JSON.
+fn arguments(out: &Option<String>) -> String {
+    let Some(out) = out else {
+        return "{\"cmd\":\"ls\"}".to_string();
+    };
+    match out.len() % 5 {
+        0 => serde_json::json!({"file_path": "src/a.rs", "content": out}).to_string(),
+        1 => format!(
+            "{{ \"old_string\": \"x\", \"new_string\": {}, \"replace_all\": false }}",
+            serde_json::to_string(out).unwrap()
+        ),
+        2 if out.len() > 1000 => format!("{{\"command\": {}", serde_json::to_string(out).unwrap()),
+        _ => "{\"cmd\":\"ls\"}".to_string(),
+    }
+}
+
 pub(crate) fn session(turns: &[Turn], observations: bool) -> Vec<Message> {
     let mut history = vec![Message::text(Role::System, "you are an agent")];
     let mut n = 0;
@@ -109,7 +128,8 @@ pub(crate) fn session(turns: &[Turn], observations: bool) -> Vec<Message> {
                 }
                 call.tool_calls = ids
                     .iter()
-                    .map(|id| rehydrate_test_support::call(id, "bash", "{\"cmd\":\"ls\"}"))
+                    .zip(outputs)
+                    .map(|(id, out)| rehydrate_test_support::call(id, "bash", &arguments(out)))
                     .collect();
             }
             history.push(call);
@@ -155,10 +175,11 @@ pub(crate) fn policy_with(
 ) -> impl Strategy<Value = ReductionPolicy> {
     let tool_outputs = (trigger.clone(), 0..cut, 0..cut, 0usize..5, any::<bool>());
     let assistant_texts = (
-        proptest::option::weighted(0.8, trigger),
+        proptest::option::weighted(0.8, trigger.clone()),
         0..cut,
         0..cut,
         0usize..5,
+        proptest::option::weighted(0.5, trigger),
     );
     (
         tool_outputs,
@@ -170,7 +191,7 @@ pub(crate) fn policy_with(
         .prop_map(
             |(
                 (trigger, head, tail, protect, dedupe),
-                (text_trigger, text_head, text_tail, text_protect),
+                (text_trigger, text_head, text_tail, text_protect, input_trigger),
                 clear,
                 summary,
                 min_saved,
@@ -187,6 +208,8 @@ pub(crate) fn policy_with(
                 assistant_text_head_bytes: text_head,
                 assistant_text_tail_bytes: text_tail,
                 protect_last_n_assistant_messages: text_protect,
+                tool_input_trigger_bytes: input_trigger,
+                tool_input_fields: ReductionPolicy::default().tool_input_fields,
             },
         )
 }
@@ -273,6 +296,14 @@ pub(crate) fn check_session(
             }
             ReductionKind::UnansweredCall { call, .. } => {
                 history[r.ptr.addr.index].tool_calls[call].arguments.clone()
+            }
+            ReductionKind::ToolInputElided {
+                call, ref field, ..
+            } => {
+                let args: serde_json::Value =
+                    serde_json::from_str(&history[r.ptr.addr.index].tool_calls[call].arguments)
+                        .unwrap();
+                args[field.as_str()].as_str().unwrap().to_string()
             }
             ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }

@@ -12,3 +12,4 @@ mod properties;
 mod redaction;
 mod redaction_properties;
 mod sources;
+mod tool_input;

@@ -11,6 +11,7 @@ mod request;
 mod sources;
 mod stub_text;
 mod terminal;
+mod tool_input;
 
 use rehydrate_model::{
     Digest, Message, MessageAddr, REDUCTION_METADATA_KEY, Reduction, ReductionId, ReductionKind,

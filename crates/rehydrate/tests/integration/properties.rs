@@ -72,6 +72,9 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
                 assistant_text_head_bytes: head,
                 assistant_text_tail_bytes: tail,
                 protect_last_n_assistant_messages: protect,
+                // Tool inputs too, when duplicates are not stubbed.
+                tool_input_trigger_bytes: (!dedupe).then_some(trigger),
+                tool_input_fields: ReductionPolicy::default().tool_input_fields,
             },
         )
 }
