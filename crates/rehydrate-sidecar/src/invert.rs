@@ -210,22 +210,9 @@ fn view_message<'m>(
             "does not match the stub of reduction {id}"
         )));
     }
-    Ok(match r.kind {
-        // verify_reduction checked that the range is inside the minted view.
-        ReductionKind::TurnsCleared { first, last, .. } => {
-            minted_view.get(first..=last).unwrap_or_default()
-        }
-        ReductionKind::ToolOutputTruncated { .. }
-        | ReductionKind::AssistantTextTruncated { .. }
-        | ReductionKind::DuplicateOutput { .. }
-        | ReductionKind::UnansweredCall { .. }
-        | ReductionKind::OrphanResult { .. }
-        | ReductionKind::SecondAnswer { .. }
-        | ReductionKind::MovedResult { .. }
-        | ReductionKind::FoldedCalls { .. }
-        | ReductionKind::ConversationOpened { .. }
-        | ReductionKind::ToolInputElided { .. } => std::slice::from_ref(original),
-    })
+    // verify_reduction checked that the messages it covers are inside the minted view, and
+    // the first of them is the one at the cursor.
+    Ok(minted_view.get(r.covered()).unwrap_or_default())
 }
 
 /// Resolves every reduction of `log` against `minted_view` and returns the errors in log

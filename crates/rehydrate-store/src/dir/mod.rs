@@ -339,12 +339,12 @@ impl SessionDir {
     /// for `-` (stdin) and for a path that is not a regular file (a pipe, a device), which
     /// names no place to write next to.
     pub fn default_path(session_file: &Path) -> Option<PathBuf> {
-        let transcript = session_file;
         // A file that cannot be read is reported by the read, naming it.
-        if transcript == Path::new("-") || fs::metadata(transcript).is_ok_and(|m| !m.is_file()) {
+        if session_file == Path::new("-") || fs::metadata(session_file).is_ok_and(|m| !m.is_file())
+        {
             return None;
         }
-        let mut name: OsString = transcript.as_os_str().to_owned();
+        let mut name: OsString = session_file.as_os_str().to_owned();
         name.push(".rehydrate");
         Some(PathBuf::from(name))
     }
