@@ -52,12 +52,12 @@ pub(crate) fn roundtrip(
             ReductionKind::TurnsCleared { first, last, .. } => {
                 render_turns(&messages[first..=last], first)
             }
-            ReductionKind::ToolOutputTruncated { .. } | ReductionKind::DuplicateOutput { .. } => {
-                messages[r.ptr.addr.index]
-                    .content_text()
-                    .unwrap_or_default()
-                    .to_string()
-            }
+            ReductionKind::ToolOutputTruncated { .. }
+            | ReductionKind::DuplicateOutput { .. }
+            | ReductionKind::Superseded { .. } => messages[r.ptr.addr.index]
+                .content_text()
+                .unwrap_or_default()
+                .to_string(),
             ReductionKind::UnansweredCall { call, .. } => messages[r.ptr.addr.index]
                 .tool_calls
                 .get(call)

@@ -53,7 +53,8 @@ pub(crate) fn savings_by_kind(
             | ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
             | ReductionKind::MovedResult { .. }
-            | ReductionKind::FoldedCalls { .. } => history.get(r.covered()).unwrap_or_default(),
+            | ReductionKind::FoldedCalls { .. }
+            | ReductionKind::Superseded { .. } => history.get(r.covered()).unwrap_or_default(),
         };
         let entry = by_kind.entry(r.kind.stub_kind().as_str()).or_default();
         entry.shown += 1;

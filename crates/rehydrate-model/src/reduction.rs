@@ -216,6 +216,17 @@ pub enum ReductionKind {
         /// Length in bytes of the hashed original (the message's wire form followed by `\n`).
         original_bytes: usize,
     },
+    /// A tool result whose call was made again later with the same tool and the same canonical
+    /// arguments (docs/FORMATS.md, "Superseded results"), hidden whole: the later result `by`
+    /// stands in the view. Hashed and expanded like a duplicate (the addressed message's text).
+    Superseded {
+        /// The later tool result of the same call (informational for resolution, which uses
+        /// the reduction's own address; verification checks that it is a later result of the
+        /// same call).
+        by: MessageAddr,
+        /// Length in bytes of the original content.
+        original_bytes: usize,
+    },
 }
 
 impl ReductionKind {
@@ -231,6 +242,7 @@ impl ReductionKind {
             ReductionKind::MovedResult { .. } => StubKind::MovedResult,
             ReductionKind::FoldedCalls { .. } => StubKind::FoldedCalls,
             ReductionKind::ConversationOpened { .. } => StubKind::ConversationOpened,
+            ReductionKind::Superseded { .. } => StubKind::Superseded,
         }
     }
 
@@ -245,7 +257,8 @@ impl ReductionKind {
             | ReductionKind::SecondAnswer { original_bytes, .. }
             | ReductionKind::MovedResult { original_bytes, .. }
             | ReductionKind::FoldedCalls { original_bytes, .. }
-            | ReductionKind::ConversationOpened { original_bytes } => original_bytes,
+            | ReductionKind::ConversationOpened { original_bytes }
+            | ReductionKind::Superseded { original_bytes, .. } => original_bytes,
         }
     }
 
@@ -255,7 +268,8 @@ impl ReductionKind {
         match self {
             ReductionKind::ToolOutputTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
-            | ReductionKind::TurnsCleared { .. } => false,
+            | ReductionKind::TurnsCleared { .. }
+            | ReductionKind::Superseded { .. } => false,
             ReductionKind::UnansweredCall { .. }
             | ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
@@ -296,7 +310,26 @@ impl Reduction {
             | ReductionKind::SecondAnswer { .. }
             | ReductionKind::MovedResult { .. }
             | ReductionKind::FoldedCalls { .. }
-            | ReductionKind::ConversationOpened { .. } => self.ptr.addr.index..=self.ptr.addr.index,
+            | ReductionKind::ConversationOpened { .. }
+            | ReductionKind::Superseded { .. } => self.ptr.addr.index..=self.ptr.addr.index,
+        }
+    }
+
+    /// The last minted-view message index this reduction's verification reads: the end of
+    /// [`Reduction::covered`], or for a superseded result its later re-run `by`. A rewind that
+    /// drops that message drops the reduction.
+    pub fn last_read(&self) -> usize {
+        match self.kind {
+            ReductionKind::Superseded { by, .. } => by.index.max(*self.covered().end()),
+            ReductionKind::ToolOutputTruncated { .. }
+            | ReductionKind::DuplicateOutput { .. }
+            | ReductionKind::TurnsCleared { .. }
+            | ReductionKind::UnansweredCall { .. }
+            | ReductionKind::OrphanResult { .. }
+            | ReductionKind::SecondAnswer { .. }
+            | ReductionKind::MovedResult { .. }
+            | ReductionKind::FoldedCalls { .. }
+            | ReductionKind::ConversationOpened { .. } => *self.covered().end(),
         }
     }
 }

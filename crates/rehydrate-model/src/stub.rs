@@ -37,12 +37,15 @@ pub enum StubKind {
     /// `conversation-opened`: a user message put before a conversation that opens with an
     /// assistant message.
     ConversationOpened,
+    /// `superseded`: a tool result whose call was made again later (same tool, same canonical
+    /// arguments) is hidden; the later result stands in the view.
+    Superseded,
 }
 
 impl StubKind {
     /// The token: `tool-output`, `duplicate`, `turns-cleared`, `unanswered-call`,
-    /// `orphan-result`, `second-answer`, `moved-result`, `folded-calls` or
-    /// `conversation-opened`.
+    /// `orphan-result`, `second-answer`, `moved-result`, `folded-calls`,
+    /// `conversation-opened` or `superseded`.
     pub fn as_str(self) -> &'static str {
         match self {
             StubKind::ToolOutput => "tool-output",
@@ -54,6 +57,7 @@ impl StubKind {
             StubKind::MovedResult => "moved-result",
             StubKind::FoldedCalls => "folded-calls",
             StubKind::ConversationOpened => "conversation-opened",
+            StubKind::Superseded => "superseded",
         }
     }
 
@@ -68,6 +72,7 @@ impl StubKind {
             "moved-result" => Some(StubKind::MovedResult),
             "folded-calls" => Some(StubKind::FoldedCalls),
             "conversation-opened" => Some(StubKind::ConversationOpened),
+            "superseded" => Some(StubKind::Superseded),
             _ => None,
         }
     }

@@ -141,7 +141,8 @@ impl RepairKey {
             ReductionKind::ConversationOpened { .. } => Some(RepairKey::Opening(index)),
             ReductionKind::ToolOutputTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
-            | ReductionKind::TurnsCleared { .. } => None,
+            | ReductionKind::TurnsCleared { .. }
+            | ReductionKind::Superseded { .. } => None,
         }
     }
 }
@@ -247,7 +248,8 @@ impl Reducer {
                 }
                 ReductionKind::TurnsCleared { .. }
                 | ReductionKind::ToolOutputTruncated { .. }
-                | ReductionKind::DuplicateOutput { .. } => {}
+                | ReductionKind::DuplicateOutput { .. }
+                | ReductionKind::Superseded { .. } => {}
                 ReductionKind::UnansweredCall { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::SecondAnswer { .. }

@@ -249,6 +249,15 @@ fn resolve_chunk<'a>(
                 }
                 continue;
             }
+            (ReductionKind::Superseded { .. }, Verified::Text(text)) => {
+                // Hidden whole, as expand serves it (its recorded bytes where the host capped
+                // it): the later result of the same call is other bytes (SPEC seed 000 rule
+                // 16, whole T).
+                let text = sources
+                    .upgraded_text(r.ptr.addr.index, text)
+                    .unwrap_or(text);
+                (Cow::Borrowed(text), whole(text.len()))
+            }
             (
                 ReductionKind::UnansweredCall { .. }
                 | ReductionKind::MovedResult { .. }
@@ -273,7 +282,9 @@ fn resolve_chunk<'a>(
             // verify_reduction gives the text for per-message kinds and the messages for turns
             // cleared; another pairing would be a gap there, so it is not searched.
             (
-                ReductionKind::ToolOutputTruncated { .. } | ReductionKind::DuplicateOutput { .. },
+                ReductionKind::ToolOutputTruncated { .. }
+                | ReductionKind::DuplicateOutput { .. }
+                | ReductionKind::Superseded { .. },
                 Verified::Turns { .. },
             )
             | (
@@ -344,7 +355,8 @@ impl ReducedMessages {
                 | ReductionKind::DuplicateOutput { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::SecondAnswer { .. }
-                | ReductionKind::FoldedCalls { .. } => {
+                | ReductionKind::FoldedCalls { .. }
+                | ReductionKind::Superseded { .. } => {
                     per_message
                         .entry(r.ptr.addr.index)
                         .or_default()

@@ -222,7 +222,8 @@ fn view_message<'m>(
         | ReductionKind::SecondAnswer { .. }
         | ReductionKind::MovedResult { .. }
         | ReductionKind::FoldedCalls { .. }
-        | ReductionKind::ConversationOpened { .. } => std::slice::from_ref(original),
+        | ReductionKind::ConversationOpened { .. }
+        | ReductionKind::Superseded { .. } => std::slice::from_ref(original),
     })
 }
 

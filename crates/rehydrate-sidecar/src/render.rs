@@ -9,6 +9,7 @@ use rehydrate_model::{
 
 use crate::error::Error;
 use crate::request::{CallDefect, call_defect};
+use crate::rerun::answered_call;
 
 /// The view message that stands for reduction `r`, given the message it addresses in the
 /// minted view (`addressed`; for turns cleared, the first cleared message, which is not used).
@@ -16,7 +17,8 @@ use crate::request::{CallDefect, call_defect};
 /// - Tool output truncated: the addressed message with its content replaced by
 ///   `head + "\n" + stub + "\n" + tail`, where head and tail are the bytes before and after
 ///   `ptr.span`.
-/// - Duplicate output: the addressed message with its content replaced by the stub line.
+/// - Duplicate output, superseded result: the addressed message with its content replaced by
+///   the stub line.
 /// - Turns cleared: a new user message whose content is the stub line, followed by
 ///   `"\n\n" + summary` when a summary was given.
 ///
@@ -115,7 +117,7 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
             msg.metadata.insert(REDUCTION_METADATA_KEY.to_string(), id);
             return Ok(msg);
         }
-        ReductionKind::DuplicateOutput { .. } => r.stub.clone(),
+        ReductionKind::DuplicateOutput { .. } | ReductionKind::Superseded { .. } => r.stub.clone(),
         ReductionKind::ToolOutputTruncated { .. } => {
             let text = addressed
                 .content_text()
@@ -178,6 +180,9 @@ pub fn moved_message(r: &Reduction, inner: &Message) -> Message {
 /// - duplicate: `same <total> bytes as message <index>; expand_reduction restores them`
 /// - turns cleared: `messages <first>-<last> (<k> turns, <bytes> bytes) cleared;
 ///   expand_reduction restores them`, where `<bytes>` is the size of [`render_turns`]'s text.
+/// - superseded: `superseded by message <by>, a later result of the same <tool> call; <total>
+///   bytes hidden; expand_reduction restores them`, the tool named by the call the result
+///   answers ([`crate::answered_call`]; left out when it is not a short token).
 pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
     let summary = match &r.kind {
         ReductionKind::ToolOutputTruncated {
@@ -281,6 +286,24 @@ pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
             "tool result message {} is shown right after its tool call in message {}; expand_reduction shows it in place",
             r.ptr.addr.index, call_message.index
         ),
+        ReductionKind::Superseded { by, original_bytes } => {
+            let Some((_, call)) = answered_call(minted_view, r.ptr.addr.index) else {
+                return String::new();
+            };
+            let mut summary = format!(
+                "superseded by message {}, a later result of the same",
+                by.index
+            );
+            if let Some(name) = token(&call.name) {
+                summary.push(' ');
+                summary.push_str(name);
+            }
+            let _ = write!(
+                summary,
+                " call; {original_bytes} bytes hidden; expand_reduction restores them"
+            );
+            summary
+        }
     };
     render_stub(r, summary)
 }
@@ -326,7 +349,8 @@ pub fn expected_stub_from_facts(r: &Reduction, facts: TurnsFacts) -> String {
         | ReductionKind::SecondAnswer { .. }
         | ReductionKind::MovedResult { .. }
         | ReductionKind::FoldedCalls { .. }
-        | ReductionKind::ConversationOpened { .. } => return expected_stub(r, &[]),
+        | ReductionKind::ConversationOpened { .. }
+        | ReductionKind::Superseded { .. } => return expected_stub(r, &[]),
     };
     render_stub(r, summary)
 }

@@ -29,9 +29,11 @@ impl CommandFields<'_> {
 
 /// The canonical form of a tool call's arguments text: compact JSON with object keys sorted,
 /// every string value trimmed of leading and trailing whitespace, and in the command fields
-/// (`command_fields`, top-level keys only) each run of spaces and tabs between words written as
-/// one space ([`collapse_command`]). Two calls of one tool are the same call when their
-/// canonical arguments are equal.
+/// (`command_fields`, top-level keys only) each run of spaces and tabs that follows other text
+/// on its line written as one space, outside single and double quotes (a backslash escapes the
+/// next character outside single quotes; a command with a quote left open, ending in a
+/// backslash or holding `<<` is kept as it is). Two calls of one tool are the same call when
+/// their canonical arguments are equal (docs/FORMATS.md, "Superseded results").
 ///
 /// `None` when the arguments are not one JSON object, or an object anywhere in them repeats a
 /// key (which member a tool reads is then a guess): such a call is the same as no other.

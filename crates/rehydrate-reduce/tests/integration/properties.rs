@@ -232,12 +232,12 @@ pub(crate) fn check_session(
                 let i = r.ptr.addr.index;
                 render_turns(&history[i..=i], i)
             }
-            ReductionKind::ToolOutputTruncated { .. } | ReductionKind::DuplicateOutput { .. } => {
-                history[r.ptr.addr.index]
-                    .content_text()
-                    .unwrap()
-                    .to_string()
-            }
+            ReductionKind::ToolOutputTruncated { .. }
+            | ReductionKind::DuplicateOutput { .. }
+            | ReductionKind::Superseded { .. } => history[r.ptr.addr.index]
+                .content_text()
+                .unwrap()
+                .to_string(),
         };
         prop_assert_eq!(expanded.content.as_ref(), expected.as_str());
     }

@@ -11,3 +11,4 @@ mod properties;
 mod redaction;
 mod redaction_properties;
 mod sources;
+mod superseded;

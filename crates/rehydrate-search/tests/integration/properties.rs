@@ -166,7 +166,8 @@ fn oracle_hidden(log: &ReductionLog, minted: &[Message]) -> (Vec<(String, String
             ReductionKind::TurnsCleared { .. }
             | ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
-            | ReductionKind::FoldedCalls { .. } => full.content.into_owned(),
+            | ReductionKind::FoldedCalls { .. }
+            | ReductionKind::Superseded { .. } => full.content.into_owned(),
         };
         out.push((r.id.to_string(), hidden));
     }
