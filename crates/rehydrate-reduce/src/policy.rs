@@ -27,11 +27,20 @@ pub struct ReductionPolicy {
     /// least this many wire bytes (and always by at least one), so a stub never costs the
     /// model a lookup to save a few bytes. Default 128.
     pub min_saved_bytes: usize,
+    /// Whether an older tool result whose call is made again later (same tool, same canonical
+    /// arguments; docs/FORMATS.md, "Superseded results") is hidden behind a `superseded` stub
+    /// naming the later result. Default false: the conservative preset keeps the older output
+    /// (the error a fix was for); the aggressive preset supersedes.
+    pub supersede_reruns: bool,
+    /// The top-level argument fields that hold a command, whose runs of spaces and tabs outside
+    /// quotes do not make two calls differ. Default `["command", "cmd"]`.
+    pub superseded_command_fields: Vec<String>,
 }
 
 impl Default for ReductionPolicy {
     /// The conservative preset: tool results over 8 KiB keep 2 KiB of head and 2 KiB of tail,
-    /// the newest 3 tool results are protected, duplicates are stubbed, no turn is cleared.
+    /// the newest 3 tool results are protected, duplicates are stubbed, re-runs do not
+    /// supersede, no turn is cleared.
     fn default() -> Self {
         ReductionPolicy {
             tool_output_trigger_bytes: 8192,
@@ -42,6 +51,8 @@ impl Default for ReductionPolicy {
             clear_turns_older_than: None,
             turns_summary: None,
             min_saved_bytes: 128,
+            supersede_reruns: false,
+            superseded_command_fields: vec!["command".to_string(), "cmd".to_string()],
         }
     }
 }
@@ -50,7 +61,7 @@ impl ReductionPolicy {
     /// The policy that reduces nothing to save tokens, so a projection under it makes only the
     /// pairing repairs: the form of a session that is sent whole but must be a valid request
     /// body (an export of the inverted session). No trigger is reached, every tool result is
-    /// protected, duplicates are kept and no turn is cleared.
+    /// protected, duplicates are kept, re-runs do not supersede and no turn is cleared.
     pub fn repairs_only() -> ReductionPolicy {
         ReductionPolicy {
             tool_output_trigger_bytes: usize::MAX,
@@ -58,13 +69,15 @@ impl ReductionPolicy {
             dedupe_outputs: false,
             clear_turns_older_than: None,
             turns_summary: None,
+            supersede_reruns: false,
             ..ReductionPolicy::default()
         }
     }
 
     /// The aggressive preset, the lossless form of observation masking: every tool result
     /// older than the newest 3 that is larger than its stub is reduced (no trigger size, no
-    /// minimum saving), keeping a 256-byte head and a 256-byte tail; duplicates are stubbed;
+    /// minimum saving), keeping a 256-byte head and a 256-byte tail; duplicates are stubbed; an
+    /// older result of a call made again later is superseded (whatever the protected window);
     /// no turn is cleared.
     pub fn aggressive() -> ReductionPolicy {
         ReductionPolicy {
@@ -72,6 +85,7 @@ impl ReductionPolicy {
             head_bytes: 256,
             tail_bytes: 256,
             min_saved_bytes: 0,
+            supersede_reruns: true,
             ..ReductionPolicy::default()
         }
     }

@@ -27,6 +27,15 @@ fn policy_from(overrides: &Value) -> ReductionPolicy {
             "clear_turns_older_than" => policy.clear_turns_older_than = Some(n()),
             "min_saved_bytes" => policy.min_saved_bytes = n(),
             "turns_summary" => policy.turns_summary = value.as_str().map(str::to_string),
+            "supersede_reruns" => policy.supersede_reruns = value.as_bool().expect("boolean"),
+            "superseded_command_fields" => {
+                policy.superseded_command_fields = value
+                    .as_array()
+                    .expect("an array of field names")
+                    .iter()
+                    .map(|f| f.as_str().expect("a field name").to_string())
+                    .collect();
+            }
             other => panic!("unknown policy field `{other}`"),
         }
     }
@@ -45,6 +54,7 @@ fn check(path: &Path) {
         use rehydrate_model::ReductionKind as K;
         if let K::ToolOutputTruncated { .. }
         | K::DuplicateOutput { .. }
+        | K::Superseded { .. }
         | K::UnansweredCall { .. } = r.kind
         {
             assert_eq!(full.total_bytes, r.kind.original_bytes());

@@ -8,3 +8,4 @@ mod incremental;
 mod properties;
 mod regressions;
 mod stub_text;
+mod superseded;

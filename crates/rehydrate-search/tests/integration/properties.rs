@@ -57,19 +57,26 @@ fn text() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(PIECES), 0..120).prop_map(|p| p.concat())
 }
 
+/// The arguments of the sessions' calls: two spellings of one call (re-runs) and another.
+const ARGUMENTS: &[&str] = &["{}", r#"{"cmd":"make  all"}"#, r#"{"cmd":"make all"}"#];
+
 /// A session of `turns` turns, each a user message, an assistant call and its result; results
-/// come from a small pool so some repeat (duplicates).
+/// come from a small pool so some repeat (duplicates), and calls from [`ARGUMENTS`], so some
+/// are re-runs (superseded results).
 fn session() -> impl Strategy<Value = Vec<Message>> {
     (
         prop::collection::vec(text(), 1..5),
-        prop::collection::vec((0..5_usize, text(), text()), 1..10),
+        prop::collection::vec(
+            (0..5_usize, text(), text(), prop::sample::select(ARGUMENTS)),
+            1..10,
+        ),
     )
         .prop_map(|(pool, turns)| {
             let mut messages = Vec::new();
-            for (i, (pick, user, filler)) in turns.into_iter().enumerate() {
+            for (i, (pick, user, filler, arguments)) in turns.into_iter().enumerate() {
                 messages.push(Message::text(Role::User, format!("turn {i} {user}")));
                 let id = format!("call{i}");
-                messages.push(assistant_call(&id, "run", "{}"));
+                messages.push(assistant_call(&id, "run", arguments));
                 let output = if pick < pool.len() {
                     pool[pick].repeat(3)
                 } else {
@@ -87,14 +94,16 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
         0..40_usize,
         0..3_usize,
         prop::option::of(1..4_usize),
+        any::<bool>(),
     )
-        .prop_map(|(head, tail, protect, clear)| ReductionPolicy {
+        .prop_map(|(head, tail, protect, clear, supersede)| ReductionPolicy {
             tool_output_trigger_bytes: 0,
             head_bytes: head,
             tail_bytes: tail,
             protect_last_n_tool_results: protect,
             clear_turns_older_than: clear,
             min_saved_bytes: 0,
+            supersede_reruns: supersede,
             ..ReductionPolicy::default()
         })
 }
