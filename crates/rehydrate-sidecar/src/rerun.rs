@@ -28,12 +28,14 @@ impl CommandFields<'_> {
 }
 
 /// The canonical form of a tool call's arguments text: compact JSON with object keys sorted,
-/// every string value trimmed of leading and trailing whitespace, and in the command fields
-/// (`command_fields`, top-level keys only) each run of spaces and tabs that follows other text
+/// and the string values of the command fields (`command_fields`, top-level keys only) trimmed
+/// of leading and trailing whitespace, with each run of spaces and tabs that follows other text
 /// on its line written as one space, outside single and double quotes (a backslash escapes the
 /// next character outside single quotes; a command with a quote left open, ending in a
-/// backslash or holding `<<` is kept as it is). Two calls of one tool are the same call when
-/// their canonical arguments are equal (docs/FORMATS.md, "Superseded results").
+/// backslash or holding `<<` is only trimmed). Every other string is kept exactly: whitespace
+/// at the ends of an edit's text or a file's content is part of what the call does. Two calls
+/// of one tool are the same call when their canonical arguments are equal (docs/FORMATS.md,
+/// "Superseded results").
 ///
 /// `None` when the arguments are not one JSON object, or an object anywhere in them repeats a
 /// key (which member a tool reads is then a guess): such a call is the same as no other.
@@ -47,6 +49,7 @@ impl CommandFields<'_> {
 /// let canonical = |a: &str| canonical_arguments(a, CommandFields::Named(&fields));
 /// assert_eq!(canonical(r#"{"command":"cargo  test "}"#), canonical(r#"{"command":"cargo test"}"#));
 /// assert_ne!(canonical(r#"{"command":"ls -la"}"#), canonical(r#"{"command":"ls -al"}"#));
+/// assert_ne!(canonical(r#"{"text":"    return x"}"#), canonical(r#"{"text":"return x"}"#));
 /// assert_eq!(canonical(r#"{"command":"ls","command":"rm -r x"}"#), None);
 /// assert_eq!(canonical("not json"), None);
 /// ```
@@ -55,14 +58,13 @@ pub fn canonical_arguments(arguments: &str, command_fields: CommandFields<'_>) -
     if !value.is_object() || members(&value) != colons_outside_strings(arguments) {
         return None;
     }
-    trim_strings(&mut value);
     if let Value::Object(map) = &mut value {
         for (key, v) in map.iter_mut() {
             if let Value::String(s) = v
                 && command_fields.holds(key)
-                && let Some(collapsed) = collapse_command(s)
             {
-                *s = collapsed;
+                let trimmed = s.trim();
+                *s = collapse_command(trimmed).unwrap_or_else(|| trimmed.to_string());
             }
         }
     }
@@ -177,21 +179,6 @@ fn collapse_command(command: &str) -> Option<String> {
         in_run = false;
     }
     (quote.is_none() && !escaped).then_some(out)
-}
-
-/// Trims every string value of `v` (not object keys) of leading and trailing whitespace.
-fn trim_strings(v: &mut Value) {
-    match v {
-        Value::String(s) => {
-            let trimmed = s.trim();
-            if trimmed.len() != s.len() {
-                *s = trimmed.to_string();
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(trim_strings),
-        Value::Object(map) => map.values_mut().for_each(trim_strings),
-        Value::Null | Value::Bool(_) | Value::Number(_) => {}
-    }
 }
 
 /// The number of object members in `v`, at every depth.

@@ -124,16 +124,15 @@ fn other_calls_parallel_calls_and_configured_fields() {
     });
     let out = project_messages(&history, &ReductionLog::default(), &policy);
     assert!(out.log.is_empty(), "{:?}", kinds(&out.log));
-    // Strings are trimmed in every field: `make  ` is the same call as `make`.
-    history.push(assistant_call("p3", "bash", r#"{"script":"make  "}"#));
+    history.push(assistant_call("p3", "bash", r#"{"script":"make"}"#));
     history.push(Message::tool_result("p3", passing()));
     let out = project_messages(&history, &ReductionLog::default(), &policy);
     assert_eq!(kinds(&out.log), [("superseded", 8), ("superseded", 9)]);
-    history.push(assistant_call("p4", "bash", r#"{"script":"make   all"}"#));
+    history.push(assistant_call("p4", "bash", r#"{"script":"make   all "}"#));
     history.push(Message::tool_result("p4", passing()));
     history.push(assistant_call("p5", "bash", r#"{"script":"make all"}"#));
     history.push(Message::tool_result("p5", passing()));
-    // `script` is no command field by default: `make   all` and `make all` are two calls.
+    // `script` is no command field by default: `make   all ` and `make all` are two calls.
     let out = project_messages(&history, &ReductionLog::default(), &policy);
     assert_eq!(kinds(&out.log), [("superseded", 8), ("superseded", 9)]);
     let fields = ReductionPolicy {

@@ -23,15 +23,25 @@ fn command(c: &str) -> Option<String> {
 }
 
 #[test]
-fn canonical_arguments_sort_keys_and_trim_every_string() {
+fn canonical_arguments_sort_keys_and_keep_other_strings_exactly() {
     assert_eq!(
-        canonical(r#" { "b": [" x ", {"d": "y\n"}], "a": 1 } "#).as_deref(),
-        Some(r#"{"a":1,"b":["x",{"d":"y"}]}"#)
+        canonical(r#" { "b": [" x ", {"d": "y\n"}], "a": 1, "command": " ls " } "#).as_deref(),
+        Some(r#"{"a":1,"b":[" x ",{"d":"y\n"}],"command":"ls"}"#)
     );
-    // Inside strings that are not commands, whitespace runs stay.
+    // Strings that are not commands are compared exactly: runs and ends of whitespace stay.
     assert_ne!(
         canonical(r#"{"path":"a  b"}"#),
         canonical(r#"{"path":"a b"}"#)
+    );
+    // An edit that fixes indentation is another call (a SWE-agent retry after an
+    // IndentationError: the same lines, the replacement text indented).
+    assert_ne!(
+        canonical(r#"{"replacement_text":"return x","start_line":7,"end_line":7}"#),
+        canonical(r#"{"replacement_text":"    return x","start_line":7,"end_line":7}"#)
+    );
+    assert_ne!(
+        canonical(r#"{"content":"x\n"}"#),
+        canonical(r#"{"content":"x"}"#)
     );
     // Numbers compare as JSON numbers are written: 1 and 1.0 differ.
     assert_ne!(canonical(r#"{"n":1}"#), canonical(r#"{"n":1.0}"#));
@@ -75,11 +85,15 @@ fn command_fields_collapse_word_separators_only() {
         canonical(r#"{"x":{"command":"git  status"}}"#),
         canonical(r#"{"x":{"command":"git status"}}"#)
     );
-    // Every: every top-level string field.
+    // Every: every top-level string field, not nested ones.
     let every = |a: &str| canonical_arguments(a, CommandFields::Every);
     assert_eq!(
-        every(r#"{"script":"git  status"}"#),
+        every(r#"{"script":"git  status "}"#),
         every(r#"{"script":"git status"}"#)
+    );
+    assert_ne!(
+        every(r#"{"x":{"script":"git  status"}}"#),
+        every(r#"{"x":{"script":"git status"}}"#)
     );
 }
 
