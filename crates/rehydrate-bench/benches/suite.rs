@@ -709,8 +709,9 @@ const SEARCH_REGEXES: [(&str, &str); 3] = [
 ];
 
 /// A session whose hidden bytes are at least [`SEARCH_HIDDEN_BYTES`]: the corpus turns scaled
-/// until their tool results alone exceed it, reduced with the aggressive policy (every result
-/// older than the newest three keeps 256 bytes of head and tail), as the history and its log.
+/// until their tool results alone exceed it, reduced with the aggressive policy without
+/// superseding re-runs (every result older than the newest three keeps 256 bytes of head and
+/// tail), as the history and its log.
 /// A repeated result would be a duplicate, whose bytes search reads once through its canonical,
 /// so every tool result of pass `k >= 1` ends with a line `[repeat k]` and is distinct.
 fn search_session() -> &'static (Vec<Message>, ReductionLog) {
@@ -730,7 +731,13 @@ fn search_session() -> &'static (Vec<Message>, ReductionLog) {
                     text.push_str(&format!("\n[repeat {pass}]"));
                 }
             }
-            let mut reducer = Reducer::new(ReductionPolicy::aggressive());
+            // Superseding would hide whole results of earlier passes (their calls are made
+            // again): kept off, so the hidden bytes stay the middles of truncated results.
+            let policy = ReductionPolicy {
+                supersede_reruns: false,
+                ..ReductionPolicy::aggressive()
+            };
+            let mut reducer = Reducer::new(policy);
             reducer.project(messages);
             let (history, log) = reducer.into_parts();
             let hidden = hidden_texts(&log, &history).hidden_bytes();

@@ -54,7 +54,8 @@ pub(crate) fn roundtrip(
             }
             ReductionKind::ToolOutputTruncated { .. }
             | ReductionKind::AssistantTextTruncated { .. }
-            | ReductionKind::DuplicateOutput { .. } => messages[r.ptr.addr.index]
+            | ReductionKind::DuplicateOutput { .. }
+            | ReductionKind::Superseded { .. } => messages[r.ptr.addr.index]
                 .content_text()
                 .unwrap_or_default()
                 .to_string(),

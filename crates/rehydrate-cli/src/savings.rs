@@ -55,7 +55,8 @@ pub(crate) fn savings_by_kind(
             | ReductionKind::MovedResult { .. }
             | ReductionKind::FoldedCalls { .. }
             | ReductionKind::AssistantTextTruncated { .. }
-            | ReductionKind::ToolInputElided { .. } => history.get(r.covered()).unwrap_or_default(),
+            | ReductionKind::ToolInputElided { .. }
+            | ReductionKind::Superseded { .. } => history.get(r.covered()).unwrap_or_default(),
         };
         let entry = by_kind.entry(r.kind.stub_kind().as_str()).or_default();
         entry.shown += 1;

@@ -239,6 +239,17 @@ pub enum ReductionKind {
         /// Length in bytes of the field's string value (unescaped).
         original_bytes: usize,
     },
+    /// A tool result whose call was made again later with the same tool and the same canonical
+    /// arguments (docs/FORMATS.md, "Superseded results"), hidden whole: the later result `by`
+    /// stands in the view. Hashed and expanded like a duplicate (the addressed message's text).
+    Superseded {
+        /// The later tool result of the same call (informational for resolution, which uses
+        /// the reduction's own address; verification checks that it is a later result of the
+        /// same call).
+        by: MessageAddr,
+        /// Length in bytes of the original content.
+        original_bytes: usize,
+    },
 }
 
 impl ReductionKind {
@@ -256,6 +267,7 @@ impl ReductionKind {
             ReductionKind::FoldedCalls { .. } => StubKind::FoldedCalls,
             ReductionKind::ConversationOpened { .. } => StubKind::ConversationOpened,
             ReductionKind::ToolInputElided { .. } => StubKind::ToolInput,
+            ReductionKind::Superseded { .. } => StubKind::Superseded,
         }
     }
 
@@ -273,6 +285,7 @@ impl ReductionKind {
             | ReductionKind::FoldedCalls { original_bytes, .. }
             | ReductionKind::ConversationOpened { original_bytes }
             | ReductionKind::ToolInputElided { original_bytes, .. } => original_bytes,
+            ReductionKind::Superseded { original_bytes, .. } => original_bytes,
         }
     }
 
@@ -285,6 +298,7 @@ impl ReductionKind {
             | ReductionKind::DuplicateOutput { .. }
             | ReductionKind::TurnsCleared { .. }
             | ReductionKind::ToolInputElided { .. } => false,
+            ReductionKind::Superseded { .. } => false,
             ReductionKind::UnansweredCall { .. }
             | ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
@@ -328,6 +342,27 @@ impl Reduction {
             | ReductionKind::FoldedCalls { .. }
             | ReductionKind::ConversationOpened { .. }
             | ReductionKind::ToolInputElided { .. } => self.ptr.addr.index..=self.ptr.addr.index,
+            ReductionKind::Superseded { .. } => self.ptr.addr.index..=self.ptr.addr.index,
+        }
+    }
+
+    /// The last minted-view message index this reduction's verification reads: the end of
+    /// [`Reduction::covered`], or for a superseded result its later re-run `by`. A rewind that
+    /// drops that message drops the reduction.
+    pub fn last_read(&self) -> usize {
+        match self.kind {
+            ReductionKind::Superseded { by, .. } => by.index.max(*self.covered().end()),
+            ReductionKind::ToolOutputTruncated { .. }
+            | ReductionKind::DuplicateOutput { .. }
+            | ReductionKind::TurnsCleared { .. }
+            | ReductionKind::UnansweredCall { .. }
+            | ReductionKind::OrphanResult { .. }
+            | ReductionKind::SecondAnswer { .. }
+            | ReductionKind::MovedResult { .. }
+            | ReductionKind::FoldedCalls { .. }
+            | ReductionKind::ConversationOpened { .. }
+            | ReductionKind::AssistantTextTruncated { .. }
+            | ReductionKind::ToolInputElided { .. } => *self.covered().end(),
         }
     }
 }

@@ -42,12 +42,15 @@ pub enum StubKind {
     /// `tool-input`: a large string argument of an old tool call is hidden inside its JSON
     /// arguments.
     ToolInput,
+    /// `superseded`: a tool result whose call was made again later (same tool, same canonical
+    /// arguments) is hidden; the later result stands in the view.
+    Superseded,
 }
 
 impl StubKind {
     /// The token: `tool-output`, `assistant-text`, `duplicate`, `turns-cleared`, `unanswered-call`,
     /// `orphan-result`, `second-answer`, `moved-result`, `folded-calls`,
-    /// `conversation-opened` or `tool-input`.
+    /// `conversation-opened`, `tool-input` or `superseded`.
     pub fn as_str(self) -> &'static str {
         match self {
             StubKind::ToolOutput => "tool-output",
@@ -61,6 +64,7 @@ impl StubKind {
             StubKind::FoldedCalls => "folded-calls",
             StubKind::ConversationOpened => "conversation-opened",
             StubKind::ToolInput => "tool-input",
+            StubKind::Superseded => "superseded",
         }
     }
 
@@ -77,6 +81,7 @@ impl StubKind {
             "folded-calls" => Some(StubKind::FoldedCalls),
             "conversation-opened" => Some(StubKind::ConversationOpened),
             "tool-input" => Some(StubKind::ToolInput),
+            "superseded" => Some(StubKind::Superseded),
             _ => None,
         }
     }

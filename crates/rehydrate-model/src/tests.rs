@@ -539,3 +539,45 @@ fn tool_input_elision_is_a_per_message_reduction_with_its_own_token() {
     assert_eq!(stub.kind(), StubKind::ToolInput);
     assert_eq!(stub.render(), line);
 }
+
+#[test]
+fn a_superseded_result_covers_its_message_and_reads_its_re_run() {
+    let line = "[rehydrate:superseded r4.00ab12 | superseded by message 9, a later result of the same bash call; 120 bytes hidden; expand_reduction restores them]";
+    let stub = Stub::parse(line).unwrap();
+    assert_eq!(stub.kind(), StubKind::Superseded);
+    assert_eq!(stub.kind().as_str(), "superseded");
+    assert_eq!(stub.render(), line);
+    let r = Reduction {
+        id: ReductionId::new(4, &Digest([0; 32])),
+        kind: ReductionKind::Superseded {
+            by: MessageAddr {
+                index: 9,
+                role: Role::Tool,
+            },
+            original_bytes: 120,
+        },
+        ptr: SidecarPtr {
+            addr: MessageAddr {
+                index: 5,
+                role: Role::Tool,
+            },
+            span: None,
+            digest: Digest([0; 32]),
+        },
+        stub: line.to_string(),
+    };
+    assert_eq!(r.covered(), 5..=5);
+    assert_eq!(r.last_read(), 9);
+    assert_eq!(r.kind.original_bytes(), 120);
+    assert!(!r.kind.is_repair());
+    assert_eq!(r.kind.stub_kind(), StubKind::Superseded);
+    let json = serde_json::to_value(&r.kind).unwrap();
+    assert_eq!(
+        json,
+        json!({"type": "superseded", "by": {"index": 9, "role": "tool"}, "original_bytes": 120})
+    );
+    assert_eq!(
+        serde_json::from_value::<ReductionKind>(json).unwrap(),
+        r.kind
+    );
+}

@@ -87,6 +87,7 @@ mod policy;
 mod project;
 mod reducer;
 mod request;
+mod superseded;
 mod turns;
 
 pub use cut::truncation_span;

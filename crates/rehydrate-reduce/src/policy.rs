@@ -61,6 +61,14 @@ pub struct ReductionPolicy {
     /// `content`, `new_string`, `old_string`, `command`, `patch`, `new_source` (what `Write`,
     /// `Edit`, `Bash`, `apply_patch` and `NotebookEdit` write); a path or a pattern stays.
     pub tool_input_fields: Vec<String>,
+    /// Whether an older tool result whose call is made again later (same tool, same canonical
+    /// arguments; docs/FORMATS.md, "Superseded results") is hidden behind a `superseded` stub
+    /// naming the later result. Default false: the conservative preset keeps the older output
+    /// (the error a fix was for); the aggressive preset supersedes.
+    pub supersede_reruns: bool,
+    /// The top-level argument fields that hold a command, whose runs of spaces and tabs outside
+    /// quotes do not make two calls differ. Default `["command", "cmd"]`.
+    pub superseded_command_fields: Vec<String>,
 }
 
 /// The default [`ReductionPolicy::tool_input_fields`].
@@ -75,8 +83,9 @@ pub const DEFAULT_TOOL_INPUT_FIELDS: [&str; 6] = [
 
 impl Default for ReductionPolicy {
     /// The conservative preset: tool results over 8 KiB keep 2 KiB of head and 2 KiB of tail,
-    /// the newest 3 tool results are protected, duplicates are stubbed, no turn is cleared,
-    /// and neither assistant text nor tool inputs are ever reduced.
+    /// the newest 3 tool results are protected, duplicates are stubbed, re-runs do not
+    /// supersede, no turn is cleared, and neither assistant text nor tool inputs are ever
+    /// reduced.
     fn default() -> Self {
         ReductionPolicy {
             tool_output_trigger_bytes: 8192,
@@ -93,6 +102,8 @@ impl Default for ReductionPolicy {
             protect_last_n_assistant_messages: 3,
             tool_input_trigger_bytes: None,
             tool_input_fields: DEFAULT_TOOL_INPUT_FIELDS.map(String::from).to_vec(),
+            supersede_reruns: false,
+            superseded_command_fields: vec!["command".to_string(), "cmd".to_string()],
         }
     }
 }
@@ -101,8 +112,8 @@ impl ReductionPolicy {
     /// The policy that reduces nothing to save tokens, so a projection under it makes only the
     /// pairing repairs: the form of a session that is sent whole but must be a valid request
     /// body (an export of the inverted session). No trigger is reached, every tool result is
-    /// protected, duplicates are kept, no turn is cleared and no assistant text or tool input
-    /// is reduced.
+    /// protected, duplicates are kept, re-runs do not supersede, no turn is cleared and no
+    /// assistant text or tool input is reduced.
     pub fn repairs_only() -> ReductionPolicy {
         ReductionPolicy {
             tool_output_trigger_bytes: usize::MAX,
@@ -112,13 +123,15 @@ impl ReductionPolicy {
             turns_summary: None,
             assistant_text_trigger_bytes: None,
             tool_input_trigger_bytes: None,
+            supersede_reruns: false,
             ..ReductionPolicy::default()
         }
     }
 
     /// The aggressive preset, the lossless form of observation masking: every tool result
     /// older than the newest 3 that is larger than its stub is reduced (no trigger size, no
-    /// minimum saving), keeping a 256-byte head and a 256-byte tail; duplicates are stubbed;
+    /// minimum saving), keeping a 256-byte head and a 256-byte tail; duplicates are stubbed; an
+    /// older result of a call made again later is superseded (whatever the protected window);
     /// no turn is cleared. The text of every assistant message older than the newest 3 with
     /// text that is over 1 KiB keeps a 256-byte head and a 256-byte tail too, and the largest
     /// tool input over 1 KiB of every assistant message older than the newest 3 that make
@@ -134,6 +147,7 @@ impl ReductionPolicy {
             assistant_text_tail_bytes: 256,
             protect_last_n_assistant_messages: 3,
             tool_input_trigger_bytes: Some(1024),
+            supersede_reruns: true,
             ..ReductionPolicy::default()
         }
     }

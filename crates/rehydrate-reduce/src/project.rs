@@ -23,6 +23,9 @@ pub struct Projection {
 /// - messages inside the turns-cleared range (the policy's, or the log's latest one that still
 ///   verifies when the policy clears nothing) are replaced by one stub message;
 /// - a tool result already reduced in `log` whose reduction still verifies keeps its stub;
+/// - with `supersede_reruns`, a tool result whose call a later assistant message makes again
+///   (same tool, same canonical arguments; docs/FORMATS.md, "Superseded results") is hidden
+///   behind a stub naming the later result, whatever the protected window;
 /// - the newest `protect_last_n_tool_results` tool results are kept as they are;
 /// - an older tool result byte-identical to an earlier visible tool result becomes a duplicate
 ///   stub; one strictly larger than `tool_output_trigger_bytes` keeps its head and tail around

@@ -18,6 +18,7 @@ use crate::cut::truncation_span;
 use crate::digests::DigestCache;
 use crate::pairing::{Abandoned, Decision, Pairing, unsendable_batch};
 use crate::policy::ReductionPolicy;
+use crate::superseded::{Pair, Reruns};
 
 /// The projection state of one session: its history (the sidecar), its reduction log and its
 /// current view, updated as the session grows.
@@ -26,7 +27,8 @@ use crate::policy::ReductionPolicy;
 /// the last call. The work done is proportional to those new messages plus the reductions that
 /// change: each tool result is hashed once when it arrives (a text repeated from an earlier one
 /// is compared with it instead and takes its digest) and decided once when it leaves the
-/// protected window; an assistant message with text is decided once when it leaves its own
+/// protected window (or superseded once when a re-run of its call arrives, under
+/// `supersede_reruns`); an assistant message with text is decided once when it leaves its own
 /// protected window (and hashed then only if it is truncated); a turns-cleared range that grows
 /// hashes only the messages it gains. The
 /// untouched history is never hashed again, copied or walked. The view borrows from the
@@ -121,6 +123,8 @@ pub struct Reducer {
     /// The user message put before the assistant message at this index, which opens a
     /// conversation without one.
     opening: Option<(usize, Message)>,
+    /// Re-runs: results of one call by key, and the pairs (older, later) to decide.
+    reruns: Reruns,
 }
 
 /// What a pairing repair repairs, to find it again in the log.
@@ -157,6 +161,7 @@ impl RepairKey {
             | ReductionKind::DuplicateOutput { .. }
             | ReductionKind::TurnsCleared { .. }
             | ReductionKind::ToolInputElided { .. } => None,
+            ReductionKind::Superseded { .. } => None,
         }
     }
 }
@@ -260,6 +265,7 @@ impl Reducer {
         let mut resumed = HashMap::new();
         let mut resumed_cleared = None;
         let mut repairs = HashMap::new();
+        let mut reruns = Reruns::default();
         for (position, r) in log.reductions.iter().enumerate() {
             match r.kind {
                 ReductionKind::TurnsCleared { .. } if reuse_all => resumed_cleared = Some(position),
@@ -271,11 +277,15 @@ impl Reducer {
                 {
                     resumed.insert(r.ptr.addr.index, position);
                 }
+                ReductionKind::Superseded { .. } if reuse_all => {
+                    reruns.resume(r.ptr.addr.index, position);
+                }
                 ReductionKind::TurnsCleared { .. }
                 | ReductionKind::ToolOutputTruncated { .. }
                 | ReductionKind::AssistantTextTruncated { .. }
                 | ReductionKind::DuplicateOutput { .. }
-                | ReductionKind::ToolInputElided { .. } => {}
+                | ReductionKind::ToolInputElided { .. }
+                | ReductionKind::Superseded { .. } => {}
                 ReductionKind::UnansweredCall { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::SecondAnswer { .. }
@@ -315,6 +325,7 @@ impl Reducer {
             synthetic: 0,
             closing: None,
             opening: None,
+            reruns,
         }
     }
 
@@ -349,6 +360,7 @@ impl Reducer {
         self.decide_cleared();
         // When the cleared range shrank, messages it hid are looked at again.
         let unhidden = std::mem::take(&mut self.unhidden);
+        self.decide_superseded(unhidden);
         self.decide_tool_results(unhidden);
         self.decide_assistant_texts(unhidden);
         self.decide_tool_inputs(unhidden);
@@ -436,6 +448,7 @@ impl Reducer {
             }
         }
         let message = &self.history[index];
+        let in_place = decision == Decision::Keep;
         match decision {
             Decision::Keep => {}
             Decision::Opening => {
@@ -469,6 +482,10 @@ impl Reducer {
             digest,
             skipped: false,
         });
+        if in_place && self.policy.supersede_reruns {
+            self.reruns
+                .arrive(&self.history, index, &self.policy.superseded_command_fields);
+        }
         if let Decision::Moved {
             call_message,
             anchor,
@@ -706,7 +723,13 @@ impl Reducer {
             return None;
         }
         verify_reduction(r, &self.history).ok()?;
-        stub_message(r, &self.history[index]).ok()
+        let view = stub_message(r, &self.history[index]).ok()?;
+        if let ReductionKind::DuplicateOutput { canonical, .. } = r.kind
+            && self.policy.supersede_reruns
+        {
+            self.reruns.name_canonical(canonical.index);
+        }
+        Some(view)
     }
 
     /// The view form of a resumed log's assistant text truncation or tool-input elision of
@@ -830,6 +853,75 @@ impl Reducer {
             view,
         });
         Some((first, last))
+    }
+
+    /// Decides the re-run pairs found since the last projection (and, when the cleared range
+    /// shrank, those skipped while inside it), in the order their later results arrived: each
+    /// older result not reduced yet is superseded by the later one, reusing a resumed log's
+    /// reduction where it verifies. Done after the cleared range is decided and before the tool
+    /// results leaving the protected window are, so a result superseded in this projection is
+    /// not truncated, and one truncated earlier stays truncated.
+    fn decide_superseded(&mut self, unhidden: bool) {
+        for pair in self.reruns.take_pairs(unhidden) {
+            self.supersede(pair);
+        }
+    }
+
+    /// Decides one re-run pair ([`Reducer::decide_superseded`]).
+    fn supersede(&mut self, pair: Pair) {
+        let Pair { older, later } = pair;
+        // Reduced already (truncated, a duplicate, a repair): reductions are never replaced.
+        // A duplicate's canonical copy stays in the view.
+        if self.stubs[older].is_some() || self.reruns.is_canonical(older) {
+            return;
+        }
+        if let Some(position) = self.reruns.take_resumed(older) {
+            let r = &self.log.reductions[position];
+            let fits = matches!(r.kind, ReductionKind::Superseded { by, .. } if by.index == later);
+            if fits
+                && verify_reduction(r, &self.history).is_ok()
+                && let Ok(view) = stub_message(r, &self.history[older])
+            {
+                self.stubs[older] = Some(Box::new(view));
+                self.reruns.mark_superseded(older);
+                return;
+            }
+        }
+        if self.is_cleared(older) || self.is_cleared(later) {
+            self.reruns.skip(pair);
+            return;
+        }
+        let position = self.tool_results.partition_point(|t| t.index < older);
+        let Some(ToolResult {
+            digest: Some(digest),
+            ..
+        }) = self
+            .tool_results
+            .get(position)
+            .filter(|t| t.index == older)
+            .copied()
+        else {
+            return; // no text: never reduced
+        };
+        let msg = &self.history[older];
+        let Some(text) = msg.content_text() else {
+            return;
+        };
+        let candidate = Candidate {
+            msg,
+            index: older,
+            text,
+            digest,
+        };
+        let by = MessageAddr {
+            index: later,
+            role: self.history[later].role,
+        };
+        let minted = mint_superseded(&candidate, by, &self.history, &self.policy, &mut self.log);
+        if minted.is_some() {
+            self.stubs[older] = minted.map(Box::new);
+            self.reruns.mark_superseded(older);
+        }
     }
 
     /// Decides every tool result that has left the protected window, in history order, after
@@ -1060,6 +1152,9 @@ impl Reducer {
         } else {
             None
         };
+        if duplicate.is_some() && self.policy.supersede_reruns {
+            self.reruns.name_canonical(canonical);
+        }
         let minted = duplicate.or_else(|| {
             (text.len() > self.policy.tool_output_trigger_bytes)
                 .then(|| {
@@ -1094,17 +1189,27 @@ impl Reducer {
         }
     }
 
-    /// The first visible tool result byte-identical to the one at `index` (possibly itself).
+    /// The first visible tool result byte-identical to the one at `index` (possibly itself):
+    /// neither inside the cleared range nor superseded.
     fn canonical(&self, index: usize, digest: Digest) -> usize {
         let Some(same) = self.by_digest.get(&digest) else {
             return index;
         };
-        let visible = match self.cleared {
+        // The occurrences not inside the cleared range (the first may be; the later ones after
+        // the range are found by binary search).
+        let (head, rest): (Option<usize>, &[usize]) = match self.cleared {
             Some((first, last)) if (first..=last).contains(&same.first) => {
-                let later = &same.later;
-                later.get(later.partition_point(|&j| j <= last)).copied()
+                let p = same.later.partition_point(|&j| j <= last);
+                (None, &same.later[p..])
             }
-            _ => Some(same.first),
+            _ => (Some(same.first), &same.later[..]),
+        };
+        let mut occurrences = head.into_iter().chain(rest.iter().copied());
+        let visible = if self.reruns.any_superseded() {
+            occurrences
+                .find(|&j| j > index || !(self.is_cleared(j) || self.reruns.is_superseded(j)))
+        } else {
+            occurrences.next()
         };
         visible.filter(|&j| j <= index).unwrap_or(index)
     }
@@ -1256,6 +1361,38 @@ fn mint_duplicate(
     };
     reduction.stub = expected_stub(&reduction, &[]);
     if !text_saves_enough(c.text, json_str_len(&reduction.stub), policy) {
+        return None;
+    }
+    push_minted(reduction, c.msg, log)
+}
+
+fn mint_superseded(
+    c: &Candidate<'_>,
+    by: MessageAddr,
+    history: &[Message],
+    policy: &ReductionPolicy,
+    log: &mut ReductionLog,
+) -> Option<Message> {
+    let mut reduction = Reduction {
+        id: ReductionId::new(log.len(), &c.digest),
+        kind: ReductionKind::Superseded {
+            by,
+            original_bytes: c.text.len(),
+        },
+        ptr: SidecarPtr {
+            addr: MessageAddr {
+                index: c.index,
+                role: c.msg.role,
+            },
+            span: None,
+            digest: c.digest,
+        },
+        stub: String::new(),
+    };
+    reduction.stub = expected_stub(&reduction, history);
+    if reduction.stub.is_empty()
+        || !text_saves_enough(c.text, json_str_len(&reduction.stub), policy)
+    {
         return None;
     }
     push_minted(reduction, c.msg, log)

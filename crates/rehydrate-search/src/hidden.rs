@@ -255,6 +255,15 @@ fn resolve_chunk<'a>(
                 }
                 continue;
             }
+            (ReductionKind::Superseded { .. }, Verified::Text(text)) => {
+                // Hidden whole, as expand serves it (its recorded bytes where the host capped
+                // it): the later result of the same call is other bytes (SPEC seed 000 rule
+                // 16, whole T).
+                let text = sources
+                    .upgraded_text(r.ptr.addr.index, text)
+                    .unwrap_or(text);
+                (Cow::Borrowed(text), whole(text.len()))
+            }
             (
                 ReductionKind::UnansweredCall { .. }
                 | ReductionKind::MovedResult { .. }
@@ -286,7 +295,8 @@ fn resolve_chunk<'a>(
             (
                 ReductionKind::ToolOutputTruncated { .. }
                 | ReductionKind::AssistantTextTruncated { .. }
-                | ReductionKind::DuplicateOutput { .. },
+                | ReductionKind::DuplicateOutput { .. }
+                | ReductionKind::Superseded { .. },
                 Verified::Turns { .. } | Verified::Argument(_),
             )
             | (
@@ -360,7 +370,8 @@ impl ReducedMessages {
                 | ReductionKind::DuplicateOutput { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::SecondAnswer { .. }
-                | ReductionKind::FoldedCalls { .. } => {
+                | ReductionKind::FoldedCalls { .. }
+                | ReductionKind::Superseded { .. } => {
                     per_message
                         .entry(r.ptr.addr.index)
                         .or_default()

@@ -65,6 +65,7 @@ mod image;
 mod invert;
 mod render;
 mod request;
+mod rerun;
 mod resolve;
 mod sources;
 mod terminal;
@@ -86,6 +87,7 @@ pub use request::{
     Api, CallDefect, RequestError, Rule, Violation, call_defect, check_request, has_content,
     left_out_of_bodies, request_body, unsendable_calls,
 };
+pub use rerun::{CommandFields, answered_call, canonical_arguments, rerun_key};
 pub use resolve::{RangeScan, Resolved, Verified, resolve, verify_reduction};
 pub use sources::Sources;
 pub use terminal::normalize_terminal;

@@ -9,6 +9,7 @@ use rehydrate_model::{
 
 use crate::error::Error;
 use crate::request::{CallDefect, call_defect};
+use crate::rerun::answered_call;
 use crate::tool_input::replace_argument;
 
 /// The view message that stands for reduction `r`, given the message it addresses in the
@@ -19,7 +20,8 @@ use crate::tool_input::replace_argument;
 ///   `ptr.span`.
 /// - Assistant text truncated: the same for the addressed assistant message's text; its tool
 ///   calls, metadata (thinking included) and every other field are kept.
-/// - Duplicate output: the addressed message with its content replaced by the stub line.
+/// - Duplicate output, superseded result: the addressed message with its content replaced by
+///   the stub line.
 /// - Turns cleared: a new user message whose content is the stub line, followed by
 ///   `"\n\n" + summary` when a summary was given.
 ///
@@ -150,7 +152,7 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
                 ..addressed.clone()
             });
         }
-        ReductionKind::DuplicateOutput { .. } => r.stub.clone(),
+        ReductionKind::DuplicateOutput { .. } | ReductionKind::Superseded { .. } => r.stub.clone(),
         ReductionKind::ToolOutputTruncated { .. }
         | ReductionKind::AssistantTextTruncated { .. } => {
             let text = addressed
@@ -218,6 +220,9 @@ pub fn moved_message(r: &Reduction, inner: &Message) -> Message {
 ///   expand_reduction restores them`, where `<bytes>` is the size of [`render_turns`]'s text.
 /// - tool input: `<total> bytes of tool call <id> argument <field> hidden; expand_reduction
 ///   restores them`, the id and the field left out when they are not tokens.
+/// - superseded: `superseded by message <by>, a later result of the same <tool> call; <total>
+///   bytes hidden; expand_reduction restores them`, the tool named by the call the result
+///   answers ([`crate::answered_call`]; left out when it is not a short token).
 pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
     let summary = match &r.kind {
         ReductionKind::ToolOutputTruncated {
@@ -354,6 +359,24 @@ pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
             summary.push_str(" hidden; expand_reduction restores them");
             summary
         }
+        ReductionKind::Superseded { by, original_bytes } => {
+            let Some((_, call)) = answered_call(minted_view, r.ptr.addr.index) else {
+                return String::new();
+            };
+            let mut summary = format!(
+                "superseded by message {}, a later result of the same",
+                by.index
+            );
+            if let Some(name) = token(&call.name) {
+                summary.push(' ');
+                summary.push_str(name);
+            }
+            let _ = write!(
+                summary,
+                " call; {original_bytes} bytes hidden; expand_reduction restores them"
+            );
+            summary
+        }
     };
     render_stub(r, summary)
 }
@@ -401,7 +424,8 @@ pub fn expected_stub_from_facts(r: &Reduction, facts: TurnsFacts) -> String {
         | ReductionKind::MovedResult { .. }
         | ReductionKind::FoldedCalls { .. }
         | ReductionKind::ConversationOpened { .. }
-        | ReductionKind::ToolInputElided { .. } => return expected_stub(r, &[]),
+        | ReductionKind::ToolInputElided { .. }
+        | ReductionKind::Superseded { .. } => return expected_stub(r, &[]),
     };
     render_stub(r, summary)
 }

@@ -3,13 +3,17 @@
 
 use std::borrow::Cow;
 
-use rehydrate_model::{Digest, Message, Reduction, ReductionId, ReductionKind, ReductionLog, Role};
+use rehydrate_model::{
+    Digest, Message, MessageAddr, Reduction, ReductionId, ReductionKind, ReductionLog, Role,
+    ToolCall,
+};
 
 use crate::error::Error;
 use crate::hash::{TurnsHasher, content_digest};
 use crate::render::{
     TurnsFacts, expected_stub, expected_stub_from_facts, render_turns, stub_message,
 };
+use crate::rerun::{CommandFields, answered_call, canonical_arguments};
 use crate::sources::{Sources, upgrade, upgrade_range};
 use crate::tool_input::argument_fields;
 
@@ -96,9 +100,9 @@ pub(crate) fn resolve_reduction<'a>(
 /// What [`verify_reduction`] found behind a reduction that verified.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verified<'a> {
-    /// The whole original text of the addressed message (truncated and duplicate outputs, a
-    /// truncated assistant text), or the arguments text of the call an unanswered-call repair
-    /// names.
+    /// The whole original text of the addressed message (truncated, duplicate and superseded
+    /// outputs, a truncated assistant text), or the arguments text of the call an
+    /// unanswered-call repair names.
     Text(&'a str),
     /// The cleared messages, the first of which is at index `first` of the minted view (for
     /// the repairs of a tool result: that one message).
@@ -225,7 +229,8 @@ pub(crate) fn verify_with<'a>(
             original_bytes,
             hidden_lines: _,
         }
-        | ReductionKind::DuplicateOutput { original_bytes, .. } => {
+        | ReductionKind::DuplicateOutput { original_bytes, .. }
+        | ReductionKind::Superseded { original_bytes, .. } => {
             if let ReductionKind::AssistantTextTruncated { .. } = r.kind
                 && msg.role != Role::Assistant
             {
@@ -244,6 +249,9 @@ pub(crate) fn verify_with<'a>(
                     "records {original_bytes} original bytes but message {index} has {}",
                     text.len()
                 )));
+            }
+            if let ReductionKind::Superseded { by, .. } = r.kind {
+                check_rerun(r, minted_view, by)?;
             }
             if let ReductionKind::ToolOutputTruncated { hidden_lines, .. }
             | ReductionKind::AssistantTextTruncated { hidden_lines, .. } = r.kind
@@ -381,7 +389,8 @@ pub(crate) fn verify_with<'a>(
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::FoldedCalls { .. }
                 | ReductionKind::ConversationOpened { .. }
-                | ReductionKind::ToolInputElided { .. } => None,
+                | ReductionKind::ToolInputElided { .. }
+                | ReductionKind::Superseded { .. } => None,
             };
             if before.is_some_and(|b| b >= index) {
                 return Err(inconsistent(format!(
@@ -443,6 +452,74 @@ pub(crate) fn verify_with<'a>(
     };
     check_stub(r, expected_stub(r, minted_view), None, &[])?;
     Ok(verified)
+}
+
+/// Checks what a superseded result claims of the minted view: it is a tool result hidden whole,
+/// and `by`, a tool result after it, answers a call of a later assistant message with the same
+/// tool name and the same canonical arguments ([`crate::canonical_arguments`] with every
+/// top-level string field a command field, the loosest sameness any policy mints by, since the
+/// log does not record which fields it collapsed). Both calls are found in place
+/// ([`crate::answered_call`]).
+fn check_rerun(r: &Reduction, minted_view: &[Message], by: MessageAddr) -> Result<(), Error> {
+    let id = r.id.as_str();
+    let index = r.ptr.addr.index;
+    let inconsistent = |reason: String| Error::Inconsistent {
+        id: id.to_string(),
+        reason,
+    };
+    if r.ptr.addr.role != Role::Tool || by.role != Role::Tool || r.ptr.span.is_some() {
+        return Err(inconsistent(format!(
+            "a superseded result must be a tool result at message {index} hidden whole, superseded by a tool result"
+        )));
+    }
+    if by.index <= index {
+        return Err(inconsistent(format!(
+            "names message {} as the later re-run of message {index}, which is not after it",
+            by.index
+        )));
+    }
+    let later = minted_view.get(by.index).ok_or(Error::MissingMessage {
+        id: id.to_string(),
+        index: by.index,
+        len: minted_view.len(),
+    })?;
+    if later.role != by.role {
+        return Err(Error::RoleMismatch {
+            id: id.to_string(),
+            index: by.index,
+            expected: by.role,
+            found: later.role,
+        });
+    }
+    let call_of = |i: usize| {
+        answered_call(minted_view, i).ok_or_else(|| {
+            inconsistent(format!(
+                "message {i} answers no tool call right before it, so it is no re-run"
+            ))
+        })
+    };
+    let (older_at, older) = call_of(index)?;
+    let (later_at, later) = call_of(by.index)?;
+    if later_at <= older_at {
+        return Err(inconsistent(format!(
+            "message {} answers a call of message {later_at}, which is not after message {older_at} that made the call of message {index}",
+            by.index
+        )));
+    }
+    if older.name != later.name {
+        return Err(inconsistent(format!(
+            "message {} answers a call of another tool than message {index}",
+            by.index
+        )));
+    }
+    let canonical = |c: &ToolCall| canonical_arguments(&c.arguments, CommandFields::Every);
+    if canonical(older).is_none() || canonical(older) != canonical(later) {
+        return Err(inconsistent(format!(
+            "message {} answers a call with other arguments than message {index}",
+            by.index
+        )));
+    }
+    Ok(())
 }
 
 /// Checks that a verified reduction's stub is `expected` (the one its facts give), and that a

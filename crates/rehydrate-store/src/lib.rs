@@ -786,7 +786,7 @@ fn apply_rewind(state: &mut StoreState, to: u64) {
         .reductions
         .iter()
         .zip(&state.reductions_seen)
-        .position(|(r, &seen)| (r.ptr.addr.index as u64) >= to || last_index(r) >= to || seen > to);
+        .position(|(r, &seen)| (r.ptr.addr.index as u64) >= to || last_read(r) >= to || seen > to);
     if let Some(cut) = cut {
         state.log.reductions.truncate(cut);
         state.reductions_seen.truncate(cut);
@@ -795,7 +795,8 @@ fn apply_rewind(state: &mut StoreState, to: u64) {
     state.reasoning_dropped = state.reasoning_dropped.min(to);
 }
 
-/// The last message index a reduction covers.
-fn last_index(r: &Reduction) -> u64 {
-    *r.covered().end() as u64
+/// The last message index a reduction reads: the end of what it covers, or the later re-run a
+/// superseded result names.
+fn last_read(r: &Reduction) -> u64 {
+    r.last_read() as u64
 }

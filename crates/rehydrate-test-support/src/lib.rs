@@ -7,7 +7,8 @@
 //! - [`messages`]: tool calls and the assistant messages that make them ([`call`], [`calling`],
 //!   [`assistant_call`]).
 //! - [`reductions`]: reductions built by hand with their real digest and id ([`truncation`],
-//!   [`duplicate`], [`text_digest`]); the caller renders the stub, since the renderer lives in the sidecar.
+//!   [`duplicate`], [`superseded`], [`text_digest`]); the caller renders the stub, since the renderer
+//!   lives in the sidecar.
 //! - [`corpus`]: the shared corpus's session files ([`corpus_sessions`]), for the corpus checks.
 //!
 //! Tests fail loudly by design: these helpers panic on inputs a test should never give.
@@ -18,4 +19,4 @@ pub mod reductions;
 
 pub use corpus::corpus_sessions;
 pub use messages::{assistant_call, call, calling};
-pub use reductions::{duplicate, text_digest, truncation};
+pub use reductions::{duplicate, superseded, text_digest, truncation};

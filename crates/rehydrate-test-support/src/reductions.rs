@@ -122,3 +122,53 @@ pub fn duplicate(
     r.stub = stub(&r);
     r
 }
+
+/// The superseded result at log position `ordinal`: the tool result at message `index`, whose
+/// text is `text`, superseded by the later tool result at message `by`; `stub` renders its stub.
+///
+/// The reduction records `text`'s length, the digest [`text_digest`] of `text` and the id that
+/// digest gives at `ordinal`.
+///
+/// # Example
+///
+/// ```
+/// use rehydrate_model::ReductionKind;
+/// use rehydrate_test_support::superseded;
+///
+/// let r = superseded(0, 2, 5, "FAILED\n", |_| String::new());
+/// assert!(matches!(
+///     r.kind,
+///     ReductionKind::Superseded { by, original_bytes: 7 } if by.index == 5
+/// ));
+/// assert_eq!((r.ptr.addr.index, r.ptr.span), (2, None));
+/// ```
+pub fn superseded(
+    ordinal: usize,
+    index: usize,
+    by: usize,
+    text: &str,
+    stub: impl FnOnce(&Reduction) -> String,
+) -> Reduction {
+    let digest = text_digest(text);
+    let mut r = Reduction {
+        id: ReductionId::new(ordinal, &digest),
+        kind: ReductionKind::Superseded {
+            by: MessageAddr {
+                index: by,
+                role: Role::Tool,
+            },
+            original_bytes: text.len(),
+        },
+        ptr: SidecarPtr {
+            addr: MessageAddr {
+                index,
+                role: Role::Tool,
+            },
+            span: None,
+            digest,
+        },
+        stub: String::new(),
+    };
+    r.stub = stub(&r);
+    r
+}

@@ -34,6 +34,15 @@ fn policy_from(overrides: &Value) -> ReductionPolicy {
                 policy.protect_last_n_assistant_messages = n();
             }
             "tool_input_trigger_bytes" => policy.tool_input_trigger_bytes = Some(n()),
+            "supersede_reruns" => policy.supersede_reruns = value.as_bool().expect("boolean"),
+            "superseded_command_fields" => {
+                policy.superseded_command_fields = value
+                    .as_array()
+                    .expect("an array of field names")
+                    .iter()
+                    .map(|f| f.as_str().expect("a field name").to_string())
+                    .collect();
+            }
             other => panic!("unknown policy field `{other}`"),
         }
     }
@@ -53,6 +62,7 @@ fn check(path: &Path) {
         if let K::ToolOutputTruncated { .. }
         | K::AssistantTextTruncated { .. }
         | K::DuplicateOutput { .. }
+        | K::Superseded { .. }
         | K::UnansweredCall { .. }
         | K::ToolInputElided { .. } = r.kind
         {

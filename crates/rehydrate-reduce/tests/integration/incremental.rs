@@ -27,9 +27,9 @@ fn chaotic_message() -> impl Strategy<Value = Message> {
         }),
         2 => "[a-z ]{0,20}".prop_map(|t| Message::text(Role::Assistant, t)),
         2 => long_text().prop_map(|t| Message::text(Role::Assistant, t)),
-        4 => proptest::collection::vec(id.clone(), 1..3).prop_map(|ids| calling(
+        4 => proptest::collection::vec((id.clone(), arguments()), 1..3).prop_map(|calls| calling(
             None,
-            ids.into_iter().map(|id| call(id, "bash", "{}")).collect(),
+            calls.into_iter().map(|(id, (name, arguments))| call(id, name, arguments)).collect(),
         )),
         1 => (proptest::collection::vec(id.clone(), 1..3), long_text()).prop_map(|(ids, t)| calling(
             Some(&t),
@@ -47,6 +47,18 @@ fn chaotic_message() -> impl Strategy<Value = Message> {
         )),
         6 => (id, output).prop_map(|(id, out)| Message::tool_result(id, out)),
         1 => id_parts(),
+    ]
+}
+
+/// A call's tool and arguments: re-runs of one call written two ways, another call, and the
+/// same arguments for another tool.
+fn arguments() -> impl Strategy<Value = (&'static str, &'static str)> {
+    prop_oneof![
+        Just(("bash", "{}")),
+        Just(("bash", r#"{"cmd":"make  test"}"#)),
+        Just(("bash", r#"{"cmd":"make test"}"#)),
+        Just(("bash", r#"{"cmd":"make"}"#)),
+        Just(("cat", "{}")),
     ]
 }
 

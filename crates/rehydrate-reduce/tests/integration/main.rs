@@ -9,3 +9,4 @@ mod incremental;
 mod properties;
 mod regressions;
 mod stub_text;
+mod superseded;

@@ -36,13 +36,30 @@ fn output() -> impl Strategy<Value = String> {
     ]
 }
 
+/// The arguments of the random sessions' `bash` calls: re-runs of one call written three ways
+/// (the same canonical arguments), other calls, one with a repeated key (no canonical form,
+/// never superseded) and one of another tool's name (`cat` differs from `bash`).
+const ARGUMENTS: &[(&str, &str)] = &[
+    ("bash", r#"{"cmd":"cargo test"}"#),
+    ("bash", r#"{"cmd":"cargo  test "}"#),
+    ("bash", r#"{ "cmd" : "cargo test" }"#),
+    ("bash", r#"{"cmd":"ls"}"#),
+    ("bash", r#"{"cmd":"ls -la"}"#),
+    ("bash", r#"{"cmd":"ls","cmd":"ls"}"#),
+    ("cat", r#"{"cmd":"ls"}"#),
+];
+
+/// A tool call's name and arguments, one of [`ARGUMENTS`].
+type Call = (&'static str, &'static str);
+
 #[derive(Debug, Clone)]
 pub(crate) struct Turn {
     user: String,
     /// Each assistant step: the text it writes beside its calls (none, or a short or long one)
-    /// and the outputs of its tool calls. `None` output: the call never got a result (only
-    /// honoured at the very end).
-    steps: Vec<(Option<String>, Vec<Option<String>>)>,
+    /// and its tool calls: each call's output and its tool and arguments (one of [`ARGUMENTS`],
+    /// or, when `None`, a `bash` call whose arguments [`arguments`] derives from the output).
+    /// `None` output: the call never got a result (only honoured at the very end).
+    steps: Vec<(Option<String>, Vec<(Option<String>, Option<Call>)>)>,
     /// The final answer: short, or long enough for an assistant-text trigger.
     answer: String,
 }
@@ -62,7 +79,13 @@ pub(crate) fn turn() -> impl Strategy<Value = Turn> {
         proptest::collection::vec(
             (
                 proptest::option::weighted(0.3, assistant_text()),
-                proptest::collection::vec(proptest::option::weighted(0.95, output()), 1..4),
+                proptest::collection::vec(
+                    (
+                        proptest::option::weighted(0.95, output()),
+                        proptest::option::weighted(0.5, proptest::sample::select(ARGUMENTS)),
+                    ),
+                    1..4,
+                ),
             ),
             0..4,
         ),
@@ -129,12 +152,17 @@ pub(crate) fn session(turns: &[Turn], observations: bool) -> Vec<Message> {
                 call.tool_calls = ids
                     .iter()
                     .zip(outputs)
-                    .map(|(id, out)| rehydrate_test_support::call(id, "bash", &arguments(out)))
+                    .map(|(id, (out, call))| match call {
+                        Some((name, arguments)) => {
+                            rehydrate_test_support::call(id, name, arguments)
+                        }
+                        None => rehydrate_test_support::call(id, "bash", &arguments(out)),
+                    })
                     .collect();
             }
             history.push(call);
             let dangling_ok = t == last_turn && s == last_step;
-            for (id, out) in ids.iter().zip(outputs) {
+            for (id, (out, _)) in ids.iter().zip(outputs) {
                 let out = match out {
                     Some(out) => out.clone(),
                     None if dangling_ok && !observations => continue,
@@ -187,6 +215,7 @@ pub(crate) fn policy_with(
         proptest::option::of(0usize..4),
         proptest::option::of("[a-z ]{0,20}"),
         prop_oneof![Just(0usize), Just(128), 0usize..500],
+        any::<bool>(),
     )
         .prop_map(
             |(
@@ -195,6 +224,7 @@ pub(crate) fn policy_with(
                 clear,
                 summary,
                 min_saved,
+                supersede,
             )| ReductionPolicy {
                 tool_output_trigger_bytes: trigger,
                 head_bytes: head,
@@ -210,6 +240,8 @@ pub(crate) fn policy_with(
                 protect_last_n_assistant_messages: text_protect,
                 tool_input_trigger_bytes: input_trigger,
                 tool_input_fields: ReductionPolicy::default().tool_input_fields,
+                supersede_reruns: supersede,
+                ..ReductionPolicy::default()
             },
         )
 }
@@ -282,6 +314,71 @@ fn assert_pairs_kept(history: &[Message], view: &[Message]) {
     );
 }
 
+/// The class of a call's arguments by [`ARGUMENTS`]: the three spellings of `cargo test` are
+/// one class; a repeated key has none. Arguments [`arguments`] derives from an output (no
+/// command field among them is valid JSON) are of one class when they are the same JSON
+/// object, and of none when they are not JSON.
+fn argument_class(arguments: &str) -> Option<String> {
+    let Some(at) = ARGUMENTS.iter().position(|&(_, a)| a == arguments) else {
+        let value: serde_json::Value = serde_json::from_str(arguments).ok()?;
+        return value.is_object().then(|| format!("json {value}"));
+    };
+    match at {
+        0..=2 => Some("cargo test".to_string()),
+        5 => None,
+        other => Some(format!("argument {other}")),
+    }
+}
+
+/// Checks every superseded result against an oracle of the session's calls (ids are unique in
+/// these sessions): its later result `by` comes after it, answers a call of a later assistant
+/// message, of the same tool with arguments of the same class; and nothing is superseded when
+/// the policy does not supersede.
+fn check_superseded(
+    history: &[Message],
+    log: &ReductionLog,
+    policy: &ReductionPolicy,
+) -> Result<(), TestCaseError> {
+    let mut calls = std::collections::HashMap::new();
+    for (i, m) in history.iter().enumerate() {
+        for c in &m.tool_calls {
+            calls.insert(
+                c.id.as_str(),
+                (i, c.name.as_str(), argument_class(&c.arguments)),
+            );
+        }
+    }
+    let call_of = |i: usize| {
+        history[i]
+            .tool_call_id
+            .as_deref()
+            .and_then(|id| calls.get(id).cloned())
+    };
+    for r in &log.reductions {
+        let ReductionKind::Superseded { by, .. } = r.kind else {
+            continue;
+        };
+        prop_assert!(
+            policy.supersede_reruns,
+            "superseded under a policy that does not"
+        );
+        let index = r.ptr.addr.index;
+        prop_assert!(by.index > index);
+        prop_assert_eq!(history[by.index].role, Role::Tool);
+        let (older, later) = (call_of(index).unwrap(), call_of(by.index).unwrap());
+        prop_assert!(
+            older.0 < later.0,
+            "calls of one message: {:?} {:?}",
+            older,
+            later
+        );
+        prop_assert_eq!(older.1, later.1);
+        prop_assert!(older.2.is_some());
+        prop_assert_eq!(older.2, later.2);
+    }
+    Ok(())
+}
+
 pub(crate) fn check_session(
     history: &[Message],
     policy: &ReductionPolicy,
@@ -315,7 +412,8 @@ pub(crate) fn check_session(
             }
             ReductionKind::ToolOutputTruncated { .. }
             | ReductionKind::AssistantTextTruncated { .. }
-            | ReductionKind::DuplicateOutput { .. } => history[r.ptr.addr.index]
+            | ReductionKind::DuplicateOutput { .. }
+            | ReductionKind::Superseded { .. } => history[r.ptr.addr.index]
                 .content_text()
                 .unwrap()
                 .to_string(),
@@ -325,6 +423,7 @@ pub(crate) fn check_session(
     prop_assert_eq!(&invert(&out.view, &out.log, history).unwrap(), history);
     assert_pairs_kept(history, &out.view);
     check_assistant_texts(history, &out, policy)?;
+    check_superseded(history, &out.log, policy)?;
     // Reducing never grows a session, but for the repairs that make it valid.
     prop_assert!(wire_bytes(&out.view) <= wire_bytes(history) + repair_bytes(&out.view, &out.log));
     let again = project_messages(history, &out.log, policy);

@@ -15,6 +15,8 @@ pub(crate) enum Spec {
     Duplicate { index: usize, canonical: usize },
     /// Clear messages `first..=last`.
     Turns { first: usize, last: usize },
+    /// Message `index` is superseded by the later result at message `by`.
+    Superseded { index: usize, by: usize },
 }
 
 /// The reduction at `ordinal` for `spec` over `minted`; with `digest_of`, the pointer carries
@@ -64,6 +66,21 @@ pub(crate) fn reduction(
                     canonical: MessageAddr {
                         index: canonical,
                         role: minted[canonical].role,
+                    },
+                    original_bytes: t.len(),
+                },
+                index,
+                None,
+                content_digest(t.as_bytes()),
+            )
+        }
+        Spec::Superseded { index, by } => {
+            let t = text(index);
+            (
+                ReductionKind::Superseded {
+                    by: MessageAddr {
+                        index: by,
+                        role: minted[by].role,
                     },
                     original_bytes: t.len(),
                 },

@@ -12,4 +12,5 @@ mod properties;
 mod redaction;
 mod redaction_properties;
 mod sources;
+mod superseded;
 mod tool_input;

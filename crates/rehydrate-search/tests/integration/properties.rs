@@ -57,23 +57,33 @@ fn text() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(PIECES), 0..120).prop_map(|p| p.concat())
 }
 
+/// The arguments of the sessions' calls: two spellings of one call (re-runs) and another.
+const ARGUMENTS: &[&str] = &["{}", r#"{"cmd":"make  all"}"#, r#"{"cmd":"make all"}"#];
+
 /// A session of `turns` turns, each a user message, an assistant call and its result, and
 /// sometimes an assistant answer long enough to be truncated; results come from a small pool so
-/// some repeat (duplicates).
+/// some repeat (duplicates), and calls from [`ARGUMENTS`], so some are re-runs (superseded
+/// results).
 fn session() -> impl Strategy<Value = Vec<Message>> {
     (
         prop::collection::vec(text(), 1..5),
         prop::collection::vec(
-            (0..5_usize, text(), text(), prop::option::of(text())),
+            (
+                0..5_usize,
+                text(),
+                text(),
+                prop::option::of(text()),
+                prop::sample::select(ARGUMENTS),
+            ),
             1..10,
         ),
     )
         .prop_map(|(pool, turns)| {
             let mut messages = Vec::new();
-            for (i, (pick, user, filler, answer)) in turns.into_iter().enumerate() {
+            for (i, (pick, user, filler, answer, arguments)) in turns.into_iter().enumerate() {
                 messages.push(Message::text(Role::User, format!("turn {i} {user}")));
                 let id = format!("call{i}");
-                messages.push(assistant_call(&id, "run", "{}"));
+                messages.push(assistant_call(&id, "run", arguments));
                 let output = if pick < pool.len() {
                     pool[pick].repeat(3)
                 } else {
@@ -93,8 +103,9 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
         (0..40_usize, 0..40_usize, 0..3_usize),
         prop::option::of((0..40_usize, 0..40_usize, 0..40_usize, 0..3_usize)),
         prop::option::of(1..4_usize),
+        any::<bool>(),
     )
-        .prop_map(|((head, tail, protect), texts, clear)| {
+        .prop_map(|((head, tail, protect), texts, clear, supersede)| {
             let (text_trigger, text_head, text_tail, text_protect) = match texts {
                 Some((trigger, head, tail, protect)) => (Some(trigger), head, tail, protect),
                 None => (None, 0, 0, 0),
@@ -110,6 +121,7 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
                 assistant_text_head_bytes: text_head,
                 assistant_text_tail_bytes: text_tail,
                 protect_last_n_assistant_messages: text_protect,
+                supersede_reruns: supersede,
                 ..ReductionPolicy::default()
             }
         })
@@ -184,7 +196,8 @@ fn oracle_hidden(log: &ReductionLog, minted: &[Message]) -> (Vec<(String, String
             | ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
             | ReductionKind::FoldedCalls { .. }
-            | ReductionKind::ToolInputElided { .. } => full.content.into_owned(),
+            | ReductionKind::ToolInputElided { .. }
+            | ReductionKind::Superseded { .. } => full.content.into_owned(),
         };
         out.push((r.id.to_string(), hidden));
     }

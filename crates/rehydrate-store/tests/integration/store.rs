@@ -475,3 +475,27 @@ fn a_summary_that_retires_a_later_epoch_is_refused_unwritten() {
     drop(store);
     assert_eq!(read_store(&path).unwrap().0.summaries.len(), 2);
 }
+
+#[test]
+fn a_rewind_drops_a_superseded_result_whose_re_run_it_drops() {
+    use rehydrate_test_support::superseded;
+    let _serial = serial();
+    let dir = scratch("rewind-superseded");
+    let path = dir.join("s.rhyd");
+    let mut store = SessionStore::create(&path, SyncPolicy::Never).unwrap();
+    for i in 0..10 {
+        store.append_message(&message(i)).unwrap();
+    }
+    // r0: message 2 superseded by message 4; r1: message 3 superseded by message 8. A rewind to
+    // 8 keeps message 3 but drops its re-run, so it cuts the log before r1.
+    store
+        .append_reduction(&superseded(0, 2, 4, "a", |_| String::new()))
+        .unwrap();
+    store
+        .append_reduction(&superseded(1, 3, 8, "b", |_| String::new()))
+        .unwrap();
+    store.rewind(8).unwrap();
+    assert_eq!(store.state().log.reductions.len(), 1);
+    drop(store);
+    assert_eq!(read_store(&path).unwrap().0.log.reductions.len(), 1);
+}

@@ -56,25 +56,30 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
         proptest::option::of(0usize..4),
         proptest::option::of("[a-z ]{0,12}"),
         prop_oneof![Just(0usize), Just(128)],
+        any::<bool>(),
     )
         .prop_map(
-            |(trigger, head, tail, protect, dedupe, clear, summary, min_saved)| ReductionPolicy {
-                tool_output_trigger_bytes: trigger,
-                head_bytes: head,
-                tail_bytes: tail,
-                protect_last_n_tool_results: protect,
-                dedupe_outputs: dedupe,
-                clear_turns_older_than: clear,
-                turns_summary: summary,
-                min_saved_bytes: min_saved,
-                // Assistant text is truncated like tool output, for the same sizes.
-                assistant_text_trigger_bytes: dedupe.then_some(trigger),
-                assistant_text_head_bytes: head,
-                assistant_text_tail_bytes: tail,
-                protect_last_n_assistant_messages: protect,
-                // Tool inputs too, when duplicates are not stubbed.
-                tool_input_trigger_bytes: (!dedupe).then_some(trigger),
-                tool_input_fields: ReductionPolicy::default().tool_input_fields,
+            |(trigger, head, tail, protect, dedupe, clear, summary, min_saved, supersede)| {
+                ReductionPolicy {
+                    tool_output_trigger_bytes: trigger,
+                    head_bytes: head,
+                    tail_bytes: tail,
+                    protect_last_n_tool_results: protect,
+                    dedupe_outputs: dedupe,
+                    clear_turns_older_than: clear,
+                    turns_summary: summary,
+                    min_saved_bytes: min_saved,
+                    // Assistant text is truncated like tool output, for the same sizes.
+                    assistant_text_trigger_bytes: dedupe.then_some(trigger),
+                    assistant_text_head_bytes: head,
+                    assistant_text_tail_bytes: tail,
+                    protect_last_n_assistant_messages: protect,
+                    // Tool inputs too, when duplicates are not stubbed.
+                    tool_input_trigger_bytes: (!dedupe).then_some(trigger),
+                    tool_input_fields: ReductionPolicy::default().tool_input_fields,
+                    supersede_reruns: supersede,
+                    ..ReductionPolicy::default()
+                }
             },
         )
 }

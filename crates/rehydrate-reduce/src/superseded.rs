@@ -1,0 +1,146 @@
+//! Re-runs: which older tool results a newer result of the same call supersedes
+//! (docs/FORMATS.md, "Superseded results"), tracked as the history grows.
+//!
+//! Each tool result that answers its call in place is keyed by its call's tool name and
+//! canonical arguments (`rehydrate_sidecar::rerun_key`). The key remembers the latest assistant
+//! message that made such a call and its results; a result of a later assistant message with
+//! the same key pairs with each of them (older, later), and becomes the latest. Parallel calls
+//! of one message never pair with each other. The pairs are decided by the reducer after the
+//! cleared range of the projection is known (`Reducer::decide_superseded`), so a decision
+//! depends on the history prefix and the log alone, however the messages were fed.
+
+use std::collections::{HashMap, HashSet};
+
+use rehydrate_model::{Digest, Message};
+use rehydrate_sidecar::{CommandFields, answered_call, rerun_key};
+
+/// An older tool result and a later result of the same call, by history index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Pair {
+    /// The result that may be superseded.
+    pub(crate) older: usize,
+    /// The later result that stands in the view.
+    pub(crate) later: usize,
+}
+
+/// The latest assistant message that made a call with one key, and the results of its calls
+/// with that key, ascending.
+#[derive(Debug, Clone)]
+struct Latest {
+    call_message: usize,
+    results: Vec<usize>,
+}
+
+/// The re-run state of a growing history.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Reruns {
+    /// By rerun key: the latest call message with that key and its results.
+    latest: HashMap<Digest, Latest>,
+    /// Pairs found since the last decision, in the order their later results arrived.
+    pending: Vec<Pair>,
+    /// Pairs left undecided because one of the two results was inside the cleared range;
+    /// looked at again when the range shrinks. In the order of their later results.
+    skipped: Vec<Pair>,
+    /// A resumed log's superseded results not matched yet: history index of the older result →
+    /// log position.
+    resumed: HashMap<usize, usize>,
+    /// The results hidden as superseded: never the canonical copy of a duplicate.
+    superseded: HashSet<usize>,
+    /// The results a duplicate of the log names as its canonical copy: never superseded, so a
+    /// duplicate's bytes stay in the view.
+    canonicals: HashSet<usize>,
+}
+
+impl Reruns {
+    /// Takes the tool result at `index` of `history` (its last message so far), which pairing
+    /// found answering its call in place: queues a pair for each result of the latest earlier
+    /// call message with the same key. A result whose call is not found in place, or whose
+    /// arguments have no canonical form, takes no part.
+    pub(crate) fn arrive(&mut self, history: &[Message], index: usize, command_fields: &[String]) {
+        let Some((call_message, call)) = answered_call(history, index) else {
+            return;
+        };
+        let Some(key) = rerun_key(call, CommandFields::Named(command_fields)) else {
+            return;
+        };
+        match self.latest.get_mut(&key) {
+            Some(latest) if latest.call_message == call_message => latest.results.push(index),
+            Some(latest) => {
+                self.pending
+                    .extend(latest.results.iter().map(|&older| Pair {
+                        older,
+                        later: index,
+                    }));
+                *latest = Latest {
+                    call_message,
+                    results: vec![index],
+                };
+            }
+            None => {
+                self.latest.insert(
+                    key,
+                    Latest {
+                        call_message,
+                        results: vec![index],
+                    },
+                );
+            }
+        }
+    }
+
+    /// The pairs to decide now, in order: when `unhidden` (the cleared range shrank), the pairs
+    /// skipped earlier first (their later results came first), then the pending ones.
+    pub(crate) fn take_pairs(&mut self, unhidden: bool) -> Vec<Pair> {
+        let mut pairs = if unhidden {
+            std::mem::take(&mut self.skipped)
+        } else {
+            Vec::new()
+        };
+        pairs.append(&mut self.pending);
+        pairs
+    }
+
+    /// Leaves `pair` undecided until the cleared range shrinks.
+    pub(crate) fn skip(&mut self, pair: Pair) {
+        self.skipped.push(pair);
+    }
+
+    /// Remembers a resumed log's superseded result of the message at `index`, at log position
+    /// `position`.
+    pub(crate) fn resume(&mut self, index: usize, position: usize) {
+        self.resumed.insert(index, position);
+    }
+
+    /// The log position of a resumed log's superseded result of the message at `index`, once.
+    pub(crate) fn take_resumed(&mut self, index: usize) -> Option<usize> {
+        if self.resumed.is_empty() {
+            return None;
+        }
+        self.resumed.remove(&index)
+    }
+
+    /// Marks the result at `index` as superseded in the view.
+    pub(crate) fn mark_superseded(&mut self, index: usize) {
+        self.superseded.insert(index);
+    }
+
+    /// Whether the result at `index` is superseded in the view.
+    pub(crate) fn is_superseded(&self, index: usize) -> bool {
+        !self.superseded.is_empty() && self.superseded.contains(&index)
+    }
+
+    /// Whether any result is superseded in the view.
+    pub(crate) fn any_superseded(&self) -> bool {
+        !self.superseded.is_empty()
+    }
+
+    /// Marks the result at `index` as the canonical copy of a duplicate.
+    pub(crate) fn name_canonical(&mut self, index: usize) {
+        self.canonicals.insert(index);
+    }
+
+    /// Whether a duplicate names the result at `index` as its canonical copy.
+    pub(crate) fn is_canonical(&self, index: usize) -> bool {
+        self.canonicals.contains(&index)
+    }
+}
