@@ -52,6 +52,10 @@ const ARGUMENTS: &[(&str, &str)] = &[
 /// A tool call's name and arguments, one of [`ARGUMENTS`].
 type Call = (&'static str, &'static str);
 
+/// A tool call's output (`None`: never answered) and its tool and arguments (`None`: derived
+/// from the output by [`arguments`]).
+type CallOutput = (Option<String>, Option<Call>);
+
 #[derive(Debug, Clone)]
 pub(crate) struct Turn {
     user: String,
@@ -59,7 +63,7 @@ pub(crate) struct Turn {
     /// and its tool calls: each call's output and its tool and arguments (one of [`ARGUMENTS`],
     /// or, when `None`, a `bash` call whose arguments [`arguments`] derives from the output).
     /// `None` output: the call never got a result (only honoured at the very end).
-    steps: Vec<(Option<String>, Vec<(Option<String>, Option<Call>)>)>,
+    steps: Vec<(Option<String>, Vec<CallOutput>)>,
     /// The final answer: short, or long enough for an assistant-text trigger.
     answer: String,
 }
