@@ -483,14 +483,18 @@ fn a_rewind_drops_a_superseded_result_whose_re_run_it_drops() {
     let dir = scratch("rewind-superseded");
     let path = dir.join("s.rhyd");
     let mut store = SessionStore::create(&path, SyncPolicy::Never).unwrap();
-    for i in 0..10 {
+    // r0, recorded after 5 messages: message 2 superseded by message 4; r1, recorded after
+    // 10: message 3 superseded by message 8. A rewind to 8 keeps message 3 but drops its
+    // re-run, so it cuts the log before r1 and keeps r0.
+    for i in 0..5 {
         store.append_message(&message(i)).unwrap();
     }
-    // r0: message 2 superseded by message 4; r1: message 3 superseded by message 8. A rewind to
-    // 8 keeps message 3 but drops its re-run, so it cuts the log before r1.
     store
         .append_reduction(&superseded(0, 2, 4, "a", |_| String::new()))
         .unwrap();
+    for i in 5..10 {
+        store.append_message(&message(i)).unwrap();
+    }
     store
         .append_reduction(&superseded(1, 3, 8, "b", |_| String::new()))
         .unwrap();
