@@ -58,8 +58,10 @@ pub struct ReductionPolicy {
     /// when it resumes (a new kind would change old messages and the prompt cache with them).
     pub tool_input_trigger_bytes: Option<usize>,
     /// The top-level argument fields tool-input elision may hide, by exact name. Default
-    /// `content`, `new_string`, `old_string`, `command`, `patch`, `new_source` (what `Write`,
-    /// `Edit`, `Bash`, `apply_patch` and `NotebookEdit` write); a path or a pattern stays.
+    /// `content`, `new_string`, `old_string`, `command`, `patch`, `new_source` (what Claude
+    /// Code's `Write`, `Edit`, `Bash`, `NotebookEdit` and Codex's `apply_patch` write) and
+    /// `file_text`, `new_str`, `old_str` (SWE-agent's `str_replace_editor`); a path or a pattern
+    /// stays.
     pub tool_input_fields: Vec<String>,
     /// Whether an older tool result whose call is made again later (same tool, same canonical
     /// arguments; docs/FORMATS.md, "Superseded results") is hidden behind a `superseded` stub
@@ -72,13 +74,16 @@ pub struct ReductionPolicy {
 }
 
 /// The default [`ReductionPolicy::tool_input_fields`].
-pub const DEFAULT_TOOL_INPUT_FIELDS: [&str; 6] = [
+pub const DEFAULT_TOOL_INPUT_FIELDS: [&str; 9] = [
     "content",
     "new_string",
     "old_string",
     "command",
     "patch",
     "new_source",
+    "file_text",
+    "new_str",
+    "old_str",
 ];
 
 impl Default for ReductionPolicy {
