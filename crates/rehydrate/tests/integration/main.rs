@@ -4,5 +4,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
 mod agent_loop;
+mod kinds;
 mod properties;
 mod session;
