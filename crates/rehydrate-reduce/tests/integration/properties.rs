@@ -417,7 +417,9 @@ pub(crate) fn check_session(
             ReductionKind::ToolOutputTruncated { .. }
             | ReductionKind::AssistantTextTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
-            | ReductionKind::Superseded { .. } => history[r.ptr.addr.index]
+            | ReductionKind::Superseded { .. }
+            | ReductionKind::FileReadElided { .. }
+            | ReductionKind::FileReadDiffed { .. } => history[r.ptr.addr.index]
                 .content_text()
                 .unwrap()
                 .to_string(),

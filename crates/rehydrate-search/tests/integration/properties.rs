@@ -197,7 +197,9 @@ fn oracle_hidden(log: &ReductionLog, minted: &[Message]) -> (Vec<(String, String
             | ReductionKind::SecondAnswer { .. }
             | ReductionKind::FoldedCalls { .. }
             | ReductionKind::ToolInputElided { .. }
-            | ReductionKind::Superseded { .. } => full.content.into_owned(),
+            | ReductionKind::Superseded { .. }
+            | ReductionKind::FileReadElided { .. }
+            | ReductionKind::FileReadDiffed { .. } => full.content.into_owned(),
         };
         out.push((r.id.to_string(), hidden));
     }
