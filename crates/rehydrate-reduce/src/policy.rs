@@ -98,8 +98,8 @@ pub const DEFAULT_TOOL_INPUT_FIELDS: [&str; 6] = [
 impl Default for ReductionPolicy {
     /// The conservative preset: tool results over 8 KiB keep 2 KiB of head and 2 KiB of tail,
     /// the newest 3 tool results are protected, duplicates are stubbed, re-runs do not
-    /// supersede, re-reads are neither elided nor diffed, no turn is cleared, and neither assistant text nor tool inputs are ever
-    /// reduced.
+    /// supersede, re-reads are neither elided nor diffed, no turn is cleared, and neither
+    /// assistant text nor tool inputs are ever reduced.
     fn default() -> Self {
         ReductionPolicy {
             tool_output_trigger_bytes: 8192,
@@ -128,8 +128,8 @@ impl ReductionPolicy {
     /// The policy that reduces nothing to save tokens, so a projection under it makes only the
     /// pairing repairs: the form of a session that is sent whole but must be a valid request
     /// body (an export of the inverted session). No trigger is reached, every tool result is
-    /// protected, duplicates are kept, re-runs do not supersede, re-reads are kept, no turn is cleared and no
-    /// assistant text or tool input is reduced.
+    /// protected, duplicates are kept, re-runs do not supersede, re-reads are kept, no turn is
+    /// cleared and no assistant text or tool input is reduced.
     pub fn repairs_only() -> ReductionPolicy {
         ReductionPolicy {
             tool_output_trigger_bytes: usize::MAX,
