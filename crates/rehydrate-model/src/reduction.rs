@@ -250,6 +250,34 @@ pub enum ReductionKind {
         /// Length in bytes of the original content.
         original_bytes: usize,
     },
+    /// A tool result of a whole file read (`ToolDetails::WholeRead`) whose path was read whole
+    /// again later, serving the same content (docs/FORMATS.md, "Re-reads"), hidden whole: the
+    /// later read `by` stands in the view. Hashed and expanded like a duplicate (the addressed
+    /// message's text).
+    FileReadElided {
+        /// The later whole read of the same path with the same content (verification checks
+        /// both from the messages' details).
+        by: MessageAddr,
+        /// Length in bytes of the original content.
+        original_bytes: usize,
+    },
+    /// A tool result of a whole file read whose path was read whole earlier (`base`) with other
+    /// content (docs/FORMATS.md, "Re-reads"): the view shows the stub line and a unified diff of
+    /// the base's file content to this read's, instead of this read's text. Hashed and expanded
+    /// like a duplicate (the addressed message's whole text); the base stays in the view.
+    FileReadDiffed {
+        /// The earlier whole read of the same path the diff starts from.
+        base: MessageAddr,
+        /// Length in bytes of the original content (the addressed message's text).
+        original_bytes: usize,
+        /// The most the diff may be, in thousandths of `original_bytes`, as the policy that
+        /// minted it allowed (at most 1000); verification checks the diff against it.
+        max_share_per_mille: u32,
+        /// The diff shown: `rehydrate_sidecar::unified_diff` of the base's content to this
+        /// read's content with 3 lines of context (hunks only, no header); verification
+        /// recomputes it.
+        diff: String,
+    },
 }
 
 impl ReductionKind {
@@ -268,6 +296,8 @@ impl ReductionKind {
             ReductionKind::ConversationOpened { .. } => StubKind::ConversationOpened,
             ReductionKind::ToolInputElided { .. } => StubKind::ToolInput,
             ReductionKind::Superseded { .. } => StubKind::Superseded,
+            ReductionKind::FileReadElided { .. } => StubKind::ReRead,
+            ReductionKind::FileReadDiffed { .. } => StubKind::ReadDiff,
         }
     }
 
@@ -286,6 +316,8 @@ impl ReductionKind {
             | ReductionKind::ConversationOpened { original_bytes }
             | ReductionKind::ToolInputElided { original_bytes, .. } => original_bytes,
             ReductionKind::Superseded { original_bytes, .. } => original_bytes,
+            ReductionKind::FileReadElided { original_bytes, .. }
+            | ReductionKind::FileReadDiffed { original_bytes, .. } => original_bytes,
         }
     }
 
@@ -299,6 +331,7 @@ impl ReductionKind {
             | ReductionKind::TurnsCleared { .. }
             | ReductionKind::ToolInputElided { .. } => false,
             ReductionKind::Superseded { .. } => false,
+            ReductionKind::FileReadElided { .. } | ReductionKind::FileReadDiffed { .. } => false,
             ReductionKind::UnansweredCall { .. }
             | ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
@@ -343,15 +376,22 @@ impl Reduction {
             | ReductionKind::ConversationOpened { .. }
             | ReductionKind::ToolInputElided { .. } => self.ptr.addr.index..=self.ptr.addr.index,
             ReductionKind::Superseded { .. } => self.ptr.addr.index..=self.ptr.addr.index,
+            ReductionKind::FileReadElided { .. } | ReductionKind::FileReadDiffed { .. } => {
+                self.ptr.addr.index..=self.ptr.addr.index
+            }
         }
     }
 
     /// The last minted-view message index this reduction's verification reads: the end of
-    /// [`Reduction::covered`], or for a superseded result its later re-run `by`. A rewind that
-    /// drops that message drops the reduction.
+    /// [`Reduction::covered`], or for a superseded result its later re-run `by`, for an elided
+    /// read the later read `by` (a diffed read's base is before it). A rewind that drops that
+    /// message drops the reduction.
     pub fn last_read(&self) -> usize {
         match self.kind {
-            ReductionKind::Superseded { by, .. } => by.index.max(*self.covered().end()),
+            ReductionKind::Superseded { by, .. } | ReductionKind::FileReadElided { by, .. } => {
+                by.index.max(*self.covered().end())
+            }
+            ReductionKind::FileReadDiffed { .. } => *self.covered().end(),
             ReductionKind::ToolOutputTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
             | ReductionKind::TurnsCleared { .. }

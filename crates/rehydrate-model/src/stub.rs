@@ -45,12 +45,18 @@ pub enum StubKind {
     /// `superseded`: a tool result whose call was made again later (same tool, same canonical
     /// arguments) is hidden; the later result stands in the view.
     Superseded,
+    /// `re-read`: a whole file read whose path was read again later with the same content is
+    /// hidden; the later read stands in the view.
+    ReRead,
+    /// `read-diff`: a whole file read of a path read earlier with other content shows a unified
+    /// diff against that earlier read instead of its text.
+    ReadDiff,
 }
 
 impl StubKind {
     /// The token: `tool-output`, `assistant-text`, `duplicate`, `turns-cleared`, `unanswered-call`,
     /// `orphan-result`, `second-answer`, `moved-result`, `folded-calls`,
-    /// `conversation-opened`, `tool-input` or `superseded`.
+    /// `conversation-opened`, `tool-input`, `superseded`, `re-read` or `read-diff`.
     pub fn as_str(self) -> &'static str {
         match self {
             StubKind::ToolOutput => "tool-output",
@@ -65,6 +71,8 @@ impl StubKind {
             StubKind::ConversationOpened => "conversation-opened",
             StubKind::ToolInput => "tool-input",
             StubKind::Superseded => "superseded",
+            StubKind::ReRead => "re-read",
+            StubKind::ReadDiff => "read-diff",
         }
     }
 
@@ -82,6 +90,8 @@ impl StubKind {
             "conversation-opened" => Some(StubKind::ConversationOpened),
             "tool-input" => Some(StubKind::ToolInput),
             "superseded" => Some(StubKind::Superseded),
+            "re-read" => Some(StubKind::ReRead),
+            "read-diff" => Some(StubKind::ReadDiff),
             _ => None,
         }
     }

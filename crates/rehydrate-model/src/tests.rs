@@ -581,3 +581,77 @@ fn a_superseded_result_covers_its_message_and_reads_its_re_run() {
         r.kind
     );
 }
+
+#[test]
+fn re_read_kinds_cover_their_message_and_read_what_they_name() {
+    for (token, kind) in [
+        ("re-read", StubKind::ReRead),
+        ("read-diff", StubKind::ReadDiff),
+    ] {
+        let line = format!("[rehydrate:{token} r2.00ab12 | file a.rs read again]");
+        let stub = Stub::parse(&line).unwrap();
+        assert_eq!(stub.kind(), kind);
+        assert_eq!(stub.kind().as_str(), token);
+        assert_eq!(stub.render(), line);
+    }
+    let ptr = SidecarPtr {
+        addr: MessageAddr {
+            index: 5,
+            role: Role::Tool,
+        },
+        span: None,
+        digest: Digest([0; 32]),
+    };
+    let tool = |index| MessageAddr {
+        index,
+        role: Role::Tool,
+    };
+    let elided = Reduction {
+        id: ReductionId::new(2, &Digest([0; 32])),
+        kind: ReductionKind::FileReadElided {
+            by: tool(9),
+            original_bytes: 120,
+        },
+        ptr: ptr.clone(),
+        stub: String::new(),
+    };
+    assert_eq!(elided.covered(), 5..=5);
+    assert_eq!(elided.last_read(), 9);
+    assert_eq!(elided.kind.original_bytes(), 120);
+    assert!(!elided.kind.is_repair());
+    assert_eq!(elided.kind.stub_kind(), StubKind::ReRead);
+    let json = serde_json::to_value(&elided.kind).unwrap();
+    assert_eq!(
+        json,
+        json!({"type": "file_read_elided", "by": {"index": 9, "role": "tool"}, "original_bytes": 120})
+    );
+    assert_eq!(
+        serde_json::from_value::<ReductionKind>(json).unwrap(),
+        elided.kind
+    );
+    let diffed = Reduction {
+        kind: ReductionKind::FileReadDiffed {
+            base: tool(1),
+            original_bytes: 300,
+            max_share_per_mille: 500,
+            diff: "@@ -1 +1 @@\n-a\n+b\n".to_string(),
+        },
+        ..elided
+    };
+    assert_eq!(diffed.covered(), 5..=5);
+    assert_eq!(diffed.last_read(), 5);
+    assert_eq!(diffed.kind.original_bytes(), 300);
+    assert!(!diffed.kind.is_repair());
+    assert_eq!(diffed.kind.stub_kind(), StubKind::ReadDiff);
+    let json = serde_json::to_value(&diffed.kind).unwrap();
+    assert_eq!(
+        json,
+        json!({"type": "file_read_diffed", "base": {"index": 1, "role": "tool"}, "original_bytes": 300, "max_share_per_mille": 500, "diff": "@@ -1 +1 @@\n-a\n+b\n"})
+    );
+    assert_eq!(
+        serde_json::from_value::<ReductionKind>(json).unwrap(),
+        diffed.kind
+    );
+    let unknown = json!({"type": "file_read_elided", "by": {"index": 9, "role": "tool"}, "original_bytes": 1, "path": "x"});
+    assert!(serde_json::from_value::<ReductionKind>(unknown).is_err());
+}

@@ -87,6 +87,7 @@ mod policy;
 mod project;
 mod reducer;
 mod request;
+mod rereads;
 mod superseded;
 mod turns;
 

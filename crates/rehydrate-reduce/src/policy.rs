@@ -71,6 +71,20 @@ pub struct ReductionPolicy {
     /// The top-level argument fields that hold a command, whose runs of spaces and tabs outside
     /// quotes do not make two calls differ. Default `["command", "cmd"]`.
     pub superseded_command_fields: Vec<String>,
+    /// Whether an earlier whole read of a file (its details `WholeRead`) is hidden behind a
+    /// `re-read` stub when a later whole read of the same path serves the same content
+    /// (docs/FORMATS.md, "Re-reads"), decided when the later read arrives. Default false: the
+    /// conservative preset keeps a resumed session's view and prompt cache as they were and
+    /// every read where the model saw it; the aggressive preset elides.
+    pub elide_rereads: bool,
+    /// When `Some(share)`, a later whole read of a path whose content differs from the earlier
+    /// read it pairs with shows a `read-diff` stub and a unified diff of the earlier content to
+    /// its own instead of its text, when the diff is at most `share` thousandths of the later
+    /// read's text in bytes (exactly at the share is within it; values over 1000 count as
+    /// 1000), decided when the later read arrives. `None` turns this off. Default `None`, as
+    /// for `elide_rereads`; the aggressive preset uses 500 (50%): a larger diff is harder to
+    /// read than the file and saves less.
+    pub diff_rereads_max_per_mille: Option<u32>,
 }
 
 /// The default [`ReductionPolicy::tool_input_fields`].
@@ -89,8 +103,8 @@ pub const DEFAULT_TOOL_INPUT_FIELDS: [&str; 9] = [
 impl Default for ReductionPolicy {
     /// The conservative preset: tool results over 8 KiB keep 2 KiB of head and 2 KiB of tail,
     /// the newest 3 tool results are protected, duplicates are stubbed, re-runs do not
-    /// supersede, no turn is cleared, and neither assistant text nor tool inputs are ever
-    /// reduced.
+    /// supersede, re-reads are neither elided nor diffed, no turn is cleared, and neither
+    /// assistant text nor tool inputs are ever reduced.
     fn default() -> Self {
         ReductionPolicy {
             tool_output_trigger_bytes: 8192,
@@ -109,6 +123,8 @@ impl Default for ReductionPolicy {
             tool_input_fields: DEFAULT_TOOL_INPUT_FIELDS.map(String::from).to_vec(),
             supersede_reruns: false,
             superseded_command_fields: vec!["command".to_string(), "cmd".to_string()],
+            elide_rereads: false,
+            diff_rereads_max_per_mille: None,
         }
     }
 }
@@ -117,8 +133,8 @@ impl ReductionPolicy {
     /// The policy that reduces nothing to save tokens, so a projection under it makes only the
     /// pairing repairs: the form of a session that is sent whole but must be a valid request
     /// body (an export of the inverted session). No trigger is reached, every tool result is
-    /// protected, duplicates are kept, re-runs do not supersede, no turn is cleared and no
-    /// assistant text or tool input is reduced.
+    /// protected, duplicates are kept, re-runs do not supersede, re-reads are kept, no turn is
+    /// cleared and no assistant text or tool input is reduced.
     pub fn repairs_only() -> ReductionPolicy {
         ReductionPolicy {
             tool_output_trigger_bytes: usize::MAX,
@@ -129,6 +145,8 @@ impl ReductionPolicy {
             assistant_text_trigger_bytes: None,
             tool_input_trigger_bytes: None,
             supersede_reruns: false,
+            elide_rereads: false,
+            diff_rereads_max_per_mille: None,
             ..ReductionPolicy::default()
         }
     }
@@ -140,7 +158,9 @@ impl ReductionPolicy {
     /// no turn is cleared. The text of every assistant message older than the newest 3 with
     /// text that is over 1 KiB keeps a 256-byte head and a 256-byte tail too, and the largest
     /// tool input over 1 KiB of every assistant message older than the newest 3 that make
-    /// tool calls is elided.
+    /// tool calls is elided. An earlier whole read of a file read again with the same content
+    /// is elided, and a re-read with other content shows a diff when it is at most 50% of its
+    /// text.
     pub fn aggressive() -> ReductionPolicy {
         ReductionPolicy {
             tool_output_trigger_bytes: 0,
@@ -153,6 +173,8 @@ impl ReductionPolicy {
             protect_last_n_assistant_messages: 3,
             tool_input_trigger_bytes: Some(1024),
             supersede_reruns: true,
+            elide_rereads: true,
+            diff_rereads_max_per_mille: Some(500),
             ..ReductionPolicy::default()
         }
     }

@@ -23,6 +23,10 @@ pub struct Projection {
 /// - messages inside the turns-cleared range (the policy's, or the log's latest one that still
 ///   verifies when the policy clears nothing) are replaced by one stub message;
 /// - a tool result already reduced in `log` whose reduction still verifies keeps its stub;
+/// - with `elide_rereads`, a whole file read (by its details) read whole again later with the
+///   same content is hidden behind a stub naming the later read, and with
+///   `diff_rereads_max_per_mille`, a later read with other content shows a diff against the
+///   earlier read instead of its text (docs/FORMATS.md, "Re-reads"), whatever the window;
 /// - with `supersede_reruns`, a tool result whose call a later assistant message makes again
 ///   (same tool, same canonical arguments; docs/FORMATS.md, "Superseded results") is hidden
 ///   behind a stub naming the later result, whatever the protected window;

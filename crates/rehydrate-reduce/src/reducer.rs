@@ -9,8 +9,9 @@ use rehydrate_model::{
     SidecarPtr, json_str_len,
 };
 use rehydrate_sidecar::{
-    RangeScan, argument_fields, content_digest, expected_stub, expected_stub_from_facts,
-    moved_message, stub_message, turns_digest, verify_reduction,
+    RangeScan, argument_fields, content_digest, diff_within_share, expected_stub,
+    expected_stub_from_facts, moved_message, reread_diff, stub_message, turns_digest,
+    verify_reduction, whole_read,
 };
 
 use crate::boundaries::Boundaries;
@@ -18,6 +19,7 @@ use crate::cut::truncation_span;
 use crate::digests::DigestCache;
 use crate::pairing::{Abandoned, Decision, Pairing, unsendable_batch};
 use crate::policy::ReductionPolicy;
+use crate::rereads::{ReadPair, Rereads};
 use crate::superseded::{Pair, Reruns};
 
 /// The projection state of one session: its history (the sidecar), its reduction log and its
@@ -125,6 +127,8 @@ pub struct Reducer {
     opening: Option<(usize, Message)>,
     /// Re-runs: results of one call by key, and the pairs (older, later) to decide.
     reruns: Reruns,
+    /// Re-reads: the latest whole read of each path, and the pairs (earlier, later) to decide.
+    rereads: Rereads,
 }
 
 /// What a pairing repair repairs, to find it again in the log.
@@ -162,6 +166,7 @@ impl RepairKey {
             | ReductionKind::TurnsCleared { .. }
             | ReductionKind::ToolInputElided { .. } => None,
             ReductionKind::Superseded { .. } => None,
+            ReductionKind::FileReadElided { .. } | ReductionKind::FileReadDiffed { .. } => None,
         }
     }
 }
@@ -266,6 +271,7 @@ impl Reducer {
         let mut resumed_cleared = None;
         let mut repairs = HashMap::new();
         let mut reruns = Reruns::default();
+        let mut rereads = Rereads::default();
         for (position, r) in log.reductions.iter().enumerate() {
             match r.kind {
                 ReductionKind::TurnsCleared { .. } if reuse_all => resumed_cleared = Some(position),
@@ -280,12 +286,20 @@ impl Reducer {
                 ReductionKind::Superseded { .. } if reuse_all => {
                     reruns.resume(r.ptr.addr.index, position);
                 }
+                ReductionKind::FileReadElided { by, .. } if reuse_all => {
+                    rereads.resume(by.index, position);
+                }
+                ReductionKind::FileReadDiffed { .. } if reuse_all => {
+                    rereads.resume(r.ptr.addr.index, position);
+                }
                 ReductionKind::TurnsCleared { .. }
                 | ReductionKind::ToolOutputTruncated { .. }
                 | ReductionKind::AssistantTextTruncated { .. }
                 | ReductionKind::DuplicateOutput { .. }
                 | ReductionKind::ToolInputElided { .. }
-                | ReductionKind::Superseded { .. } => {}
+                | ReductionKind::Superseded { .. }
+                | ReductionKind::FileReadElided { .. }
+                | ReductionKind::FileReadDiffed { .. } => {}
                 ReductionKind::UnansweredCall { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::SecondAnswer { .. }
@@ -326,6 +340,7 @@ impl Reducer {
             closing: None,
             opening: None,
             reruns,
+            rereads,
         }
     }
 
@@ -360,6 +375,7 @@ impl Reducer {
         self.decide_cleared();
         // When the cleared range shrank, messages it hid are looked at again.
         let unhidden = std::mem::take(&mut self.unhidden);
+        self.decide_rereads(unhidden);
         self.decide_superseded(unhidden);
         self.decide_tool_results(unhidden);
         self.decide_assistant_texts(unhidden);
@@ -485,6 +501,9 @@ impl Reducer {
         if in_place && self.policy.supersede_reruns {
             self.reruns
                 .arrive(&self.history, index, &self.policy.superseded_command_fields);
+        }
+        if in_place && self.reduces_rereads() {
+            self.rereads.arrive(&self.history, index);
         }
         if let Decision::Moved {
             call_message,
@@ -725,7 +744,7 @@ impl Reducer {
         verify_reduction(r, &self.history).ok()?;
         let view = stub_message(r, &self.history[index]).ok()?;
         if let ReductionKind::DuplicateOutput { canonical, .. } = r.kind
-            && self.policy.supersede_reruns
+            && self.hides_results_whole()
         {
             self.reruns.name_canonical(canonical.index);
         }
@@ -872,7 +891,11 @@ impl Reducer {
         let Pair { older, later } = pair;
         // Reduced already (truncated, a duplicate, a repair): reductions are never replaced.
         // A duplicate's canonical copy stays in the view.
-        if self.stubs[older].is_some() || self.reruns.is_canonical(older) {
+        // The base of a diffed re-read stays in the view (re-reads are decided first).
+        if self.stubs[older].is_some()
+            || self.reruns.is_canonical(older)
+            || self.rereads.is_base(older)
+        {
             return;
         }
         if let Some(position) = self.reruns.take_resumed(older) {
@@ -922,6 +945,181 @@ impl Reducer {
             self.stubs[older] = minted.map(Box::new);
             self.reruns.mark_superseded(older);
         }
+    }
+
+    /// Whether the policy elides or diffs re-reads.
+    fn reduces_rereads(&self) -> bool {
+        self.policy.elide_rereads || self.policy.diff_rereads_max_per_mille.is_some()
+    }
+
+    /// Whether the policy hides a tool result whole behind a later one (superseded re-runs,
+    /// elided re-reads, diffed re-reads), so duplicates' canonical copies must be tracked.
+    fn hides_results_whole(&self) -> bool {
+        self.policy.supersede_reruns || self.reduces_rereads()
+    }
+
+    /// Decides the re-read pairs found since the last projection (and, when the cleared range
+    /// shrank, those skipped while inside it), in the order their later reads arrived, reusing
+    /// a resumed log's reduction where it verifies. Done after the cleared range is decided and
+    /// before re-runs are superseded, so a same-content earlier read is elided as a re-read, and
+    /// a diff's base is never superseded.
+    fn decide_rereads(&mut self, unhidden: bool) {
+        for pair in self.rereads.take_pairs(unhidden) {
+            self.reread(pair);
+        }
+    }
+
+    /// Decides one re-read pair ([`Reducer::decide_rereads`]): when the earlier read is still
+    /// whole in the view, it is elided if both reads served the same content, else the later
+    /// read shows the diff when it is within the policy's share.
+    fn reread(&mut self, pair: ReadPair) {
+        let ReadPair { earlier, later } = pair;
+        if let Some(position) = self.rereads.take_resumed(later)
+            && self.reuse_reread(position, pair)
+        {
+            return;
+        }
+        // Reduced already: reductions are never replaced, and a reduced base is not whole.
+        if self.stubs[earlier].is_some() || self.stubs[later].is_some() {
+            return;
+        }
+        if self.is_cleared(earlier) || self.is_cleared(later) {
+            self.rereads.skip(pair);
+            return;
+        }
+        let (Some((_, earlier_content)), Some((_, later_content))) = (
+            whole_read(&self.history[earlier]),
+            whole_read(&self.history[later]),
+        ) else {
+            return;
+        };
+        if earlier_content == later_content {
+            if !self.policy.elide_rereads || self.reruns.is_canonical(earlier) {
+                return;
+            }
+            let by = MessageAddr {
+                index: later,
+                role: self.history[later].role,
+            };
+            let kind = |original_bytes| ReductionKind::FileReadElided { by, original_bytes };
+            if self.mint_reread(earlier, kind) {
+                self.reruns.mark_superseded(earlier);
+            }
+            return;
+        }
+        let Some(share) = self.policy.diff_rereads_max_per_mille else {
+            return;
+        };
+        let max_share_per_mille = share.min(1000);
+        let diff = reread_diff(earlier_content, later_content);
+        let text_bytes = self.history[later].content_text().map_or(0, str::len);
+        if !diff_within_share(diff.len(), text_bytes, max_share_per_mille) {
+            return;
+        }
+        let base = MessageAddr {
+            index: earlier,
+            role: self.history[earlier].role,
+        };
+        let kind = |original_bytes| ReductionKind::FileReadDiffed {
+            base,
+            original_bytes,
+            max_share_per_mille,
+            diff,
+        };
+        if self.mint_reread(later, kind) {
+            self.reruns.mark_superseded(later);
+            self.rereads.mark_base(earlier);
+        }
+    }
+
+    /// Reuses the resumed log's reduction at `position` for `pair` when it is of that pair and
+    /// verifies; returns whether it was.
+    fn reuse_reread(&mut self, position: usize, pair: ReadPair) -> bool {
+        let r = &self.log.reductions[position];
+        let (target, fits, diffed) = match r.kind {
+            ReductionKind::FileReadElided { by, .. } => (
+                pair.earlier,
+                by.index == pair.later && r.ptr.addr.index == pair.earlier,
+                false,
+            ),
+            ReductionKind::FileReadDiffed { base, .. } => (
+                pair.later,
+                base.index == pair.earlier && r.ptr.addr.index == pair.later,
+                true,
+            ),
+            ReductionKind::ToolOutputTruncated { .. }
+            | ReductionKind::AssistantTextTruncated { .. }
+            | ReductionKind::DuplicateOutput { .. }
+            | ReductionKind::TurnsCleared { .. }
+            | ReductionKind::UnansweredCall { .. }
+            | ReductionKind::OrphanResult { .. }
+            | ReductionKind::SecondAnswer { .. }
+            | ReductionKind::MovedResult { .. }
+            | ReductionKind::FoldedCalls { .. }
+            | ReductionKind::ConversationOpened { .. }
+            | ReductionKind::ToolInputElided { .. }
+            | ReductionKind::Superseded { .. } => return false,
+        };
+        if !fits || self.stubs[target].is_some() || verify_reduction(r, &self.history).is_err() {
+            return false;
+        }
+        let Ok(view) = stub_message(r, &self.history[target]) else {
+            return false;
+        };
+        self.stubs[target] = Some(Box::new(view));
+        self.reruns.mark_superseded(target);
+        if diffed {
+            self.rereads.mark_base(pair.earlier);
+        }
+        true
+    }
+
+    /// Mints the re-read reduction `kind` (given the text's length) of the tool result at
+    /// `index`, when it saves enough wire bytes; returns whether it did.
+    fn mint_reread(&mut self, index: usize, kind: impl FnOnce(usize) -> ReductionKind) -> bool {
+        let Some(digest) = self.result_digest(index) else {
+            return false; // no text: never reduced
+        };
+        let msg = &self.history[index];
+        let Some(text) = msg.content_text() else {
+            return false;
+        };
+        let mut reduction = Reduction {
+            id: ReductionId::new(self.log.len(), &digest),
+            kind: kind(text.len()),
+            ptr: SidecarPtr {
+                addr: MessageAddr {
+                    index,
+                    role: msg.role,
+                },
+                span: None,
+                digest,
+            },
+            stub: String::new(),
+        };
+        reduction.stub = expected_stub(&reduction, &self.history);
+        if reduction.stub.is_empty() {
+            return false;
+        }
+        let Ok(view) = stub_message(&reduction, msg) else {
+            return false;
+        };
+        if !saves_enough(msg.wire_len(), view.wire_len(), &self.policy) {
+            return false;
+        }
+        self.log.reductions.push(reduction);
+        self.stubs[index] = Some(Box::new(view));
+        true
+    }
+
+    /// The digest of the text of the tool result at history `index`, computed when it arrived;
+    /// `None` when it has no text or is not a tracked tool result.
+    fn result_digest(&self, index: usize) -> Option<Digest> {
+        let position = self.tool_results.partition_point(|t| t.index < index);
+        self.tool_results
+            .get(position)
+            .filter(|t| t.index == index)
+            .and_then(|t| t.digest)
     }
 
     /// Decides every tool result that has left the protected window, in history order, after
@@ -1152,7 +1350,7 @@ impl Reducer {
         } else {
             None
         };
-        if duplicate.is_some() && self.policy.supersede_reruns {
+        if duplicate.is_some() && self.hides_results_whole() {
             self.reruns.name_canonical(canonical);
         }
         let minted = duplicate.or_else(|| {

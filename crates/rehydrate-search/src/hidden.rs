@@ -255,7 +255,14 @@ fn resolve_chunk<'a>(
                 }
                 continue;
             }
-            (ReductionKind::Superseded { .. }, Verified::Text(text)) => {
+            (
+                ReductionKind::Superseded { .. }
+                | ReductionKind::FileReadElided { .. }
+                | ReductionKind::FileReadDiffed { .. },
+                Verified::Text(text),
+            ) => {
+                // An elided read is hidden whole; a diffed read's view shows a diff of file
+                // contents, not its text, so its whole original text is what it hides.
                 // Hidden whole, as expand serves it (its recorded bytes where the host capped
                 // it): the later result of the same call is other bytes (SPEC seed 000 rule
                 // 16, whole T).
@@ -296,7 +303,9 @@ fn resolve_chunk<'a>(
                 ReductionKind::ToolOutputTruncated { .. }
                 | ReductionKind::AssistantTextTruncated { .. }
                 | ReductionKind::DuplicateOutput { .. }
-                | ReductionKind::Superseded { .. },
+                | ReductionKind::Superseded { .. }
+                | ReductionKind::FileReadElided { .. }
+                | ReductionKind::FileReadDiffed { .. },
                 Verified::Turns { .. } | Verified::Argument(_),
             )
             | (
@@ -371,7 +380,9 @@ impl ReducedMessages {
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::SecondAnswer { .. }
                 | ReductionKind::FoldedCalls { .. }
-                | ReductionKind::Superseded { .. } => {
+                | ReductionKind::Superseded { .. }
+                | ReductionKind::FileReadElided { .. }
+                | ReductionKind::FileReadDiffed { .. } => {
                     per_message
                         .entry(r.ptr.addr.index)
                         .or_default()

@@ -65,6 +65,7 @@ mod image;
 mod invert;
 mod render;
 mod request;
+mod reread;
 mod rerun;
 mod resolve;
 mod sources;
@@ -87,6 +88,7 @@ pub use request::{
     Api, CallDefect, RequestError, Rule, Violation, call_defect, check_request, has_content,
     left_out_of_bodies, request_body, unsendable_calls,
 };
+pub use reread::{REREAD_DIFF_CONTEXT_LINES, diff_within_share, reread_diff, whole_read};
 pub use rerun::{CommandFields, answered_call, canonical_arguments, rerun_key};
 pub use resolve::{RangeScan, Resolved, Verified, resolve, verify_reduction};
 pub use sources::Sources;

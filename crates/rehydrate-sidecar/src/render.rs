@@ -20,8 +20,10 @@ use crate::tool_input::replace_argument;
 ///   `ptr.span`.
 /// - Assistant text truncated: the same for the addressed assistant message's text; its tool
 ///   calls, metadata (thinking included) and every other field are kept.
-/// - Duplicate output, superseded result: the addressed message with its content replaced by
-///   the stub line.
+/// - Duplicate output, superseded result, elided read: the addressed message with its content
+///   replaced by the stub line.
+/// - Diffed read: the addressed message with its content replaced by the stub line, a line
+///   break and the diff its facts record.
 /// - Turns cleared: a new user message whose content is the stub line, followed by
 ///   `"\n\n" + summary` when a summary was given.
 ///
@@ -152,7 +154,16 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
                 ..addressed.clone()
             });
         }
-        ReductionKind::DuplicateOutput { .. } | ReductionKind::Superseded { .. } => r.stub.clone(),
+        ReductionKind::DuplicateOutput { .. }
+        | ReductionKind::Superseded { .. }
+        | ReductionKind::FileReadElided { .. } => r.stub.clone(),
+        ReductionKind::FileReadDiffed { diff, .. } => {
+            let mut out = String::with_capacity(r.stub.len() + 1 + diff.len());
+            out.push_str(&r.stub);
+            out.push('\n');
+            out.push_str(diff);
+            out
+        }
         ReductionKind::ToolOutputTruncated { .. }
         | ReductionKind::AssistantTextTruncated { .. } => {
             let text = addressed
@@ -223,6 +234,13 @@ pub fn moved_message(r: &Reduction, inner: &Message) -> Message {
 /// - superseded: `superseded by message <by>, a later result of the same <tool> call; <total>
 ///   bytes hidden; expand_reduction restores them`, the tool named by the call the result
 ///   answers ([`crate::answered_call`]; left out when it is not a short token).
+/// - re-read: `file <path> was read again in message <by> with the same content; <total> bytes
+///   hidden; expand_reduction restores them`, the path that of the hidden read's details
+///   ([`crate::whole_read`]; ` <path>` left out when it is not a short path of ASCII letters,
+///   digits and `_-.:/~+@=`).
+/// - read-diff: `file <path> read again; below, a unified diff of its content from the read in
+///   message <base> stands for this result's <total> bytes; expand_reduction restores them`,
+///   the path written as for a re-read.
 pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
     let summary = match &r.kind {
         ReductionKind::ToolOutputTruncated {
@@ -377,8 +395,55 @@ pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
             );
             summary
         }
+        ReductionKind::FileReadElided { by, original_bytes } => {
+            let Some(m) = minted_view.get(r.ptr.addr.index) else {
+                return String::new();
+            };
+            format!(
+                "{} was read again in message {} with the same content; {original_bytes} bytes hidden; expand_reduction restores them",
+                file_named(m),
+                by.index
+            )
+        }
+        ReductionKind::FileReadDiffed {
+            base,
+            original_bytes,
+            ..
+        } => {
+            let Some(m) = minted_view.get(r.ptr.addr.index) else {
+                return String::new();
+            };
+            format!(
+                "{} read again; below, a unified diff of its content from the read in message {} stands for this result's {original_bytes} bytes; expand_reduction restores them",
+                file_named(m),
+                base.index
+            )
+        }
     };
     render_stub(r, summary)
+}
+
+/// `file <path>` for a whole read whose path is a [`path_token`], else `file`.
+fn file_named(m: &Message) -> String {
+    match crate::reread::whole_read(m).and_then(|(path, _)| path_token(path)) {
+        Some(path) => format!("file {path}"),
+        None => "file".to_string(),
+    }
+}
+
+/// `s` when a stub summary may quote it as a path: 1 to 160 ASCII letters, digits, `_`, `-`,
+/// `.`, `:`, `/`, `~`, `+`, `@` or `=` (no space, no `]`, no line break).
+fn path_token(s: &str) -> Option<&str> {
+    let ok = !s.is_empty()
+        && s.len() <= 160
+        && s.bytes().all(|b| {
+            b.is_ascii_alphanumeric()
+                || matches!(
+                    b,
+                    b'_' | b'-' | b'.' | b':' | b'/' | b'~' | b'+' | b'@' | b'='
+                )
+        });
+    ok.then_some(s)
 }
 
 /// ` for call <id>` when the message's `tool_call_id` is a [`token`], else nothing.
@@ -425,7 +490,9 @@ pub fn expected_stub_from_facts(r: &Reduction, facts: TurnsFacts) -> String {
         | ReductionKind::FoldedCalls { .. }
         | ReductionKind::ConversationOpened { .. }
         | ReductionKind::ToolInputElided { .. }
-        | ReductionKind::Superseded { .. } => return expected_stub(r, &[]),
+        | ReductionKind::Superseded { .. }
+        | ReductionKind::FileReadElided { .. }
+        | ReductionKind::FileReadDiffed { .. } => return expected_stub(r, &[]),
     };
     render_stub(r, summary)
 }

@@ -13,6 +13,7 @@ use crate::hash::{TurnsHasher, content_digest};
 use crate::render::{
     TurnsFacts, expected_stub, expected_stub_from_facts, render_turns, stub_message,
 };
+use crate::reread::{check_diffed, check_elided};
 use crate::rerun::{CommandFields, answered_call, canonical_arguments};
 use crate::sources::{Sources, upgrade, upgrade_range};
 use crate::tool_input::argument_fields;
@@ -230,7 +231,9 @@ pub(crate) fn verify_with<'a>(
             hidden_lines: _,
         }
         | ReductionKind::DuplicateOutput { original_bytes, .. }
-        | ReductionKind::Superseded { original_bytes, .. } => {
+        | ReductionKind::Superseded { original_bytes, .. }
+        | ReductionKind::FileReadElided { original_bytes, .. }
+        | ReductionKind::FileReadDiffed { original_bytes, .. } => {
             if let ReductionKind::AssistantTextTruncated { .. } = r.kind
                 && msg.role != Role::Assistant
             {
@@ -252,6 +255,27 @@ pub(crate) fn verify_with<'a>(
             }
             if let ReductionKind::Superseded { by, .. } = r.kind {
                 check_rerun(r, minted_view, by)?;
+            }
+            match &r.kind {
+                ReductionKind::FileReadElided { by, .. } => check_elided(r, minted_view, *by)?,
+                ReductionKind::FileReadDiffed {
+                    base,
+                    max_share_per_mille,
+                    diff,
+                    ..
+                } => check_diffed(r, minted_view, *base, *max_share_per_mille, diff)?,
+                ReductionKind::ToolOutputTruncated { .. }
+                | ReductionKind::AssistantTextTruncated { .. }
+                | ReductionKind::DuplicateOutput { .. }
+                | ReductionKind::TurnsCleared { .. }
+                | ReductionKind::UnansweredCall { .. }
+                | ReductionKind::OrphanResult { .. }
+                | ReductionKind::SecondAnswer { .. }
+                | ReductionKind::MovedResult { .. }
+                | ReductionKind::FoldedCalls { .. }
+                | ReductionKind::ConversationOpened { .. }
+                | ReductionKind::ToolInputElided { .. }
+                | ReductionKind::Superseded { .. } => {}
             }
             if let ReductionKind::ToolOutputTruncated { hidden_lines, .. }
             | ReductionKind::AssistantTextTruncated { hidden_lines, .. } = r.kind
@@ -390,7 +414,9 @@ pub(crate) fn verify_with<'a>(
                 | ReductionKind::FoldedCalls { .. }
                 | ReductionKind::ConversationOpened { .. }
                 | ReductionKind::ToolInputElided { .. }
-                | ReductionKind::Superseded { .. } => None,
+                | ReductionKind::Superseded { .. }
+                | ReductionKind::FileReadElided { .. }
+                | ReductionKind::FileReadDiffed { .. } => None,
             };
             if before.is_some_and(|b| b >= index) {
                 return Err(inconsistent(format!(

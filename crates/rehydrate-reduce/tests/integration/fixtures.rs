@@ -35,6 +35,11 @@ fn policy_from(overrides: &Value) -> ReductionPolicy {
             }
             "tool_input_trigger_bytes" => policy.tool_input_trigger_bytes = Some(n()),
             "supersede_reruns" => policy.supersede_reruns = value.as_bool().expect("boolean"),
+            "elide_rereads" => policy.elide_rereads = value.as_bool().expect("boolean"),
+            "diff_rereads_max_per_mille" => {
+                policy.diff_rereads_max_per_mille =
+                    Some(u32::try_from(n()).expect("a per-mille share fits u32"));
+            }
             "superseded_command_fields" => {
                 policy.superseded_command_fields = value
                     .as_array()
@@ -63,6 +68,8 @@ fn check(path: &Path) {
         | K::AssistantTextTruncated { .. }
         | K::DuplicateOutput { .. }
         | K::Superseded { .. }
+        | K::FileReadElided { .. }
+        | K::FileReadDiffed { .. }
         | K::UnansweredCall { .. }
         | K::ToolInputElided { .. } = r.kind
         {

@@ -8,5 +8,6 @@ mod fixtures;
 mod incremental;
 mod properties;
 mod regressions;
+mod rereads;
 mod stub_text;
 mod superseded;

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use proptest::prelude::*;
 use rehydrate_model::{
     Message, REDUCTION_METADATA_KEY, ReductionKind, ReductionLog, Role, THINKING_METADATA_KEY,
-    THINKING_SIGNATURE_METADATA_KEY,
+    THINKING_SIGNATURE_METADATA_KEY, ToolDetails,
 };
 use rehydrate_reduce::{ReductionPolicy, project_messages};
 use rehydrate_sidecar::{
@@ -47,7 +47,52 @@ const ARGUMENTS: &[(&str, &str)] = &[
     ("bash", r#"{"cmd":"ls -la"}"#),
     ("bash", r#"{"cmd":"ls","cmd":"ls"}"#),
     ("cat", r#"{"cmd":"ls"}"#),
+    ("Read", r#"{"file_path":"src/a.rs"}"#),
+    ("Read", r#"{"file_path":"src/a.rs","limit":2000}"#),
+    ("Read", r#"{"file_path":"src/b.rs"}"#),
 ];
+
+/// The file contents a `Read` of [`ARGUMENTS`] serves, chosen by its drawn output's length:
+/// a text, the same text with one line changed (a small diff), another text (a large diff),
+/// or (`None`) a partial read, which proves no whole text.
+fn read_content(out: &str) -> Option<String> {
+    let line = |i: usize, word: &str| format!("line {i:02}: {word} of the file under test\n");
+    let base = |word: &str| (0..40).map(|i| line(i, word)).collect::<String>();
+    match out.len() % 4 {
+        0 => Some(base("text")),
+        1 => Some(base("text").replace(&line(20, "text"), &line(20, "edit"))),
+        2 => Some(base("other")),
+        _ => None,
+    }
+}
+
+/// The tool result of call `id` with output `out`: a `Read` call's result is a read of its
+/// `file_path` ([`read_content`]) with the details an importer would give it.
+fn tool_result(id: &str, out: String, call: Option<Call>) -> Message {
+    let Some(("Read", arguments)) = call else {
+        return Message::tool_result(id, out);
+    };
+    let args: serde_json::Value = serde_json::from_str(arguments).unwrap();
+    let path = args["file_path"].as_str().unwrap().to_string();
+    let Some(content) = read_content(&out) else {
+        let mut m = Message::tool_result(id, "line 05: text of the file under test\n");
+        m.details = Some(Box::new(ToolDetails::PartialRead {
+            path,
+            start_line: 6,
+            num_lines: 1,
+            total_lines: 40,
+        }));
+        return m;
+    };
+    let numbered: String = content
+        .lines()
+        .enumerate()
+        .map(|(i, l)| format!("{:>6}\t{l}\n", i + 1))
+        .collect();
+    let mut m = Message::tool_result(id, numbered);
+    m.details = Some(Box::new(ToolDetails::WholeRead { path, content }));
+    m
+}
 
 /// A tool call's name and arguments, one of [`ARGUMENTS`].
 type Call = (&'static str, &'static str);
@@ -166,7 +211,7 @@ pub(crate) fn session(turns: &[Turn], observations: bool) -> Vec<Message> {
             }
             history.push(call);
             let dangling_ok = t == last_turn && s == last_step;
-            for (id, (out, _)) in ids.iter().zip(outputs) {
+            for (id, (out, call)) in ids.iter().zip(outputs) {
                 let out = match out {
                     Some(out) => out.clone(),
                     None if dangling_ok && !observations => continue,
@@ -178,7 +223,7 @@ pub(crate) fn session(turns: &[Turn], observations: bool) -> Vec<Message> {
                     history.push(m);
                     break;
                 }
-                history.push(Message::tool_result(id.clone(), out));
+                history.push(tool_result(id, out, *call));
             }
         }
         history.push(Message::text(Role::Assistant, turn.answer.clone()));
@@ -220,6 +265,10 @@ pub(crate) fn policy_with(
         proptest::option::of("[a-z ]{0,20}"),
         prop_oneof![Just(0usize), Just(128), 0usize..500],
         any::<bool>(),
+        (
+            any::<bool>(),
+            proptest::option::of(prop_oneof![Just(0u32), Just(500), 0u32..1200]),
+        ),
     )
         .prop_map(
             |(
@@ -229,6 +278,7 @@ pub(crate) fn policy_with(
                 summary,
                 min_saved,
                 supersede,
+                (elide_rereads, diff_rereads_max_per_mille),
             )| ReductionPolicy {
                 tool_output_trigger_bytes: trigger,
                 head_bytes: head,
@@ -245,6 +295,8 @@ pub(crate) fn policy_with(
                 tool_input_trigger_bytes: input_trigger,
                 tool_input_fields: ReductionPolicy::default().tool_input_fields,
                 supersede_reruns: supersede,
+                elide_rereads,
+                diff_rereads_max_per_mille,
                 ..ReductionPolicy::default()
             },
         )
@@ -383,6 +435,46 @@ fn check_superseded(
     Ok(())
 }
 
+/// Checks every elided and diffed read against the details of the session: both messages are
+/// whole reads of one path, in order; an elided read's contents are equal and a diffed read's
+/// differ, its diff within the policy's share; nothing of either when the policy is off.
+fn check_rereads(
+    history: &[Message],
+    log: &ReductionLog,
+    policy: &ReductionPolicy,
+) -> Result<(), TestCaseError> {
+    let read = |i: usize| match history[i].details.as_deref() {
+        Some(ToolDetails::WholeRead { path, content }) => Some((path.clone(), content.clone())),
+        _ => None,
+    };
+    for r in &log.reductions {
+        let index = r.ptr.addr.index;
+        if let ReductionKind::FileReadElided { by, .. } = &r.kind {
+            prop_assert!(policy.elide_rereads, "elided under a policy that does not");
+            prop_assert!(by.index > index);
+            prop_assert_eq!(read(index).unwrap(), read(by.index).unwrap());
+        }
+        if let ReductionKind::FileReadDiffed {
+            base,
+            max_share_per_mille,
+            diff,
+            ..
+        } = &r.kind
+        {
+            let share = policy.diff_rereads_max_per_mille;
+            prop_assert_eq!(share.map(|s| s.min(1000)), Some(*max_share_per_mille));
+            prop_assert!(base.index < index);
+            let (path, content) = read(index).unwrap();
+            let (base_path, base_content) = read(base.index).unwrap();
+            prop_assert_eq!(path, base_path);
+            prop_assert_ne!(&content, &base_content);
+            let text = history[index].content_text().unwrap();
+            prop_assert!(diff.len() * 1000 <= *max_share_per_mille as usize * text.len());
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn check_session(
     history: &[Message],
     policy: &ReductionPolicy,
@@ -417,7 +509,9 @@ pub(crate) fn check_session(
             ReductionKind::ToolOutputTruncated { .. }
             | ReductionKind::AssistantTextTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
-            | ReductionKind::Superseded { .. } => history[r.ptr.addr.index]
+            | ReductionKind::Superseded { .. }
+            | ReductionKind::FileReadElided { .. }
+            | ReductionKind::FileReadDiffed { .. } => history[r.ptr.addr.index]
                 .content_text()
                 .unwrap()
                 .to_string(),
@@ -428,6 +522,7 @@ pub(crate) fn check_session(
     assert_pairs_kept(history, &out.view);
     check_assistant_texts(history, &out, policy)?;
     check_superseded(history, &out.log, policy)?;
+    check_rereads(history, &out.log, policy)?;
     // Reducing never grows a session, but for the repairs that make it valid.
     prop_assert!(wire_bytes(&out.view) <= wire_bytes(history) + repair_bytes(&out.view, &out.log));
     let again = project_messages(history, &out.log, policy);

@@ -74,13 +74,15 @@ fn session() -> impl Strategy<Value = Vec<Message>> {
                 text(),
                 prop::option::of(text()),
                 prop::sample::select(ARGUMENTS),
+                prop::option::weighted(0.4, (0..2_usize, 0..3_usize)),
             ),
             1..10,
         ),
     )
         .prop_map(|(pool, turns)| {
             let mut messages = Vec::new();
-            for (i, (pick, user, filler, answer, arguments)) in turns.into_iter().enumerate() {
+            for (i, (pick, user, filler, answer, arguments, read)) in turns.into_iter().enumerate()
+            {
                 messages.push(Message::text(Role::User, format!("turn {i} {user}")));
                 let id = format!("call{i}");
                 messages.push(assistant_call(&id, "run", arguments));
@@ -89,7 +91,23 @@ fn session() -> impl Strategy<Value = Vec<Message>> {
                 } else {
                     filler.repeat(3)
                 };
-                messages.push(Message::tool_result(id, output));
+                let mut result = Message::tool_result(id, output);
+                if let Some((path, content)) = read {
+                    // A whole read of one of two paths, serving one of three contents (two
+                    // a line apart), so re-reads are elided and diffed.
+                    let line = |k: usize| match (content, k) {
+                        (1, 7) => "line 07 edited\n".to_string(),
+                        (2, _) => format!("other {k}\n"),
+                        _ => format!("line {k:02} kept\n"),
+                    };
+                    let content: String = (0..30).map(line).collect();
+                    result.content = Some(rehydrate_model::Content::Text(content.clone()));
+                    result.details = Some(Box::new(rehydrate_model::ToolDetails::WholeRead {
+                        path: format!("src/{path}.rs"),
+                        content,
+                    }));
+                }
+                messages.push(result);
                 if let Some(answer) = answer {
                     messages.push(Message::text(Role::Assistant, answer.repeat(2)));
                 }
@@ -104,27 +122,32 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
         prop::option::of((0..40_usize, 0..40_usize, 0..40_usize, 0..3_usize)),
         prop::option::of(1..4_usize),
         any::<bool>(),
+        (any::<bool>(), prop::option::of(0..1200_u32)),
     )
-        .prop_map(|((head, tail, protect), texts, clear, supersede)| {
-            let (text_trigger, text_head, text_tail, text_protect) = match texts {
-                Some((trigger, head, tail, protect)) => (Some(trigger), head, tail, protect),
-                None => (None, 0, 0, 0),
-            };
-            ReductionPolicy {
-                tool_output_trigger_bytes: 0,
-                head_bytes: head,
-                tail_bytes: tail,
-                protect_last_n_tool_results: protect,
-                clear_turns_older_than: clear,
-                min_saved_bytes: 0,
-                assistant_text_trigger_bytes: text_trigger,
-                assistant_text_head_bytes: text_head,
-                assistant_text_tail_bytes: text_tail,
-                protect_last_n_assistant_messages: text_protect,
-                supersede_reruns: supersede,
-                ..ReductionPolicy::default()
-            }
-        })
+        .prop_map(
+            |((head, tail, protect), texts, clear, supersede, (elide, diff))| {
+                let (text_trigger, text_head, text_tail, text_protect) = match texts {
+                    Some((trigger, head, tail, protect)) => (Some(trigger), head, tail, protect),
+                    None => (None, 0, 0, 0),
+                };
+                ReductionPolicy {
+                    tool_output_trigger_bytes: 0,
+                    head_bytes: head,
+                    tail_bytes: tail,
+                    protect_last_n_tool_results: protect,
+                    clear_turns_older_than: clear,
+                    min_saved_bytes: 0,
+                    assistant_text_trigger_bytes: text_trigger,
+                    assistant_text_head_bytes: text_head,
+                    assistant_text_tail_bytes: text_tail,
+                    protect_last_n_assistant_messages: text_protect,
+                    supersede_reruns: supersede,
+                    elide_rereads: elide,
+                    diff_rereads_max_per_mille: diff,
+                    ..ReductionPolicy::default()
+                }
+            },
+        )
 }
 
 /// The query of a case: a literal made of pieces, or one of [`PATTERNS`].
@@ -197,7 +220,9 @@ fn oracle_hidden(log: &ReductionLog, minted: &[Message]) -> (Vec<(String, String
             | ReductionKind::SecondAnswer { .. }
             | ReductionKind::FoldedCalls { .. }
             | ReductionKind::ToolInputElided { .. }
-            | ReductionKind::Superseded { .. } => full.content.into_owned(),
+            | ReductionKind::Superseded { .. }
+            | ReductionKind::FileReadElided { .. }
+            | ReductionKind::FileReadDiffed { .. } => full.content.into_owned(),
         };
         out.push((r.id.to_string(), hidden));
     }

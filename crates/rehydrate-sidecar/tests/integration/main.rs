@@ -8,6 +8,7 @@ mod diff;
 mod export;
 mod image;
 mod request;
+mod reread;
 mod rerun;
 mod sources;
 mod stub_text;

@@ -20,7 +20,7 @@ const EXPECTED: &[(&str, &[(&str, usize)])] = &[
     ("claude-code-images.jsonl", &[]),
     (
         "claude-code-rereads.jsonl",
-        &[("superseded", 2), ("tool-output", 1)],
+        &[("read-diff", 1), ("tool-output", 2)],
     ),
     (
         "claude-code-superseded.jsonl",
@@ -47,11 +47,7 @@ const EXPECTED: &[(&str, &[(&str, usize)])] = &[
     ("swe-agent-images.traj", &[("unanswered-call", 1)]),
     (
         "swe-agent-rereads.traj",
-        &[
-            ("superseded", 2),
-            ("tool-output", 1),
-            ("unanswered-call", 1),
-        ],
+        &[("read-diff", 1), ("tool-output", 2), ("unanswered-call", 1)],
     ),
     (
         "swe-agent-superseded.traj",

@@ -35,7 +35,23 @@ fn message() -> impl Strategy<Value = Message> {
                 .collect(),
             ..Message::default()
         }),
-        6 => (id, output).prop_map(|(id, out)| Message::tool_result(id, out)),
+        6 => (id.clone(), output).prop_map(|(id, out)| Message::tool_result(id, out)),
+        // Whole reads of two paths serving three contents (two a line apart), so re-reads
+        // are elided and diffed.
+        2 => (id, 0..2usize, 0..3usize).prop_map(|(id, path, content)| {
+            let line = |k: usize| match (content, k) {
+                (1, 4) => "line 04 edited\n".to_string(),
+                (2, _) => format!("other {k}\n"),
+                _ => format!("line {k:02} kept\n"),
+            };
+            let content: String = (0..20).map(line).collect();
+            let mut m = Message::tool_result(id, content.clone());
+            m.details = Some(Box::new(rehydrate::model::ToolDetails::WholeRead {
+                path: format!("src/{path}.rs"),
+                content,
+            }));
+            m
+        }),
         1 => Just(Message {
             role: Role::Tool,
             tool_call_id: Some("a".into()),
@@ -57,9 +73,21 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
         proptest::option::of("[a-z ]{0,12}"),
         prop_oneof![Just(0usize), Just(128)],
         any::<bool>(),
+        (any::<bool>(), proptest::option::of(0u32..1200)),
     )
         .prop_map(
-            |(trigger, head, tail, protect, dedupe, clear, summary, min_saved, supersede)| {
+            |(
+                trigger,
+                head,
+                tail,
+                protect,
+                dedupe,
+                clear,
+                summary,
+                min_saved,
+                supersede,
+                (elide_rereads, diff_rereads_max_per_mille),
+            )| {
                 ReductionPolicy {
                     tool_output_trigger_bytes: trigger,
                     head_bytes: head,
@@ -78,6 +106,8 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
                     tool_input_trigger_bytes: (!dedupe).then_some(trigger),
                     tool_input_fields: ReductionPolicy::default().tool_input_fields,
                     supersede_reruns: supersede,
+                    elide_rereads,
+                    diff_rereads_max_per_mille,
                     ..ReductionPolicy::default()
                 }
             },
