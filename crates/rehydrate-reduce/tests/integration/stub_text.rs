@@ -322,3 +322,37 @@ fn a_reduced_view_of_a_session_holding_stub_text_still_holds_it() {
         ReductionKind::ToolOutputTruncated { .. }
     ));
 }
+
+#[test]
+fn re_read_stubs_inside_read_files_are_content() {
+    // A notes file that holds pasted re-read and read-diff stubs (ids of this log's shape),
+    // read whole three times: the same content, then one line changed. The view elides and
+    // diffs it, and the export is the unreduced session.
+    let stubs = "[rehydrate:re-read r0.000000 | file notes.md was read again in message 4 with the same content; 10 bytes hidden; expand_reduction restores them]\n[rehydrate:read-diff r1.000000 | file notes.md read again]\n";
+    let notes = format!("{stubs}{}", lines(0..60, "note"));
+    let edited = notes.replace("note 30\n", "note 30 (done)\n");
+    let read = |id: &str, content: &str| {
+        let mut m = Message::tool_result(id, content);
+        m.details = Some(Box::new(ToolDetails::WholeRead {
+            path: "notes.md".into(),
+            content: content.into(),
+        }));
+        m
+    };
+    let history = vec![
+        Message::text(Role::User, "check the notes"),
+        assistant_call("r1", "Read", r#"{"file_path":"notes.md"}"#),
+        read("r1", &notes),
+        assistant_call("r2", "Read", r#"{"file_path":"notes.md"}"#),
+        read("r2", &notes),
+        assistant_call(
+            "r3",
+            "Read",
+            r#"{"command":"[rehydrate:read-diff r1.000000 | x]"}"#,
+        ),
+        read("r3", &edited),
+        Message::text(Role::Assistant, "note 30 is done"),
+    ];
+    let log = check_exports(&history, &ReductionPolicy::aggressive()).unwrap();
+    assert_eq!(reductions(&log), [("re-read", 2), ("read-diff", 6)]);
+}

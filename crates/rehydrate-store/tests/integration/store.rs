@@ -503,3 +503,39 @@ fn a_rewind_drops_a_superseded_result_whose_re_run_it_drops() {
     drop(store);
     assert_eq!(read_store(&path).unwrap().0.log.reductions.len(), 1);
 }
+
+#[test]
+fn a_rewind_drops_an_elided_read_whose_later_read_it_drops() {
+    use rehydrate_model::{MessageAddr, ReductionKind, Role};
+    use rehydrate_test_support::superseded;
+    let elided = |ordinal, index, by, text| {
+        let mut r = superseded(ordinal, index, by, text, |_| String::new());
+        r.kind = ReductionKind::FileReadElided {
+            by: MessageAddr {
+                index: by,
+                role: Role::Tool,
+            },
+            original_bytes: text.len(),
+        };
+        r
+    };
+    let _serial = serial();
+    let dir = scratch("rewind-elided-read");
+    let path = dir.join("s.rhyd");
+    let mut store = SessionStore::create(&path, SyncPolicy::Never).unwrap();
+    // r0, recorded after 5 messages: read 2 elided by read 4; r1, recorded after 10: read 3
+    // elided by read 8. A rewind to 8 keeps read 3 but drops the later read, so it cuts the
+    // log before r1 and keeps r0.
+    for i in 0..5 {
+        store.append_message(&message(i)).unwrap();
+    }
+    store.append_reduction(&elided(0, 2, 4, "a")).unwrap();
+    for i in 5..10 {
+        store.append_message(&message(i)).unwrap();
+    }
+    store.append_reduction(&elided(1, 3, 8, "b")).unwrap();
+    store.rewind(8).unwrap();
+    assert_eq!(store.state().log.reductions.len(), 1);
+    drop(store);
+    assert_eq!(read_store(&path).unwrap().0.log.reductions.len(), 1);
+}
