@@ -55,7 +55,8 @@ pub(crate) fn roundtrip(
             ReductionKind::ToolOutputTruncated { .. }
             | ReductionKind::AssistantTextTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
-            | ReductionKind::Superseded { .. } => messages[r.ptr.addr.index]
+            | ReductionKind::Superseded { .. }
+            | ReductionKind::OutputNormalized { .. } => messages[r.ptr.addr.index]
                 .content_text()
                 .unwrap_or_default()
                 .to_string(),

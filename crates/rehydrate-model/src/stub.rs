@@ -45,12 +45,15 @@ pub enum StubKind {
     /// `superseded`: a tool result whose call was made again later (same tool, same canonical
     /// arguments) is hidden; the later result stands in the view.
     Superseded,
+    /// `terminal`: a tool result's raw terminal output is hidden; the view shows what a
+    /// terminal would finally display.
+    Terminal,
 }
 
 impl StubKind {
     /// The token: `tool-output`, `assistant-text`, `duplicate`, `turns-cleared`, `unanswered-call`,
     /// `orphan-result`, `second-answer`, `moved-result`, `folded-calls`,
-    /// `conversation-opened`, `tool-input` or `superseded`.
+    /// `conversation-opened`, `tool-input`, `superseded` or `terminal`.
     pub fn as_str(self) -> &'static str {
         match self {
             StubKind::ToolOutput => "tool-output",
@@ -65,6 +68,7 @@ impl StubKind {
             StubKind::ConversationOpened => "conversation-opened",
             StubKind::ToolInput => "tool-input",
             StubKind::Superseded => "superseded",
+            StubKind::Terminal => "terminal",
         }
     }
 
@@ -82,6 +86,7 @@ impl StubKind {
             "conversation-opened" => Some(StubKind::ConversationOpened),
             "tool-input" => Some(StubKind::ToolInput),
             "superseded" => Some(StubKind::Superseded),
+            "terminal" => Some(StubKind::Terminal),
             _ => None,
         }
     }
