@@ -69,6 +69,17 @@ pub struct ReductionPolicy {
     /// The top-level argument fields that hold a command, whose runs of spaces and tabs outside
     /// quotes do not make two calls differ. Default `["command", "cmd"]`.
     pub superseded_command_fields: Vec<String>,
+    /// Whether a tool result written for a terminal (styles, carriage-return redraws, erased
+    /// lines, cursor movement: the progress bars of cargo, npm, pip, docker) is shown, once it
+    /// leaves the protected window, as what a terminal would finally display
+    /// (`rehydrate_sidecar::normalize_terminal`) after a `terminal` stub, its raw text hidden
+    /// (docs/FORMATS.md, "Terminal output"). The normalized text is what a truncation then cuts
+    /// when it is still over `tool_output_trigger_bytes`. Minted only where it saves at least
+    /// `min_saved_bytes` wire bytes; otherwise the result is truncated as usual. Default false:
+    /// the conservative preset shows a tool result as the tool wrote it (or its raw head and
+    /// tail), and keeps the view of a session already projected with it the same when it
+    /// resumes; the aggressive preset normalizes.
+    pub normalize_terminal_output: bool,
 }
 
 /// The default [`ReductionPolicy::tool_input_fields`].
@@ -84,8 +95,8 @@ pub const DEFAULT_TOOL_INPUT_FIELDS: [&str; 6] = [
 impl Default for ReductionPolicy {
     /// The conservative preset: tool results over 8 KiB keep 2 KiB of head and 2 KiB of tail,
     /// the newest 3 tool results are protected, duplicates are stubbed, re-runs do not
-    /// supersede, no turn is cleared, and neither assistant text nor tool inputs are ever
-    /// reduced.
+    /// supersede, no turn is cleared, terminal output is not normalized, and neither assistant
+    /// text nor tool inputs are ever reduced.
     fn default() -> Self {
         ReductionPolicy {
             tool_output_trigger_bytes: 8192,
@@ -104,6 +115,7 @@ impl Default for ReductionPolicy {
             tool_input_fields: DEFAULT_TOOL_INPUT_FIELDS.map(String::from).to_vec(),
             supersede_reruns: false,
             superseded_command_fields: vec!["command".to_string(), "cmd".to_string()],
+            normalize_terminal_output: false,
         }
     }
 }
@@ -113,7 +125,7 @@ impl ReductionPolicy {
     /// pairing repairs: the form of a session that is sent whole but must be a valid request
     /// body (an export of the inverted session). No trigger is reached, every tool result is
     /// protected, duplicates are kept, re-runs do not supersede, no turn is cleared and no
-    /// assistant text or tool input is reduced.
+    /// assistant text or tool input is reduced, and no terminal output is normalized.
     pub fn repairs_only() -> ReductionPolicy {
         ReductionPolicy {
             tool_output_trigger_bytes: usize::MAX,
@@ -124,6 +136,7 @@ impl ReductionPolicy {
             assistant_text_trigger_bytes: None,
             tool_input_trigger_bytes: None,
             supersede_reruns: false,
+            normalize_terminal_output: false,
             ..ReductionPolicy::default()
         }
     }
@@ -135,7 +148,8 @@ impl ReductionPolicy {
     /// no turn is cleared. The text of every assistant message older than the newest 3 with
     /// text that is over 1 KiB keeps a 256-byte head and a 256-byte tail too, and the largest
     /// tool input over 1 KiB of every assistant message older than the newest 3 that make
-    /// tool calls is elided.
+    /// tool calls is elided. A tool result written for a terminal shows what a terminal would
+    /// finally display (then cut to its head and tail as any other result).
     pub fn aggressive() -> ReductionPolicy {
         ReductionPolicy {
             tool_output_trigger_bytes: 0,
@@ -148,6 +162,7 @@ impl ReductionPolicy {
             protect_last_n_assistant_messages: 3,
             tool_input_trigger_bytes: Some(1024),
             supersede_reruns: true,
+            normalize_terminal_output: true,
             ..ReductionPolicy::default()
         }
     }

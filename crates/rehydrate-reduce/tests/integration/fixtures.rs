@@ -35,6 +35,9 @@ fn policy_from(overrides: &Value) -> ReductionPolicy {
             }
             "tool_input_trigger_bytes" => policy.tool_input_trigger_bytes = Some(n()),
             "supersede_reruns" => policy.supersede_reruns = value.as_bool().expect("boolean"),
+            "normalize_terminal_output" => {
+                policy.normalize_terminal_output = value.as_bool().expect("boolean");
+            }
             "superseded_command_fields" => {
                 policy.superseded_command_fields = value
                     .as_array()
@@ -64,7 +67,8 @@ fn check(path: &Path) {
         | K::DuplicateOutput { .. }
         | K::Superseded { .. }
         | K::UnansweredCall { .. }
-        | K::ToolInputElided { .. } = r.kind
+        | K::ToolInputElided { .. }
+        | K::OutputNormalized { .. } = r.kind
         {
             assert_eq!(full.total_bytes, r.kind.original_bytes());
         }
