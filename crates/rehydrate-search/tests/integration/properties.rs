@@ -57,6 +57,33 @@ fn text() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(PIECES), 0..120).prop_map(|p| p.concat())
 }
 
+/// Pieces of output written for a terminal: styles, `\r` redraws, erased lines, a cursor moved
+/// up, and an escape cut off (kept as text when it ends the output).
+const TERMINAL_PIECES: &[&str] = &[
+    "\x1b[31m",
+    "\x1b[0m",
+    "\r",
+    "\x1b[K",
+    "\x1b[1A",
+    "\x1b[2K\r",
+    "\x1b[3",
+    "Error",
+    "ab",
+    "\n",
+    " ",
+    "é",
+    "k",
+];
+
+/// A tool output: plain text, or text with terminal sequences between its pieces.
+fn output_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => text(),
+        1 => prop::collection::vec(prop::sample::select(TERMINAL_PIECES), 0..120)
+            .prop_map(|p| p.concat()),
+    ]
+}
+
 /// The arguments of the sessions' calls: two spellings of one call (re-runs) and another.
 const ARGUMENTS: &[&str] = &["{}", r#"{"cmd":"make  all"}"#, r#"{"cmd":"make all"}"#];
 
@@ -66,12 +93,12 @@ const ARGUMENTS: &[&str] = &["{}", r#"{"cmd":"make  all"}"#, r#"{"cmd":"make all
 /// results).
 fn session() -> impl Strategy<Value = Vec<Message>> {
     (
-        prop::collection::vec(text(), 1..5),
+        prop::collection::vec(output_text(), 1..5),
         prop::collection::vec(
             (
                 0..5_usize,
                 text(),
-                text(),
+                output_text(),
                 prop::option::of(text()),
                 prop::sample::select(ARGUMENTS),
             ),
@@ -103,28 +130,31 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
         (0..40_usize, 0..40_usize, 0..3_usize),
         prop::option::of((0..40_usize, 0..40_usize, 0..40_usize, 0..3_usize)),
         prop::option::of(1..4_usize),
-        any::<bool>(),
+        (any::<bool>(), any::<bool>()),
     )
-        .prop_map(|((head, tail, protect), texts, clear, supersede)| {
-            let (text_trigger, text_head, text_tail, text_protect) = match texts {
-                Some((trigger, head, tail, protect)) => (Some(trigger), head, tail, protect),
-                None => (None, 0, 0, 0),
-            };
-            ReductionPolicy {
-                tool_output_trigger_bytes: 0,
-                head_bytes: head,
-                tail_bytes: tail,
-                protect_last_n_tool_results: protect,
-                clear_turns_older_than: clear,
-                min_saved_bytes: 0,
-                assistant_text_trigger_bytes: text_trigger,
-                assistant_text_head_bytes: text_head,
-                assistant_text_tail_bytes: text_tail,
-                protect_last_n_assistant_messages: text_protect,
-                supersede_reruns: supersede,
-                ..ReductionPolicy::default()
-            }
-        })
+        .prop_map(
+            |((head, tail, protect), texts, clear, (supersede, normalize))| {
+                let (text_trigger, text_head, text_tail, text_protect) = match texts {
+                    Some((trigger, head, tail, protect)) => (Some(trigger), head, tail, protect),
+                    None => (None, 0, 0, 0),
+                };
+                ReductionPolicy {
+                    tool_output_trigger_bytes: 0,
+                    head_bytes: head,
+                    tail_bytes: tail,
+                    protect_last_n_tool_results: protect,
+                    clear_turns_older_than: clear,
+                    min_saved_bytes: 0,
+                    assistant_text_trigger_bytes: text_trigger,
+                    assistant_text_head_bytes: text_head,
+                    assistant_text_tail_bytes: text_tail,
+                    protect_last_n_assistant_messages: text_protect,
+                    supersede_reruns: supersede,
+                    normalize_terminal_output: normalize,
+                    ..ReductionPolicy::default()
+                }
+            },
+        )
 }
 
 /// The query of a case: a literal made of pieces, or one of [`PATTERNS`].
@@ -148,7 +178,7 @@ fn query() -> impl Strategy<Value = TestQuery> {
 
 /// The hidden bytes of every reduction, computed from the reductions' facts alone: the
 /// expanded original restricted to the truncation span, a duplicate whole only when another
-/// reduction covers its canonical, a cleared range whole.
+/// reduction covers its canonical, a cleared range and a normalized output's raw text whole.
 fn oracle_hidden(log: &ReductionLog, minted: &[Message]) -> (Vec<(String, String)>, usize) {
     let mut out = Vec::new();
     let mut unresolvable = 0;
@@ -198,6 +228,9 @@ fn oracle_hidden(log: &ReductionLog, minted: &[Message]) -> (Vec<(String, String
             | ReductionKind::FoldedCalls { .. }
             | ReductionKind::ToolInputElided { .. }
             | ReductionKind::Superseded { .. } => full.content.into_owned(),
+            // The view shows what a terminal would display, none of the raw bytes as they
+            // are: the whole raw output is hidden.
+            ReductionKind::OutputNormalized { .. } => full.content.into_owned(),
         };
         out.push((r.id.to_string(), hidden));
     }
