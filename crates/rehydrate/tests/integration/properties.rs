@@ -23,6 +23,17 @@ fn message() -> impl Strategy<Value = Message> {
         2 => (1usize..40).prop_map(|n| "line of build output\n".repeat(n)),
         1 => Just("identical output\n".repeat(20)),
         1 => Just("é€😀\n".repeat(30)),
+        // Terminal output: colours, `\r` redraws, an escape cut off at the end.
+        2 => (1usize..30, any::<bool>()).prop_map(|(n, cut)| {
+            let mut out: String = (0..=n)
+                .map(|i| format!("\r\x1b[36mbuilding\x1b[0m [{i}/{n}]"))
+                .collect();
+            out.push_str("\r\x1b[K\x1b[32mdone\x1b[0m\n");
+            if cut {
+                out.push_str("\x1b[3");
+            }
+            out
+        }),
     ];
     prop_oneof![
         3 => "[a-z ]{0,20}".prop_map(|t| Message::text(Role::User, t)),
@@ -56,10 +67,20 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
         proptest::option::of(0usize..4),
         proptest::option::of("[a-z ]{0,12}"),
         prop_oneof![Just(0usize), Just(128)],
-        any::<bool>(),
+        (any::<bool>(), any::<bool>()),
     )
         .prop_map(
-            |(trigger, head, tail, protect, dedupe, clear, summary, min_saved, supersede)| {
+            |(
+                trigger,
+                head,
+                tail,
+                protect,
+                dedupe,
+                clear,
+                summary,
+                min_saved,
+                (supersede, normalize),
+            )| {
                 ReductionPolicy {
                     tool_output_trigger_bytes: trigger,
                     head_bytes: head,
@@ -78,6 +99,7 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
                     tool_input_trigger_bytes: (!dedupe).then_some(trigger),
                     tool_input_fields: ReductionPolicy::default().tool_input_fields,
                     supersede_reruns: supersede,
+                    normalize_terminal_output: normalize,
                     ..ReductionPolicy::default()
                 }
             },
