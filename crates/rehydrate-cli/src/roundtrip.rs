@@ -57,7 +57,8 @@ pub(crate) fn roundtrip(
             | ReductionKind::DuplicateOutput { .. }
             | ReductionKind::Superseded { .. }
             | ReductionKind::FileReadElided { .. }
-            | ReductionKind::FileReadDiffed { .. } => messages[r.ptr.addr.index]
+            | ReductionKind::FileReadDiffed { .. }
+            | ReductionKind::OutputNormalized { .. } => messages[r.ptr.addr.index]
                 .content_text()
                 .unwrap_or_default()
                 .to_string(),

@@ -58,7 +58,10 @@ pub(crate) fn savings_by_kind(
             | ReductionKind::ToolInputElided { .. }
             | ReductionKind::Superseded { .. }
             | ReductionKind::FileReadElided { .. }
-            | ReductionKind::FileReadDiffed { .. } => history.get(r.covered()).unwrap_or_default(),
+            | ReductionKind::FileReadDiffed { .. }
+            | ReductionKind::OutputNormalized { .. } => {
+                history.get(r.covered()).unwrap_or_default()
+            }
         };
         let entry = by_kind.entry(r.kind.stub_kind().as_str()).or_default();
         entry.shown += 1;

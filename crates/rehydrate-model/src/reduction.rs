@@ -278,6 +278,24 @@ pub enum ReductionKind {
         /// recomputes it.
         diff: String,
     },
+    /// A tool result written for a terminal (styles, carriage-return redraws, erased lines,
+    /// cursor movement) shown as what a terminal would finally display: the view holds the
+    /// normalized text (`rehydrate_sidecar::normalize_terminal` of the original) and the stub,
+    /// and, when the normalized text was still over the truncation trigger, only its head and
+    /// tail around the stub. The raw original is hidden whole (`ptr.span` is `None`); the
+    /// digest is of the addressed message's text, and expanding gives that raw text.
+    OutputNormalized {
+        /// Length in bytes of the raw original content.
+        original_bytes: usize,
+        /// Length in bytes of the normalized text.
+        normalized_bytes: usize,
+        /// The hidden byte range of the normalized text (half-open, on char boundaries), when
+        /// it was cut as a truncation cuts; `None` when the view shows it whole.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cut: Option<Span>,
+        /// Number of `\n` bytes in `cut` (0 without a cut).
+        hidden_lines: usize,
+    },
 }
 
 impl ReductionKind {
@@ -298,6 +316,7 @@ impl ReductionKind {
             ReductionKind::Superseded { .. } => StubKind::Superseded,
             ReductionKind::FileReadElided { .. } => StubKind::ReRead,
             ReductionKind::FileReadDiffed { .. } => StubKind::ReadDiff,
+            ReductionKind::OutputNormalized { .. } => StubKind::Terminal,
         }
     }
 
@@ -317,7 +336,8 @@ impl ReductionKind {
             | ReductionKind::ToolInputElided { original_bytes, .. } => original_bytes,
             ReductionKind::Superseded { original_bytes, .. } => original_bytes,
             ReductionKind::FileReadElided { original_bytes, .. }
-            | ReductionKind::FileReadDiffed { original_bytes, .. } => original_bytes,
+            | ReductionKind::FileReadDiffed { original_bytes, .. }
+            | ReductionKind::OutputNormalized { original_bytes, .. } => original_bytes,
         }
     }
 
@@ -331,7 +351,9 @@ impl ReductionKind {
             | ReductionKind::TurnsCleared { .. }
             | ReductionKind::ToolInputElided { .. } => false,
             ReductionKind::Superseded { .. } => false,
-            ReductionKind::FileReadElided { .. } | ReductionKind::FileReadDiffed { .. } => false,
+            ReductionKind::FileReadElided { .. }
+            | ReductionKind::FileReadDiffed { .. }
+            | ReductionKind::OutputNormalized { .. } => false,
             ReductionKind::UnansweredCall { .. }
             | ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
@@ -376,9 +398,9 @@ impl Reduction {
             | ReductionKind::ConversationOpened { .. }
             | ReductionKind::ToolInputElided { .. } => self.ptr.addr.index..=self.ptr.addr.index,
             ReductionKind::Superseded { .. } => self.ptr.addr.index..=self.ptr.addr.index,
-            ReductionKind::FileReadElided { .. } | ReductionKind::FileReadDiffed { .. } => {
-                self.ptr.addr.index..=self.ptr.addr.index
-            }
+            ReductionKind::FileReadElided { .. }
+            | ReductionKind::FileReadDiffed { .. }
+            | ReductionKind::OutputNormalized { .. } => self.ptr.addr.index..=self.ptr.addr.index,
         }
     }
 
@@ -403,6 +425,7 @@ impl Reduction {
             | ReductionKind::ConversationOpened { .. }
             | ReductionKind::AssistantTextTruncated { .. }
             | ReductionKind::ToolInputElided { .. } => *self.covered().end(),
+            ReductionKind::OutputNormalized { .. } => *self.covered().end(),
         }
     }
 }

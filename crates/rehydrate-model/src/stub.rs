@@ -51,12 +51,15 @@ pub enum StubKind {
     /// `read-diff`: a whole file read of a path read earlier with other content shows a unified
     /// diff against that earlier read instead of its text.
     ReadDiff,
+    /// `terminal`: a tool result's raw terminal output is hidden; the view shows what a
+    /// terminal would finally display.
+    Terminal,
 }
 
 impl StubKind {
     /// The token: `tool-output`, `assistant-text`, `duplicate`, `turns-cleared`, `unanswered-call`,
     /// `orphan-result`, `second-answer`, `moved-result`, `folded-calls`,
-    /// `conversation-opened`, `tool-input`, `superseded`, `re-read` or `read-diff`.
+    /// `conversation-opened`, `tool-input`, `superseded`, `re-read`, `read-diff` or `terminal`.
     pub fn as_str(self) -> &'static str {
         match self {
             StubKind::ToolOutput => "tool-output",
@@ -73,6 +76,7 @@ impl StubKind {
             StubKind::Superseded => "superseded",
             StubKind::ReRead => "re-read",
             StubKind::ReadDiff => "read-diff",
+            StubKind::Terminal => "terminal",
         }
     }
 
@@ -92,6 +96,7 @@ impl StubKind {
             "superseded" => Some(StubKind::Superseded),
             "re-read" => Some(StubKind::ReRead),
             "read-diff" => Some(StubKind::ReadDiff),
+            "terminal" => Some(StubKind::Terminal),
             _ => None,
         }
     }

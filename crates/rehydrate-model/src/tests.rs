@@ -655,3 +655,58 @@ fn re_read_kinds_cover_their_message_and_read_what_they_name() {
     let unknown = json!({"type": "file_read_elided", "by": {"index": 9, "role": "tool"}, "original_bytes": 1, "path": "x"});
     assert!(serde_json::from_value::<ReductionKind>(unknown).is_err());
 }
+
+#[test]
+fn a_normalized_output_covers_its_message_and_records_its_cut() {
+    let line = "[rehydrate:terminal r2.00ab12 | raw terminal output (900 bytes) hidden; shown as what a terminal would finally display, 300 of its 500 bytes hidden here (6 lines); expand_reduction restores the raw output]";
+    let stub = Stub::parse(line).unwrap();
+    assert_eq!(stub.kind(), StubKind::Terminal);
+    assert_eq!(stub.kind().as_str(), "terminal");
+    assert_eq!(stub.render(), line);
+    let r = Reduction {
+        id: ReductionId::new(2, &Digest([0; 32])),
+        kind: ReductionKind::OutputNormalized {
+            original_bytes: 900,
+            normalized_bytes: 500,
+            cut: Some(Span::new(100, 400).unwrap()),
+            hidden_lines: 6,
+        },
+        ptr: SidecarPtr {
+            addr: MessageAddr {
+                index: 7,
+                role: Role::Tool,
+            },
+            span: None,
+            digest: Digest([0; 32]),
+        },
+        stub: line.to_string(),
+    };
+    assert_eq!(r.covered(), 7..=7);
+    assert_eq!(r.last_read(), 7);
+    assert_eq!(r.kind.original_bytes(), 900);
+    assert!(!r.kind.is_repair());
+    let json = serde_json::to_value(&r.kind).unwrap();
+    assert_eq!(
+        json,
+        json!({"type": "output_normalized", "original_bytes": 900, "normalized_bytes": 500, "cut": [100, 400], "hidden_lines": 6})
+    );
+    assert_eq!(
+        serde_json::from_value::<ReductionKind>(json).unwrap(),
+        r.kind
+    );
+    // Without a cut the field is left out, and read back as none.
+    let uncut = ReductionKind::OutputNormalized {
+        original_bytes: 900,
+        normalized_bytes: 500,
+        cut: None,
+        hidden_lines: 0,
+    };
+    let json = json!({"type": "output_normalized", "original_bytes": 900, "normalized_bytes": 500, "hidden_lines": 0});
+    assert_eq!(serde_json::to_value(&uncut).unwrap(), json);
+    assert_eq!(
+        serde_json::from_value::<ReductionKind>(json).unwrap(),
+        uncut
+    );
+    let unknown = json!({"type": "output_normalized", "original_bytes": 1, "normalized_bytes": 1, "hidden_lines": 0, "extra": 1});
+    assert!(serde_json::from_value::<ReductionKind>(unknown).is_err());
+}

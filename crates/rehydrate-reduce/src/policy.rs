@@ -85,6 +85,17 @@ pub struct ReductionPolicy {
     /// for `elide_rereads`; the aggressive preset uses 500 (50%): a larger diff is harder to
     /// read than the file and saves less.
     pub diff_rereads_max_per_mille: Option<u32>,
+    /// Whether a tool result written for a terminal (styles, carriage-return redraws, erased
+    /// lines, cursor movement: the progress bars of cargo, npm, pip, docker) is shown, once it
+    /// leaves the protected window, as what a terminal would finally display
+    /// (`rehydrate_sidecar::normalize_terminal`) after a `terminal` stub, its raw text hidden
+    /// (docs/FORMATS.md, "Terminal output"). The normalized text is what a truncation then cuts
+    /// when it is still over `tool_output_trigger_bytes`. Minted only where it saves at least
+    /// `min_saved_bytes` wire bytes; otherwise the result is truncated as usual. Default false:
+    /// the conservative preset shows a tool result as the tool wrote it (or its raw head and
+    /// tail), and keeps the view of a session already projected with it the same when it
+    /// resumes; the aggressive preset normalizes.
+    pub normalize_terminal_output: bool,
 }
 
 /// The default [`ReductionPolicy::tool_input_fields`].
@@ -103,8 +114,8 @@ pub const DEFAULT_TOOL_INPUT_FIELDS: [&str; 9] = [
 impl Default for ReductionPolicy {
     /// The conservative preset: tool results over 8 KiB keep 2 KiB of head and 2 KiB of tail,
     /// the newest 3 tool results are protected, duplicates are stubbed, re-runs do not
-    /// supersede, re-reads are neither elided nor diffed, no turn is cleared, and neither
-    /// assistant text nor tool inputs are ever reduced.
+    /// supersede, re-reads are neither elided nor diffed, no turn is cleared, terminal output
+    /// is not normalized, and neither assistant text nor tool inputs are ever reduced.
     fn default() -> Self {
         ReductionPolicy {
             tool_output_trigger_bytes: 8192,
@@ -125,6 +136,7 @@ impl Default for ReductionPolicy {
             superseded_command_fields: vec!["command".to_string(), "cmd".to_string()],
             elide_rereads: false,
             diff_rereads_max_per_mille: None,
+            normalize_terminal_output: false,
         }
     }
 }
@@ -134,7 +146,8 @@ impl ReductionPolicy {
     /// pairing repairs: the form of a session that is sent whole but must be a valid request
     /// body (an export of the inverted session). No trigger is reached, every tool result is
     /// protected, duplicates are kept, re-runs do not supersede, re-reads are kept, no turn is
-    /// cleared and no assistant text or tool input is reduced.
+    /// cleared, no assistant text or tool input is reduced, and no terminal output is
+    /// normalized.
     pub fn repairs_only() -> ReductionPolicy {
         ReductionPolicy {
             tool_output_trigger_bytes: usize::MAX,
@@ -147,6 +160,7 @@ impl ReductionPolicy {
             supersede_reruns: false,
             elide_rereads: false,
             diff_rereads_max_per_mille: None,
+            normalize_terminal_output: false,
             ..ReductionPolicy::default()
         }
     }
@@ -161,6 +175,8 @@ impl ReductionPolicy {
     /// tool calls is elided. An earlier whole read of a file read again with the same content
     /// is elided, and a re-read with other content shows a diff when it is at most 50% of its
     /// text.
+    /// A tool result written for a terminal shows what a terminal would finally display (then
+    /// cut to its head and tail as any other result).
     pub fn aggressive() -> ReductionPolicy {
         ReductionPolicy {
             tool_output_trigger_bytes: 0,
@@ -175,6 +191,7 @@ impl ReductionPolicy {
             supersede_reruns: true,
             elide_rereads: true,
             diff_rereads_max_per_mille: Some(500),
+            normalize_terminal_output: true,
             ..ReductionPolicy::default()
         }
     }

@@ -10,8 +10,8 @@ use rehydrate_model::{
 };
 use rehydrate_sidecar::{
     RangeScan, argument_fields, content_digest, diff_within_share, expected_stub,
-    expected_stub_from_facts, moved_message, reread_diff, stub_message, turns_digest,
-    verify_reduction, whole_read,
+    expected_stub_from_facts, moved_message, normalize_terminal, reread_diff, stub_message,
+    turns_digest, verify_reduction, whole_read,
 };
 
 use crate::boundaries::Boundaries;
@@ -166,7 +166,9 @@ impl RepairKey {
             | ReductionKind::TurnsCleared { .. }
             | ReductionKind::ToolInputElided { .. } => None,
             ReductionKind::Superseded { .. } => None,
-            ReductionKind::FileReadElided { .. } | ReductionKind::FileReadDiffed { .. } => None,
+            ReductionKind::FileReadElided { .. }
+            | ReductionKind::FileReadDiffed { .. }
+            | ReductionKind::OutputNormalized { .. } => None,
         }
     }
 }
@@ -279,6 +281,7 @@ impl Reducer {
                 | ReductionKind::AssistantTextTruncated { .. }
                 | ReductionKind::DuplicateOutput { .. }
                 | ReductionKind::ToolInputElided { .. }
+                | ReductionKind::OutputNormalized { .. }
                     if reuse_all =>
                 {
                     resumed.insert(r.ptr.addr.index, position);
@@ -299,7 +302,8 @@ impl Reducer {
                 | ReductionKind::ToolInputElided { .. }
                 | ReductionKind::Superseded { .. }
                 | ReductionKind::FileReadElided { .. }
-                | ReductionKind::FileReadDiffed { .. } => {}
+                | ReductionKind::FileReadDiffed { .. }
+                | ReductionKind::OutputNormalized { .. } => {}
                 ReductionKind::UnansweredCall { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::SecondAnswer { .. }
@@ -1058,7 +1062,8 @@ impl Reducer {
             | ReductionKind::FoldedCalls { .. }
             | ReductionKind::ConversationOpened { .. }
             | ReductionKind::ToolInputElided { .. }
-            | ReductionKind::Superseded { .. } => return false,
+            | ReductionKind::Superseded { .. }
+            | ReductionKind::OutputNormalized { .. } => return false,
         };
         if !fits || self.stubs[target].is_some() || verify_reduction(r, &self.history).is_err() {
             return false;
@@ -1320,8 +1325,9 @@ impl Reducer {
             .is_some_and(|(first, last)| (first..=last).contains(&index))
     }
 
-    /// Decides the tool result at `position` of `tool_results`: a duplicate stub, a
-    /// truncation, or nothing (a reused stub is kept).
+    /// Decides the tool result at `position` of `tool_results`: a duplicate stub, a normalized
+    /// terminal output (under `normalize_terminal_output`), a truncation, or nothing (a reused
+    /// stub is kept).
     fn decide(&mut self, position: usize) {
         let ToolResult { index, digest, .. } = self.tool_results[position];
         let Some(digest) = digest else {
@@ -1353,18 +1359,27 @@ impl Reducer {
         if duplicate.is_some() && self.hides_results_whole() {
             self.reruns.name_canonical(canonical);
         }
-        let minted = duplicate.or_else(|| {
-            (text.len() > self.policy.tool_output_trigger_bytes)
-                .then(|| {
-                    mint_truncation(
-                        &candidate,
-                        Truncated::ToolOutput,
-                        &self.policy,
-                        &mut self.log,
-                    )
-                })
-                .flatten()
-        });
+        // A duplicate stub first; then the terminal's final screen (cut as a truncation cuts
+        // when still over the trigger); then a truncation of the text as it is.
+        let minted = duplicate
+            .or_else(|| {
+                self.policy
+                    .normalize_terminal_output
+                    .then(|| mint_normalized(&candidate, &self.policy, &mut self.log))
+                    .flatten()
+            })
+            .or_else(|| {
+                (text.len() > self.policy.tool_output_trigger_bytes)
+                    .then(|| {
+                        mint_truncation(
+                            &candidate,
+                            Truncated::ToolOutput,
+                            &self.policy,
+                            &mut self.log,
+                        )
+                    })
+                    .flatten()
+            });
         self.stubs[index] = minted.map(Box::new);
         if self.stubs[index].is_some()
             && let Some(&anchor) = self.moved.get(&index)
@@ -1650,6 +1665,53 @@ fn mint_truncation(
         return None;
     }
     push_minted(reduction, c.msg, log)
+}
+
+/// The normalized form of a tool result written for a terminal (docs/FORMATS.md, "Terminal
+/// output"): its text as a terminal would finally show it, after the stub, or, when the
+/// normalized text is still over `tool_output_trigger_bytes`, that text's head and tail around
+/// the stub (cut as a truncation cuts); `None` when the text does not normalize or the view
+/// form does not save `min_saved_bytes` wire bytes.
+fn mint_normalized(
+    c: &Candidate<'_>,
+    policy: &ReductionPolicy,
+    log: &mut ReductionLog,
+) -> Option<Message> {
+    let normalized = normalize_terminal(c.text)?;
+    let cut = if normalized.len() > policy.tool_output_trigger_bytes {
+        truncation_span(&normalized, policy.head_bytes, policy.tail_bytes)
+    } else {
+        None
+    };
+    let hidden_lines = cut.map_or(0, |span| {
+        memchr::memchr_iter(b'\n', &normalized.as_bytes()[span.range()]).count()
+    });
+    let mut reduction = Reduction {
+        id: ReductionId::new(log.len(), &c.digest),
+        kind: ReductionKind::OutputNormalized {
+            original_bytes: c.text.len(),
+            normalized_bytes: normalized.len(),
+            cut,
+            hidden_lines,
+        },
+        ptr: SidecarPtr {
+            addr: MessageAddr {
+                index: c.index,
+                role: c.msg.role,
+            },
+            span: None,
+            digest: c.digest,
+        },
+        stub: String::new(),
+    };
+    reduction.stub = expected_stub(&reduction, &[]);
+    let view_msg = stub_message(&reduction, c.msg).ok()?;
+    let shown = view_msg.content_text().map_or(0, json_str_len);
+    if !text_saves_enough(c.text, shown, policy) {
+        return None;
+    }
+    log.reductions.push(reduction);
+    Some(view_msg)
 }
 
 /// Whether replacing `hidden_bytes` by `stub_bytes` (both in wire bytes) saves at least one

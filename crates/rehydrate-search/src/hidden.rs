@@ -87,6 +87,9 @@ impl HiddenTexts<'_> {
 /// - a truncated tool output, and a truncated assistant text, hide `ptr.span` of their text
 ///   (the head before it and the tail after it are visible);
 /// - an elided tool input hides the whole string value of its argument (unescaped);
+/// - a normalized terminal output hides its whole raw text: the view shows what a terminal
+///   would display (docs/FORMATS.md, "Terminal output"), none of the raw bytes as they are, and
+///   the matches address the raw text `expand_reduction` serves;
 /// - a duplicate output is never searched on its own: its bytes are the canonical copy's. When
 ///   the canonical is not reduced they are in the view ([`HiddenTexts::visible`]); when it is
 ///   (decided from the log alone: another reduction is a turns-cleared range holding the
@@ -271,6 +274,15 @@ fn resolve_chunk<'a>(
                     .unwrap_or(text);
                 (Cow::Borrowed(text), whole(text.len()))
             }
+            (ReductionKind::OutputNormalized { .. }, Verified::Text(text)) => {
+                // The raw output is hidden whole, as expand serves it: the view shows what a
+                // terminal would display, never the raw bytes (styles, redrawn frames, erased
+                // text), and a match's range must address the text expand gives.
+                let text = sources
+                    .upgraded_text(r.ptr.addr.index, text)
+                    .unwrap_or(text);
+                (Cow::Borrowed(text), whole(text.len()))
+            }
             (
                 ReductionKind::UnansweredCall { .. }
                 | ReductionKind::MovedResult { .. }
@@ -305,7 +317,8 @@ fn resolve_chunk<'a>(
                 | ReductionKind::DuplicateOutput { .. }
                 | ReductionKind::Superseded { .. }
                 | ReductionKind::FileReadElided { .. }
-                | ReductionKind::FileReadDiffed { .. },
+                | ReductionKind::FileReadDiffed { .. }
+                | ReductionKind::OutputNormalized { .. },
                 Verified::Turns { .. } | Verified::Argument(_),
             )
             | (
@@ -382,7 +395,8 @@ impl ReducedMessages {
                 | ReductionKind::FoldedCalls { .. }
                 | ReductionKind::Superseded { .. }
                 | ReductionKind::FileReadElided { .. }
-                | ReductionKind::FileReadDiffed { .. } => {
+                | ReductionKind::FileReadDiffed { .. }
+                | ReductionKind::OutputNormalized { .. } => {
                     per_message
                         .entry(r.ptr.addr.index)
                         .or_default()

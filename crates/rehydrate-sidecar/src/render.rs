@@ -10,6 +10,7 @@ use rehydrate_model::{
 use crate::error::Error;
 use crate::request::{CallDefect, call_defect};
 use crate::rerun::answered_call;
+use crate::terminal::normalize_terminal;
 use crate::tool_input::replace_argument;
 
 /// The view message that stands for reduction `r`, given the message it addresses in the
@@ -40,6 +41,10 @@ use crate::tool_input::replace_argument;
 ///   rewritten: the JSON token of top-level field `field`'s value replaced by the stub line as
 ///   a JSON string ([`crate::replace_argument`]); every other byte of the arguments, the call's
 ///   id and name, the other calls, the content and the metadata are kept.
+/// - Output normalized: the addressed tool result with its content replaced by
+///   `stub + "\n" + normalized`, where `normalized` is [`crate::normalize_terminal`] of its
+///   text; with a `cut`, by `head + "\n" + stub + "\n" + tail`, head and tail being the bytes
+///   of the normalized text before and after the cut.
 /// - Moved result: the addressed message with [`MOVED_METADATA_KEY`] = the reduction id (and not
 ///   [`REDUCTION_METADATA_KEY`]); a moved message that another reduction also stands for is
 ///   that reduction's view form with the key added ([`moved_message`]).
@@ -52,8 +57,10 @@ use crate::tool_input::replace_argument;
 /// # Errors
 ///
 /// [`Error::NoTextContent`] when a per-message reduction addresses a message without text,
-/// [`Error::BadSpan`] when a truncation's span does not fit the text on char boundaries, and
-/// [`Error::Inconsistent`] when an unanswered call names a call the message does not make.
+/// [`Error::BadSpan`] when a truncation's span (or a normalized output's cut) does not fit the
+/// text (the normalized text) on char boundaries, and [`Error::Inconsistent`] when an
+/// unanswered call names a call the message does not make or a normalized output's text does
+/// not normalize.
 pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error> {
     let id = r.id.to_string();
     let index = r.ptr.addr.index;
@@ -192,6 +199,7 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
             out.push_str(tail);
             out
         }
+        ReductionKind::OutputNormalized { cut, .. } => normalized_view(r, addressed, *cut)?,
     };
     let mut metadata = addressed.metadata.clone();
     metadata.insert(REDUCTION_METADATA_KEY.to_string(), id);
@@ -205,6 +213,50 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
         metadata,
         details: None,
     })
+}
+
+/// The view text of a normalized output (see [`stub_message`]).
+fn normalized_view(
+    r: &Reduction,
+    addressed: &Message,
+    cut: Option<rehydrate_model::Span>,
+) -> Result<String, Error> {
+    let id = r.id.to_string();
+    let index = r.ptr.addr.index;
+    let text = addressed
+        .content_text()
+        .ok_or_else(|| Error::NoTextContent {
+            id: id.clone(),
+            index,
+        })?;
+    let normalized = normalize_terminal(text).ok_or_else(|| Error::Inconsistent {
+        id: id.clone(),
+        reason: format!("the text of message {index} holds nothing a terminal would normalize"),
+    })?;
+    let Some(cut) = cut else {
+        let mut out = String::with_capacity(r.stub.len() + 1 + normalized.len());
+        out.push_str(&r.stub);
+        out.push('\n');
+        out.push_str(&normalized);
+        return Ok(out);
+    };
+    let (Some(head), Some(tail)) = (normalized.get(..cut.start()), normalized.get(cut.end()..))
+    else {
+        return Err(Error::BadSpan {
+            id,
+            index,
+            start: cut.start(),
+            end: cut.end(),
+            total_bytes: normalized.len(),
+        });
+    };
+    let mut out = String::with_capacity(head.len() + r.stub.len() + tail.len() + 2);
+    out.push_str(head);
+    out.push('\n');
+    out.push_str(&r.stub);
+    out.push('\n');
+    out.push_str(tail);
+    Ok(out)
 }
 
 /// The view form of a moved result ([`ReductionKind::MovedResult`] `r`) whose own view form is
@@ -241,6 +293,11 @@ pub fn moved_message(r: &Reduction, inner: &Message) -> Message {
 /// - read-diff: `file <path> read again; below, a unified diff of its content from the read in
 ///   message <base> stands for this result's <total> bytes; expand_reduction restores them`,
 ///   the path written as for a re-read.
+/// - terminal: `raw terminal output (<total> bytes) hidden; shown as the <normalized> bytes a
+///   terminal would finally display; expand_reduction restores the raw output`, or with a cut
+///   `raw terminal output (<total> bytes) hidden; shown as what a terminal would finally
+///   display, <hidden> of its <normalized> bytes hidden here (<n> lines); expand_reduction
+///   restores the raw output`.
 pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
     let summary = match &r.kind {
         ReductionKind::ToolOutputTruncated {
@@ -419,6 +476,20 @@ pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
                 base.index
             )
         }
+        ReductionKind::OutputNormalized {
+            original_bytes,
+            normalized_bytes,
+            cut,
+            hidden_lines,
+        } => match cut {
+            None => format!(
+                "raw terminal output ({original_bytes} bytes) hidden; shown as the {normalized_bytes} bytes a terminal would finally display; expand_reduction restores the raw output"
+            ),
+            Some(cut) => format!(
+                "raw terminal output ({original_bytes} bytes) hidden; shown as what a terminal would finally display, {} of its {normalized_bytes} bytes hidden here ({hidden_lines} lines); expand_reduction restores the raw output",
+                cut.len()
+            ),
+        },
     };
     render_stub(r, summary)
 }
@@ -492,7 +563,8 @@ pub fn expected_stub_from_facts(r: &Reduction, facts: TurnsFacts) -> String {
         | ReductionKind::ToolInputElided { .. }
         | ReductionKind::Superseded { .. }
         | ReductionKind::FileReadElided { .. }
-        | ReductionKind::FileReadDiffed { .. } => return expected_stub(r, &[]),
+        | ReductionKind::FileReadDiffed { .. }
+        | ReductionKind::OutputNormalized { .. } => return expected_stub(r, &[]),
     };
     render_stub(r, summary)
 }

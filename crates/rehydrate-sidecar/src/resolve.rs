@@ -16,6 +16,7 @@ use crate::render::{
 use crate::reread::{check_diffed, check_elided};
 use crate::rerun::{CommandFields, answered_call, canonical_arguments};
 use crate::sources::{Sources, upgrade, upgrade_range};
+use crate::terminal::normalize_terminal;
 use crate::tool_input::argument_fields;
 
 /// The verified original behind one reduction.
@@ -275,7 +276,8 @@ pub(crate) fn verify_with<'a>(
                 | ReductionKind::FoldedCalls { .. }
                 | ReductionKind::ConversationOpened { .. }
                 | ReductionKind::ToolInputElided { .. }
-                | ReductionKind::Superseded { .. } => {}
+                | ReductionKind::Superseded { .. }
+                | ReductionKind::OutputNormalized { .. } => {}
             }
             if let ReductionKind::ToolOutputTruncated { hidden_lines, .. }
             | ReductionKind::AssistantTextTruncated { hidden_lines, .. } = r.kind
@@ -416,7 +418,8 @@ pub(crate) fn verify_with<'a>(
                 | ReductionKind::ToolInputElided { .. }
                 | ReductionKind::Superseded { .. }
                 | ReductionKind::FileReadElided { .. }
-                | ReductionKind::FileReadDiffed { .. } => None,
+                | ReductionKind::FileReadDiffed { .. }
+                | ReductionKind::OutputNormalized { .. } => None,
             };
             if before.is_some_and(|b| b >= index) {
                 return Err(inconsistent(format!(
@@ -437,6 +440,7 @@ pub(crate) fn verify_with<'a>(
                 messages: range,
             }
         }
+        ReductionKind::OutputNormalized { .. } => Verified::Text(check_normalized(r, msg)?),
         ReductionKind::TurnsCleared {
             first,
             last,
@@ -478,6 +482,85 @@ pub(crate) fn verify_with<'a>(
     };
     check_stub(r, expected_stub(r, minted_view), None, &[])?;
     Ok(verified)
+}
+
+/// Checks what a normalized output claims of the addressed message `msg`, and returns its raw
+/// text: a tool result hidden whole (no `ptr.span`) with text content whose digest and size are
+/// the recorded ones, which [`crate::normalize_terminal`] normalizes to exactly
+/// `normalized_bytes` bytes, and a cut (if any) that fits the normalized text on char
+/// boundaries and holds `hidden_lines` line breaks (none without a cut). The view form is then
+/// determined: [`stub_message`] renders it from the same normalization.
+fn check_normalized<'a>(r: &Reduction, msg: &'a Message) -> Result<&'a str, Error> {
+    let ReductionKind::OutputNormalized {
+        original_bytes,
+        normalized_bytes,
+        cut,
+        hidden_lines,
+    } = r.kind
+    else {
+        return Err(Error::Inconsistent {
+            id: r.id.to_string(),
+            reason: "not a normalized output".to_string(),
+        });
+    };
+    let id = r.id.as_str();
+    let index = r.ptr.addr.index;
+    let inconsistent = |reason: String| Error::Inconsistent {
+        id: id.to_string(),
+        reason,
+    };
+    if !msg.is_tool_result() || r.ptr.span.is_some() {
+        return Err(inconsistent(format!(
+            "a normalized output must be a tool result hidden whole, but message {index} is a {} message{}",
+            msg.role,
+            if r.ptr.span.is_some() {
+                " and a span is recorded"
+            } else {
+                ""
+            }
+        )));
+    }
+    let text = msg.content_text().ok_or_else(|| Error::NoTextContent {
+        id: id.to_string(),
+        index,
+    })?;
+    check_digest(r, content_digest(text.as_bytes()))?;
+    if original_bytes != text.len() {
+        return Err(inconsistent(format!(
+            "records {original_bytes} original bytes but message {index} has {}",
+            text.len()
+        )));
+    }
+    let normalized = normalize_terminal(text).ok_or_else(|| {
+        inconsistent(format!(
+            "the text of message {index} holds nothing a terminal would normalize"
+        ))
+    })?;
+    if normalized_bytes != normalized.len() {
+        return Err(inconsistent(format!(
+            "records {normalized_bytes} normalized bytes but the text of message {index} normalizes to {}",
+            normalized.len()
+        )));
+    }
+    let counted = match cut {
+        None => 0,
+        Some(cut) => {
+            let hidden = normalized.get(cut.range()).ok_or(Error::BadSpan {
+                id: id.to_string(),
+                index,
+                start: cut.start(),
+                end: cut.end(),
+                total_bytes: normalized.len(),
+            })?;
+            memchr::memchr_iter(b'\n', hidden.as_bytes()).count()
+        }
+    };
+    if counted != hidden_lines {
+        return Err(inconsistent(format!(
+            "records {hidden_lines} hidden lines but its cut of the normalized text holds {counted}"
+        )));
+    }
+    Ok(text)
 }
 
 /// Checks what a superseded result claims of the minted view: it is a tool result hidden whole,

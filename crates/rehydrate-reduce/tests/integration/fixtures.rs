@@ -40,6 +40,9 @@ fn policy_from(overrides: &Value) -> ReductionPolicy {
                 policy.diff_rereads_max_per_mille =
                     Some(u32::try_from(n()).expect("a per-mille share fits u32"));
             }
+            "normalize_terminal_output" => {
+                policy.normalize_terminal_output = value.as_bool().expect("boolean");
+            }
             "superseded_command_fields" => {
                 policy.superseded_command_fields = value
                     .as_array()
@@ -71,7 +74,8 @@ fn check(path: &Path) {
         | K::FileReadElided { .. }
         | K::FileReadDiffed { .. }
         | K::UnansweredCall { .. }
-        | K::ToolInputElided { .. } = r.kind
+        | K::ToolInputElided { .. }
+        | K::OutputNormalized { .. } = r.kind
         {
             assert_eq!(full.total_bytes, r.kind.original_bytes());
         }

@@ -17,6 +17,7 @@ fn chaotic_message() -> impl Strategy<Value = Message> {
         2 => (1usize..40).prop_map(|n| "line of build output\n".repeat(n)),
         1 => Just("identical output\n".repeat(20)),
         1 => Just("é€😀\n".repeat(30)),
+        2 => crate::properties::terminal_output(),
     ];
     prop_oneof![
         3 => "[a-z ]{0,20}".prop_map(|t| Message::text(Role::User, t)),

@@ -6,6 +6,7 @@ mod assistant_text;
 mod defects;
 mod fixtures;
 mod incremental;
+mod normalized;
 mod properties;
 mod regressions;
 mod rereads;

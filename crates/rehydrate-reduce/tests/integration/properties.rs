@@ -27,10 +27,34 @@ fn text(max_pieces: usize) -> impl Strategy<Value = String> {
     proptest::collection::vec(piece, 0..max_pieces).prop_map(|v| v.concat())
 }
 
-/// A tool output: random text, or one of two repeated outputs so duplicates occur.
+/// Output written for a terminal: colours, `\r` redraws, erased lines, a cursor moved up, and
+/// sometimes an escape cut off at the end, between runs of [`text`].
+pub(crate) fn terminal_output() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("\x1b[32m".to_string()),
+        Just("\x1b[1;31m".to_string()),
+        Just("\x1b[0m".to_string()),
+        Just("\r".to_string()),
+        Just("\x1b[K".to_string()),
+        Just("\x1b[2K\r".to_string()),
+        Just("\x1b[1A".to_string()),
+        Just("\x1b[?25l".to_string()),
+        (0usize..=20).prop_map(|n| format!("\r[{:<20}] {n}/20", "=".repeat(n))),
+        text(4),
+    ];
+    (
+        proptest::collection::vec(piece, 1..60),
+        prop_oneof![3 => Just(""), 1 => Just("\x1b["), 1 => Just("\x1b[3")],
+    )
+        .prop_map(|(pieces, cut_off)| pieces.concat() + cut_off)
+}
+
+/// A tool output: random text, terminal output, or one of two repeated outputs so duplicates
+/// occur.
 fn output() -> impl Strategy<Value = String> {
     prop_oneof![
         4 => text(40),
+        1 => terminal_output(),
         1 => Just("same output\n".repeat(30)),
         1 => Just("ok".to_string()),
     ]
@@ -264,7 +288,7 @@ pub(crate) fn policy_with(
         proptest::option::of(0usize..4),
         proptest::option::of("[a-z ]{0,20}"),
         prop_oneof![Just(0usize), Just(128), 0usize..500],
-        any::<bool>(),
+        (any::<bool>(), any::<bool>()),
         (
             any::<bool>(),
             proptest::option::of(prop_oneof![Just(0u32), Just(500), 0u32..1200]),
@@ -277,7 +301,7 @@ pub(crate) fn policy_with(
                 clear,
                 summary,
                 min_saved,
-                supersede,
+                (supersede, normalize),
                 (elide_rereads, diff_rereads_max_per_mille),
             )| ReductionPolicy {
                 tool_output_trigger_bytes: trigger,
@@ -297,6 +321,7 @@ pub(crate) fn policy_with(
                 supersede_reruns: supersede,
                 elide_rereads,
                 diff_rereads_max_per_mille,
+                normalize_terminal_output: normalize,
                 ..ReductionPolicy::default()
             },
         )
@@ -475,6 +500,50 @@ fn check_rereads(
     Ok(())
 }
 
+/// Each normalized output's view is what a terminal would finally show of the raw text
+/// (computed here by `normalize_terminal`), after the stub or cut around it where the
+/// normalized text is over the trigger, exactly as a truncation of that text cuts; it is
+/// minted only under `normalize_terminal_output`, and only where it saves wire bytes.
+fn check_normalized(
+    history: &[Message],
+    out: &rehydrate_reduce::Projection,
+    policy: &ReductionPolicy,
+) -> Result<(), TestCaseError> {
+    for r in &out.log.reductions {
+        let ReductionKind::OutputNormalized { cut, .. } = r.kind else {
+            continue;
+        };
+        prop_assert!(policy.normalize_terminal_output);
+        let raw = history[r.ptr.addr.index].content_text().unwrap();
+        let screen = rehydrate_sidecar::normalize_terminal(raw).unwrap();
+        let expected_cut = (screen.len() > policy.tool_output_trigger_bytes)
+            .then(|| {
+                rehydrate_reduce::truncation_span(&screen, policy.head_bytes, policy.tail_bytes)
+            })
+            .flatten();
+        prop_assert_eq!(cut, expected_cut);
+        let expected = match cut {
+            None => format!("{}\n{screen}", r.stub),
+            Some(c) => format!(
+                "{}\n{}\n{}",
+                &screen[..c.start()],
+                r.stub,
+                &screen[c.end()..]
+            ),
+        };
+        let shown = out
+            .view
+            .iter()
+            .find(|m| m.metadata.get(REDUCTION_METADATA_KEY) == Some(&r.id.to_string()))
+            .and_then(Message::content_text);
+        if let Some(shown) = shown {
+            prop_assert_eq!(shown, expected.as_str());
+            prop_assert!(rehydrate_model::json_str_len(shown) < rehydrate_model::json_str_len(raw));
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn check_session(
     history: &[Message],
     policy: &ReductionPolicy,
@@ -511,13 +580,15 @@ pub(crate) fn check_session(
             | ReductionKind::DuplicateOutput { .. }
             | ReductionKind::Superseded { .. }
             | ReductionKind::FileReadElided { .. }
-            | ReductionKind::FileReadDiffed { .. } => history[r.ptr.addr.index]
+            | ReductionKind::FileReadDiffed { .. }
+            | ReductionKind::OutputNormalized { .. } => history[r.ptr.addr.index]
                 .content_text()
                 .unwrap()
                 .to_string(),
         };
         prop_assert_eq!(expanded.content.as_ref(), expected.as_str());
     }
+    check_normalized(history, &out, policy)?;
     prop_assert_eq!(&invert(&out.view, &out.log, history).unwrap(), history);
     assert_pairs_kept(history, &out.view);
     check_assistant_texts(history, &out, policy)?;

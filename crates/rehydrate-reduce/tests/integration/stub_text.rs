@@ -202,6 +202,7 @@ fn stub_text() -> impl Strategy<Value = (String, String)> {
         Just("moved-result"),
         Just("folded-calls"),
         Just("conversation-opened"),
+        Just("terminal"),
     ];
     prop_oneof![
         6 => (kind, 0usize..6, "[0-9a-f]{6}", "[a-z0-9 ();]{1,30}").prop_map(|(k, n, hex, s)| {

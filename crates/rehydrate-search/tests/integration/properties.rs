@@ -57,6 +57,33 @@ fn text() -> impl Strategy<Value = String> {
     prop::collection::vec(prop::sample::select(PIECES), 0..120).prop_map(|p| p.concat())
 }
 
+/// Pieces of output written for a terminal: styles, `\r` redraws, erased lines, a cursor moved
+/// up, and an escape cut off (kept as text when it ends the output).
+const TERMINAL_PIECES: &[&str] = &[
+    "\x1b[31m",
+    "\x1b[0m",
+    "\r",
+    "\x1b[K",
+    "\x1b[1A",
+    "\x1b[2K\r",
+    "\x1b[3",
+    "Error",
+    "ab",
+    "\n",
+    " ",
+    "é",
+    "k",
+];
+
+/// A tool output: plain text, or text with terminal sequences between its pieces.
+fn output_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        3 => text(),
+        1 => prop::collection::vec(prop::sample::select(TERMINAL_PIECES), 0..120)
+            .prop_map(|p| p.concat()),
+    ]
+}
+
 /// The arguments of the sessions' calls: two spellings of one call (re-runs) and another.
 const ARGUMENTS: &[&str] = &["{}", r#"{"cmd":"make  all"}"#, r#"{"cmd":"make all"}"#];
 
@@ -66,12 +93,12 @@ const ARGUMENTS: &[&str] = &["{}", r#"{"cmd":"make  all"}"#, r#"{"cmd":"make all
 /// results).
 fn session() -> impl Strategy<Value = Vec<Message>> {
     (
-        prop::collection::vec(text(), 1..5),
+        prop::collection::vec(output_text(), 1..5),
         prop::collection::vec(
             (
                 0..5_usize,
                 text(),
-                text(),
+                output_text(),
                 prop::option::of(text()),
                 prop::sample::select(ARGUMENTS),
                 prop::option::weighted(0.4, (0..2_usize, 0..3_usize)),
@@ -121,11 +148,11 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
         (0..40_usize, 0..40_usize, 0..3_usize),
         prop::option::of((0..40_usize, 0..40_usize, 0..40_usize, 0..3_usize)),
         prop::option::of(1..4_usize),
-        any::<bool>(),
+        (any::<bool>(), any::<bool>()),
         (any::<bool>(), prop::option::of(0..1200_u32)),
     )
         .prop_map(
-            |((head, tail, protect), texts, clear, supersede, (elide, diff))| {
+            |((head, tail, protect), texts, clear, (supersede, normalize), (elide, diff))| {
                 let (text_trigger, text_head, text_tail, text_protect) = match texts {
                     Some((trigger, head, tail, protect)) => (Some(trigger), head, tail, protect),
                     None => (None, 0, 0, 0),
@@ -144,6 +171,7 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
                     supersede_reruns: supersede,
                     elide_rereads: elide,
                     diff_rereads_max_per_mille: diff,
+                    normalize_terminal_output: normalize,
                     ..ReductionPolicy::default()
                 }
             },
@@ -171,7 +199,7 @@ fn query() -> impl Strategy<Value = TestQuery> {
 
 /// The hidden bytes of every reduction, computed from the reductions' facts alone: the
 /// expanded original restricted to the truncation span, a duplicate whole only when another
-/// reduction covers its canonical, a cleared range whole.
+/// reduction covers its canonical, a cleared range and a normalized output's raw text whole.
 fn oracle_hidden(log: &ReductionLog, minted: &[Message]) -> (Vec<(String, String)>, usize) {
     let mut out = Vec::new();
     let mut unresolvable = 0;
@@ -223,6 +251,9 @@ fn oracle_hidden(log: &ReductionLog, minted: &[Message]) -> (Vec<(String, String
             | ReductionKind::Superseded { .. }
             | ReductionKind::FileReadElided { .. }
             | ReductionKind::FileReadDiffed { .. } => full.content.into_owned(),
+            // The view shows what a terminal would display, none of the raw bytes as they
+            // are: the whole raw output is hidden.
+            ReductionKind::OutputNormalized { .. } => full.content.into_owned(),
         };
         out.push((r.id.to_string(), hidden));
     }

@@ -7,6 +7,7 @@ mod assistant_text;
 mod diff;
 mod export;
 mod image;
+mod normalized;
 mod request;
 mod reread;
 mod rerun;

@@ -467,6 +467,20 @@ proptest! {
     }
 
     #[test]
+    fn never_panics_on_arbitrary_strings_or_bytes(
+        text in any::<String>(),
+        bytes in prop::collection::vec(any::<u8>(), 0..256),
+    ) {
+        // Any string, and any bytes read as text (invalid UTF-8 replaced): a result is a
+        // fixed point, whatever the input.
+        for input in [text, String::from_utf8_lossy(&bytes).into_owned()] {
+            if let Some(out) = screen(&input) {
+                prop_assert_eq!(screen(&out), None, "second pass over {:?}", out);
+            }
+        }
+    }
+
+    #[test]
     fn without_column_moves_the_screen_is_never_longer(
         text in chaos().prop_map(|t| t.replace(['A', 'B', 'C', 'G'], "x"))
     ) {

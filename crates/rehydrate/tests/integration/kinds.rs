@@ -26,7 +26,7 @@ const EXPECTED: &[(&str, &[(&str, usize)])] = &[
         "claude-code-superseded.jsonl",
         &[("superseded", 1), ("tool-output", 1)],
     ),
-    ("claude-code-terminal.jsonl", &[("tool-output", 1)]),
+    ("claude-code-terminal.jsonl", &[("terminal", 1)]),
     ("claude-code-tool-input.jsonl", &[("tool-input", 1)]),
     ("openai-assistant-text.json", &[("assistant-text", 1)]),
     ("openai-images.json", &[]),
@@ -38,7 +38,7 @@ const EXPECTED: &[(&str, &[(&str, usize)])] = &[
         "openai-superseded.json",
         &[("superseded", 1), ("tool-output", 1)],
     ),
-    ("openai-terminal.json", &[("tool-output", 1)]),
+    ("openai-terminal.json", &[("terminal", 1)]),
     ("openai-tool-input.json", &[("tool-input", 1)]),
     (
         "swe-agent-assistant-text.traj",
@@ -59,7 +59,7 @@ const EXPECTED: &[(&str, &[(&str, usize)])] = &[
     ),
     (
         "swe-agent-terminal.traj",
-        &[("tool-output", 1), ("unanswered-call", 1)],
+        &[("terminal", 1), ("unanswered-call", 1)],
     ),
     (
         "swe-agent-tool-input.traj",

@@ -23,6 +23,17 @@ fn message() -> impl Strategy<Value = Message> {
         2 => (1usize..40).prop_map(|n| "line of build output\n".repeat(n)),
         1 => Just("identical output\n".repeat(20)),
         1 => Just("é€😀\n".repeat(30)),
+        // Terminal output: colours, `\r` redraws, an escape cut off at the end.
+        2 => (1usize..30, any::<bool>()).prop_map(|(n, cut)| {
+            let mut out: String = (0..=n)
+                .map(|i| format!("\r\x1b[36mbuilding\x1b[0m [{i}/{n}]"))
+                .collect();
+            out.push_str("\r\x1b[K\x1b[32mdone\x1b[0m\n");
+            if cut {
+                out.push_str("\x1b[3");
+            }
+            out
+        }),
     ];
     prop_oneof![
         3 => "[a-z ]{0,20}".prop_map(|t| Message::text(Role::User, t)),
@@ -72,7 +83,7 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
         proptest::option::of(0usize..4),
         proptest::option::of("[a-z ]{0,12}"),
         prop_oneof![Just(0usize), Just(128)],
-        any::<bool>(),
+        (any::<bool>(), any::<bool>()),
         (any::<bool>(), proptest::option::of(0u32..1200)),
     )
         .prop_map(
@@ -85,7 +96,7 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
                 clear,
                 summary,
                 min_saved,
-                supersede,
+                (supersede, normalize),
                 (elide_rereads, diff_rereads_max_per_mille),
             )| {
                 ReductionPolicy {
@@ -108,6 +119,7 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
                     supersede_reruns: supersede,
                     elide_rereads,
                     diff_rereads_max_per_mille,
+                    normalize_terminal_output: normalize,
                     ..ReductionPolicy::default()
                 }
             },
