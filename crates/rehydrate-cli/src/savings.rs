@@ -56,7 +56,8 @@ pub(crate) fn savings_by_kind(
             | ReductionKind::FoldedCalls { .. }
             | ReductionKind::AssistantTextTruncated { .. }
             | ReductionKind::ToolInputElided { .. }
-            | ReductionKind::Superseded { .. } => history.get(r.covered()).unwrap_or_default(),
+            | ReductionKind::Superseded { .. }
+            | ReductionKind::ImageRedacted { .. } => history.get(r.covered()).unwrap_or_default(),
         };
         let entry = by_kind.entry(r.kind.stub_kind().as_str()).or_default();
         entry.shown += 1;

@@ -250,6 +250,52 @@ pub enum ReductionKind {
         /// Length in bytes of the original content.
         original_bytes: usize,
     },
+    /// Inline images (base64 data URLs or base64 source blocks) among the content parts of
+    /// the addressed message, hidden (docs/FORMATS.md, "Images"): the first hidden part is
+    /// replaced by a text part holding the stub, the other hidden parts are left out, and
+    /// every other part is kept byte-identical. The digest is of the hidden parts, each written
+    /// as canonical compact JSON ([`crate::write_json_value`]) followed by `\n`, in part
+    /// order; expanding gives those lines, from which each part is read back exactly.
+    ImageRedacted {
+        /// The hidden parts, by ascending part position; at least one.
+        images: Vec<HiddenImage>,
+        /// Length in bytes of the hashed original (the hidden parts' JSON lines).
+        original_bytes: usize,
+    },
+}
+
+/// One image part an [`ReductionKind::ImageRedacted`] hides, with what its stub says of it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HiddenImage {
+    /// 0-based position of the part in the addressed message's content parts.
+    pub part: usize,
+    /// The media type the part names (`image/png`), or `None` when it names none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_type: Option<String>,
+    /// Length in bytes of the part's base64 data (the text after `base64,` of a data URL, or
+    /// the source block's `data`).
+    pub data_bytes: usize,
+    /// The image's `[width, height]` in pixels, read from its header, or `None` when the
+    /// header gives none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pixels: Option<[u32; 2]>,
+    /// A later copy of the same image (identical base64 data) that the stub names; `None`
+    /// when the part is hidden for its age alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_as: Option<ImagePlace>,
+}
+
+/// Where an image part is: a minted-view message index and a content-part position.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(deny_unknown_fields)]
+pub struct ImagePlace {
+    /// 0-based index of the message in the minted view.
+    pub index: usize,
+    /// 0-based position of the part in that message's content parts.
+    pub part: usize,
 }
 
 impl ReductionKind {
@@ -268,6 +314,7 @@ impl ReductionKind {
             ReductionKind::ConversationOpened { .. } => StubKind::ConversationOpened,
             ReductionKind::ToolInputElided { .. } => StubKind::ToolInput,
             ReductionKind::Superseded { .. } => StubKind::Superseded,
+            ReductionKind::ImageRedacted { .. } => StubKind::Image,
         }
     }
 
@@ -285,7 +332,8 @@ impl ReductionKind {
             | ReductionKind::FoldedCalls { original_bytes, .. }
             | ReductionKind::ConversationOpened { original_bytes }
             | ReductionKind::ToolInputElided { original_bytes, .. } => original_bytes,
-            ReductionKind::Superseded { original_bytes, .. } => original_bytes,
+            ReductionKind::Superseded { original_bytes, .. }
+            | ReductionKind::ImageRedacted { original_bytes, .. } => original_bytes,
         }
     }
 
@@ -298,7 +346,7 @@ impl ReductionKind {
             | ReductionKind::DuplicateOutput { .. }
             | ReductionKind::TurnsCleared { .. }
             | ReductionKind::ToolInputElided { .. } => false,
-            ReductionKind::Superseded { .. } => false,
+            ReductionKind::Superseded { .. } | ReductionKind::ImageRedacted { .. } => false,
             ReductionKind::UnansweredCall { .. }
             | ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
@@ -342,7 +390,9 @@ impl Reduction {
             | ReductionKind::FoldedCalls { .. }
             | ReductionKind::ConversationOpened { .. }
             | ReductionKind::ToolInputElided { .. } => self.ptr.addr.index..=self.ptr.addr.index,
-            ReductionKind::Superseded { .. } => self.ptr.addr.index..=self.ptr.addr.index,
+            ReductionKind::Superseded { .. } | ReductionKind::ImageRedacted { .. } => {
+                self.ptr.addr.index..=self.ptr.addr.index
+            }
         }
     }
 
@@ -362,7 +412,8 @@ impl Reduction {
             | ReductionKind::FoldedCalls { .. }
             | ReductionKind::ConversationOpened { .. }
             | ReductionKind::AssistantTextTruncated { .. }
-            | ReductionKind::ToolInputElided { .. } => *self.covered().end(),
+            | ReductionKind::ToolInputElided { .. }
+            | ReductionKind::ImageRedacted { .. } => *self.covered().end(),
         }
     }
 }

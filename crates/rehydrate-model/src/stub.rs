@@ -45,12 +45,14 @@ pub enum StubKind {
     /// `superseded`: a tool result whose call was made again later (same tool, same canonical
     /// arguments) is hidden; the later result stands in the view.
     Superseded,
+    /// `image`: inline images among a message's content parts are hidden.
+    Image,
 }
 
 impl StubKind {
     /// The token: `tool-output`, `assistant-text`, `duplicate`, `turns-cleared`, `unanswered-call`,
     /// `orphan-result`, `second-answer`, `moved-result`, `folded-calls`,
-    /// `conversation-opened`, `tool-input` or `superseded`.
+    /// `conversation-opened`, `tool-input`, `superseded` or `image`.
     pub fn as_str(self) -> &'static str {
         match self {
             StubKind::ToolOutput => "tool-output",
@@ -65,6 +67,7 @@ impl StubKind {
             StubKind::ConversationOpened => "conversation-opened",
             StubKind::ToolInput => "tool-input",
             StubKind::Superseded => "superseded",
+            StubKind::Image => "image",
         }
     }
 
@@ -82,6 +85,7 @@ impl StubKind {
             "conversation-opened" => Some(StubKind::ConversationOpened),
             "tool-input" => Some(StubKind::ToolInput),
             "superseded" => Some(StubKind::Superseded),
+            "image" => Some(StubKind::Image),
             _ => None,
         }
     }

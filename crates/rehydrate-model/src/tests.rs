@@ -581,3 +581,35 @@ fn a_superseded_result_covers_its_message_and_reads_its_re_run() {
         r.kind
     );
 }
+
+#[test]
+fn image_redaction_is_a_per_message_reduction_with_its_own_token() {
+    let kind = ReductionKind::ImageRedacted {
+        images: vec![crate::HiddenImage {
+            part: 1,
+            media_type: Some("image/png".into()),
+            data_bytes: 2000,
+            pixels: Some([640, 480]),
+            same_as: Some(crate::ImagePlace { index: 9, part: 0 }),
+        }],
+        original_bytes: 2090,
+    };
+    assert_eq!(kind.stub_kind(), StubKind::Image);
+    assert_eq!(kind.stub_kind().as_str(), "image");
+    assert_eq!(kind.original_bytes(), 2090);
+    assert!(!kind.is_repair());
+    let json = r#"{"type":"image_redacted","images":[{"part":1,"media_type":"image/png","data_bytes":2000,"pixels":[640,480],"same_as":{"index":9,"part":0}}],"original_bytes":2090}"#;
+    assert_eq!(serde_json::to_string(&kind).unwrap(), json);
+    assert_eq!(serde_json::from_str::<ReductionKind>(json).unwrap(), kind);
+    // The optional facts are left out when absent, and unknown fields are refused.
+    let bare =
+        r#"{"type":"image_redacted","images":[{"part":0,"data_bytes":8}],"original_bytes":60}"#;
+    let parsed: ReductionKind = serde_json::from_str(bare).unwrap();
+    assert_eq!(serde_json::to_string(&parsed).unwrap(), bare);
+    let unknown = r#"{"type":"image_redacted","images":[{"part":0,"data_bytes":8,"x":1}],"original_bytes":60}"#;
+    assert!(serde_json::from_str::<ReductionKind>(unknown).is_err());
+    let line = "[rehydrate:image r2.ababab | image/png image at part 1 (640x480 pixels, 2000 bytes of base64), the same as message 9 part 0, hidden; expand_reduction restores it]";
+    let stub = Stub::parse(line).unwrap();
+    assert_eq!(stub.kind(), StubKind::Image);
+    assert_eq!(stub.render(), line);
+}

@@ -82,6 +82,7 @@ mod batch;
 mod boundaries;
 mod cut;
 mod digests;
+mod images;
 mod pairing;
 mod policy;
 mod project;

@@ -69,6 +69,21 @@ pub struct ReductionPolicy {
     /// The top-level argument fields that hold a command, whose runs of spaces and tabs outside
     /// quotes do not make two calls differ. Default `["command", "cmd"]`.
     pub superseded_command_fields: Vec<String>,
+    /// When `Some(n)`, the inline images (base64 data URLs and base64 source blocks) of a user
+    /// message or tool result whose base64 data is strictly larger than `n` bytes are hidden
+    /// behind one `image` stub per message (docs/FORMATS.md, "Images"): all of them once the
+    /// message leaves the protected window (`protect_last_n_image_messages`), and, as soon as
+    /// a later copy of an image (the same base64 data) arrives, the earlier copies, each
+    /// naming the latest one, so the newest copy stays in the view. Images are decided once
+    /// per message: a message whose copies were hidden keeps its other images. `None` turns
+    /// this off. Default `None`: the conservative preset keeps the view of a session already
+    /// projected with it the same when it resumes, and a screenshot may be what the user
+    /// asks about; the aggressive preset hides images over 1 KiB.
+    pub image_trigger_bytes: Option<usize>,
+    /// The newest this-many user messages and tool results holding an inline image over
+    /// `image_trigger_bytes` keep their images (a later copy still hides an earlier one).
+    /// Default 3.
+    pub protect_last_n_image_messages: usize,
 }
 
 /// The default [`ReductionPolicy::tool_input_fields`].
@@ -84,8 +99,8 @@ pub const DEFAULT_TOOL_INPUT_FIELDS: [&str; 6] = [
 impl Default for ReductionPolicy {
     /// The conservative preset: tool results over 8 KiB keep 2 KiB of head and 2 KiB of tail,
     /// the newest 3 tool results are protected, duplicates are stubbed, re-runs do not
-    /// supersede, no turn is cleared, and neither assistant text nor tool inputs are ever
-    /// reduced.
+    /// supersede, no turn is cleared, and neither assistant text, tool inputs nor images are
+    /// ever reduced.
     fn default() -> Self {
         ReductionPolicy {
             tool_output_trigger_bytes: 8192,
@@ -104,6 +119,8 @@ impl Default for ReductionPolicy {
             tool_input_fields: DEFAULT_TOOL_INPUT_FIELDS.map(String::from).to_vec(),
             supersede_reruns: false,
             superseded_command_fields: vec!["command".to_string(), "cmd".to_string()],
+            image_trigger_bytes: None,
+            protect_last_n_image_messages: 3,
         }
     }
 }
@@ -113,7 +130,7 @@ impl ReductionPolicy {
     /// pairing repairs: the form of a session that is sent whole but must be a valid request
     /// body (an export of the inverted session). No trigger is reached, every tool result is
     /// protected, duplicates are kept, re-runs do not supersede, no turn is cleared and no
-    /// assistant text or tool input is reduced.
+    /// assistant text, tool input or image is reduced.
     pub fn repairs_only() -> ReductionPolicy {
         ReductionPolicy {
             tool_output_trigger_bytes: usize::MAX,
@@ -124,6 +141,7 @@ impl ReductionPolicy {
             assistant_text_trigger_bytes: None,
             tool_input_trigger_bytes: None,
             supersede_reruns: false,
+            image_trigger_bytes: None,
             ..ReductionPolicy::default()
         }
     }
@@ -135,7 +153,9 @@ impl ReductionPolicy {
     /// no turn is cleared. The text of every assistant message older than the newest 3 with
     /// text that is over 1 KiB keeps a 256-byte head and a 256-byte tail too, and the largest
     /// tool input over 1 KiB of every assistant message older than the newest 3 that make
-    /// tool calls is elided.
+    /// tool calls is elided. Inline images over 1 KiB of base64 are hidden once their message
+    /// is older than the newest 3 with such images, and earlier copies of an image as soon as
+    /// a later copy arrives.
     pub fn aggressive() -> ReductionPolicy {
         ReductionPolicy {
             tool_output_trigger_bytes: 0,
@@ -148,6 +168,7 @@ impl ReductionPolicy {
             protect_last_n_assistant_messages: 3,
             tool_input_trigger_bytes: Some(1024),
             supersede_reruns: true,
+            image_trigger_bytes: Some(1024),
             ..ReductionPolicy::default()
         }
     }

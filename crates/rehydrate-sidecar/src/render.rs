@@ -3,11 +3,12 @@
 use std::fmt::Write as _;
 
 use rehydrate_model::{
-    Content, IS_ERROR_METADATA_KEY, MOVED_METADATA_KEY, Message, REDUCTION_METADATA_KEY, Reduction,
-    ReductionKind, Role, Stub, write_json_value,
+    Content, HiddenImage, IS_ERROR_METADATA_KEY, MOVED_METADATA_KEY, Message,
+    REDUCTION_METADATA_KEY, Reduction, ReductionKind, Role, Stub, write_json_value,
 };
 
 use crate::error::Error;
+use crate::image::redacted_parts;
 use crate::request::{CallDefect, call_defect};
 use crate::rerun::answered_call;
 use crate::tool_input::replace_argument;
@@ -38,6 +39,10 @@ use crate::tool_input::replace_argument;
 ///   rewritten: the JSON token of top-level field `field`'s value replaced by the stub line as
 ///   a JSON string ([`crate::replace_argument`]); every other byte of the arguments, the call's
 ///   id and name, the other calls, the content and the metadata are kept.
+/// - Image redacted: the addressed message with its content parts rewritten by
+///   [`crate::redacted_parts`]: the first hidden image part replaced by a text part holding the
+///   stub line, the other hidden image parts left out, every other part, the tool call id and
+///   the metadata kept.
 /// - Moved result: the addressed message with [`MOVED_METADATA_KEY`] = the reduction id (and not
 ///   [`REDUCTION_METADATA_KEY`]); a moved message that another reduction also stands for is
 ///   that reduction's view form with the key added ([`moved_message`]).
@@ -152,6 +157,29 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
                 ..addressed.clone()
             });
         }
+        ReductionKind::ImageRedacted { images, .. } => {
+            let Some(Content::Parts(parts)) = &addressed.content else {
+                return Err(Error::Inconsistent {
+                    id,
+                    reason: format!("message {index} has no content parts"),
+                });
+            };
+            let hidden: Vec<usize> = images.iter().map(|i| i.part).collect();
+            if let Some(k) = hidden.iter().find(|&&k| k >= parts.len()) {
+                return Err(Error::Inconsistent {
+                    id,
+                    reason: format!("message {index} has no content part at position {k}"),
+                });
+            }
+            let mut metadata = addressed.metadata.clone();
+            metadata.insert(REDUCTION_METADATA_KEY.to_string(), id);
+            return Ok(Message {
+                content: Some(Content::Parts(redacted_parts(parts, &hidden, &r.stub))),
+                metadata,
+                details: None,
+                ..addressed.clone()
+            });
+        }
         ReductionKind::DuplicateOutput { .. } | ReductionKind::Superseded { .. } => r.stub.clone(),
         ReductionKind::ToolOutputTruncated { .. }
         | ReductionKind::AssistantTextTruncated { .. } => {
@@ -223,6 +251,12 @@ pub fn moved_message(r: &Reduction, inner: &Message) -> Message {
 /// - superseded: `superseded by message <by>, a later result of the same <tool> call; <total>
 ///   bytes hidden; expand_reduction restores them`, the tool named by the call the result
 ///   answers ([`crate::answered_call`]; left out when it is not a short token).
+/// - image, one part: `<media type> image at part <k> (<w>x<h> pixels, <n> bytes of base64)
+///   hidden; expand_reduction restores it`, with `, the same as message <i> part <q>,` before
+///   `hidden` when the part is a copy of a later one; several parts: `<count> images hidden:
+///   ` and each part described so, `; `-separated, then `; expand_reduction restores them`.
+///   The media type is left out when it is not a short token (`image/png`), the pixel size
+///   when the header gives none.
 pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
     let summary = match &r.kind {
         ReductionKind::ToolOutputTruncated {
@@ -377,8 +411,64 @@ pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
             );
             summary
         }
+        ReductionKind::ImageRedacted { images, .. } => images_summary(images),
     };
     render_stub(r, summary)
+}
+
+/// The summary of an image redaction's stub (see [`expected_stub`]).
+fn images_summary(images: &[HiddenImage]) -> String {
+    match images {
+        [one] => {
+            let mut summary = describe_image(one);
+            if one.same_as.is_some() {
+                summary.push(',');
+            }
+            summary.push_str(" hidden; expand_reduction restores it");
+            summary
+        }
+        _ => {
+            let described: Vec<String> = images.iter().map(describe_image).collect();
+            format!(
+                "{} images hidden: {}; expand_reduction restores them",
+                images.len(),
+                described.join("; ")
+            )
+        }
+    }
+}
+
+/// `<media type> image at part <k> (<w>x<h> pixels, <n> bytes of base64)` and, for a copy,
+/// `, the same as message <i> part <q>`.
+fn describe_image(image: &HiddenImage) -> String {
+    let mut out = String::new();
+    if let Some(media) = image.media_type.as_deref().and_then(media_token) {
+        out.push_str(media);
+        out.push(' ');
+    }
+    let _ = write!(out, "image at part {} (", image.part);
+    if let Some([w, h]) = image.pixels {
+        let _ = write!(out, "{w}x{h} pixels, ");
+    }
+    let _ = write!(out, "{} bytes of base64)", image.data_bytes);
+    if let Some(place) = image.same_as {
+        let _ = write!(
+            out,
+            ", the same as message {} part {}",
+            place.index, place.part
+        );
+    }
+    out
+}
+
+/// `s` when a stub summary may quote it as a media type: 1 to 64 ASCII letters, digits, `/`,
+/// `+`, `-`, `.` or `_`.
+fn media_token(s: &str) -> Option<&str> {
+    let ok = !s.is_empty()
+        && s.len() <= 64
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'+' | b'-' | b'.' | b'_'));
+    ok.then_some(s)
 }
 
 /// ` for call <id>` when the message's `tool_call_id` is a [`token`], else nothing.
@@ -425,7 +515,8 @@ pub fn expected_stub_from_facts(r: &Reduction, facts: TurnsFacts) -> String {
         | ReductionKind::FoldedCalls { .. }
         | ReductionKind::ConversationOpened { .. }
         | ReductionKind::ToolInputElided { .. }
-        | ReductionKind::Superseded { .. } => return expected_stub(r, &[]),
+        | ReductionKind::Superseded { .. }
+        | ReductionKind::ImageRedacted { .. } => return expected_stub(r, &[]),
     };
     render_stub(r, summary)
 }
