@@ -35,6 +35,8 @@ fn policy_from(overrides: &Value) -> ReductionPolicy {
             }
             "tool_input_trigger_bytes" => policy.tool_input_trigger_bytes = Some(n()),
             "supersede_reruns" => policy.supersede_reruns = value.as_bool().expect("boolean"),
+            "image_trigger_bytes" => policy.image_trigger_bytes = Some(n()),
+            "protect_last_n_image_messages" => policy.protect_last_n_image_messages = n(),
             "superseded_command_fields" => {
                 policy.superseded_command_fields = value
                     .as_array()
@@ -64,7 +66,8 @@ fn check(path: &Path) {
         | K::DuplicateOutput { .. }
         | K::Superseded { .. }
         | K::UnansweredCall { .. }
-        | K::ToolInputElided { .. } = r.kind
+        | K::ToolInputElided { .. }
+        | K::ImageRedacted { .. } = r.kind
         {
             assert_eq!(full.total_bytes, r.kind.original_bytes());
         }

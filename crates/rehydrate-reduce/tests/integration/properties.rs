@@ -406,6 +406,18 @@ pub(crate) fn check_session(
                         .unwrap();
                 args[field.as_str()].as_str().unwrap().to_string()
             }
+            // Each hidden part as serde_json writes it compactly (keys sorted), one a line.
+            ReductionKind::ImageRedacted { ref images, .. } => {
+                let Some(rehydrate_model::Content::Parts(parts)) =
+                    &history[r.ptr.addr.index].content
+                else {
+                    panic!("an image redaction of a message without parts");
+                };
+                images
+                    .iter()
+                    .map(|i| format!("{}\n", parts[i.part]))
+                    .collect()
+            }
             ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
             | ReductionKind::MovedResult { .. }
