@@ -28,6 +28,10 @@ pub(crate) struct Images {
     places: HashMap<Digest, Vec<ImagePlace>>,
     /// The images arrived since the last projection, in arrival order.
     pending: Vec<(ImagePlace, Digest)>,
+    /// Messages holding an earlier copy that were inside the cleared range when the later
+    /// copy arrived, in the order they were met, each once: looked at again when the range
+    /// shrinks.
+    pub(crate) copies_skipped: Vec<usize>,
 }
 
 impl Images {

@@ -371,7 +371,7 @@ impl Reducer {
         self.decide_tool_results(unhidden);
         self.decide_assistant_texts(unhidden);
         self.decide_tool_inputs(unhidden);
-        self.decide_image_copies();
+        self.decide_image_copies(unhidden);
         self.decide_images(unhidden);
 
         self.log.len() - before
@@ -789,15 +789,31 @@ impl Reducer {
     /// Hides the earlier copies of every image arrived since the last projection: each
     /// message holding one, not reduced yet and not inside the cleared range, hides its images
     /// that have a later copy, each naming the latest ([`Reducer::redact_images`]), whatever
-    /// its age. Nothing while the policy hides no image.
-    fn decide_image_copies(&mut self) {
+    /// its age. A message inside the cleared range then is looked at again, first, when the
+    /// range shrinks (`unhidden`). Nothing while the policy hides no image.
+    fn decide_image_copies(&mut self, unhidden: bool) {
         if self.policy.image_trigger_bytes.is_none() {
             return;
         }
+        if unhidden {
+            let skipped = std::mem::take(&mut self.images.copies_skipped);
+            for index in skipped {
+                if self.is_cleared(index) {
+                    self.images.copies_skipped.push(index);
+                } else {
+                    self.redact_images(index, true);
+                }
+            }
+        }
         for (place, digest) in self.images.take_pending() {
             for index in self.images.earlier_copies(place, digest) {
-                if self.stubs[index].is_none() && !self.is_cleared(index) {
+                if self.stubs[index].is_some() {
+                    continue;
+                }
+                if !self.is_cleared(index) {
                     self.redact_images(index, true);
+                } else if !self.images.copies_skipped.contains(&index) {
+                    self.images.copies_skipped.push(index);
                 }
             }
         }
