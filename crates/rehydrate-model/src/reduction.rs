@@ -397,11 +397,16 @@ impl Reduction {
     }
 
     /// The last minted-view message index this reduction's verification reads: the end of
-    /// [`Reduction::covered`], or for a superseded result its later re-run `by`. A rewind that
-    /// drops that message drops the reduction.
+    /// [`Reduction::covered`], or for a superseded result its later re-run `by`, or for an
+    /// image redaction the latest message holding a later copy it names (`same_as`). A rewind
+    /// that drops that message drops the reduction.
     pub fn last_read(&self) -> usize {
         match self.kind {
             ReductionKind::Superseded { by, .. } => by.index.max(*self.covered().end()),
+            ReductionKind::ImageRedacted { ref images, .. } => images
+                .iter()
+                .filter_map(|i| i.same_as.map(|p| p.index))
+                .fold(*self.covered().end(), usize::max),
             ReductionKind::ToolOutputTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
             | ReductionKind::TurnsCleared { .. }
@@ -412,8 +417,7 @@ impl Reduction {
             | ReductionKind::FoldedCalls { .. }
             | ReductionKind::ConversationOpened { .. }
             | ReductionKind::AssistantTextTruncated { .. }
-            | ReductionKind::ToolInputElided { .. }
-            | ReductionKind::ImageRedacted { .. } => *self.covered().end(),
+            | ReductionKind::ToolInputElided { .. } => *self.covered().end(),
         }
     }
 }

@@ -613,3 +613,37 @@ fn image_redaction_is_a_per_message_reduction_with_its_own_token() {
     assert_eq!(stub.kind(), StubKind::Image);
     assert_eq!(stub.render(), line);
 }
+
+#[test]
+fn an_image_copy_is_read_up_to_its_latest_copy() {
+    let image = |part, same_as: Option<usize>| crate::HiddenImage {
+        part,
+        media_type: None,
+        data_bytes: 8,
+        pixels: None,
+        same_as: same_as.map(|index| crate::ImagePlace { index, part: 0 }),
+    };
+    let mut r = Reduction {
+        id: ReductionId::new(0, &Digest([0; 32])),
+        kind: ReductionKind::ImageRedacted {
+            images: vec![image(0, Some(9)), image(1, None), image(2, Some(7))],
+            original_bytes: 60,
+        },
+        ptr: SidecarPtr {
+            addr: MessageAddr {
+                index: 4,
+                role: Role::User,
+            },
+            span: None,
+            digest: Digest([0; 32]),
+        },
+        stub: String::new(),
+    };
+    assert_eq!(r.covered(), 4..=4);
+    assert_eq!(r.last_read(), 9);
+    r.kind = ReductionKind::ImageRedacted {
+        images: vec![image(1, None)],
+        original_bytes: 20,
+    };
+    assert_eq!(r.last_read(), 4);
+}
