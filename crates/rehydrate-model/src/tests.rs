@@ -647,3 +647,17 @@ fn an_image_copy_is_read_up_to_its_latest_copy() {
     };
     assert_eq!(r.last_read(), 4);
 }
+
+#[test]
+fn the_write_back_guard_finds_an_image_stub_copied_into_a_call() {
+    let line = "[rehydrate:image r3.00ab12 | image/png image at part 1 (640x480 pixels, 2000 bytes of base64) hidden; expand_reduction restores it]";
+    let call = ToolCall {
+        id: "t1".into(),
+        name: "Write".into(),
+        arguments: json!({"file_path": "shot.png", "content": line}).to_string(),
+    };
+    let found = check_tool_input(&call);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].kind(), StubKind::Image);
+    assert_eq!(found[0].id().as_str(), "r3.00ab12");
+}

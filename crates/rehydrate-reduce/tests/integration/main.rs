@@ -5,6 +5,7 @@
 mod assistant_text;
 mod defects;
 mod fixtures;
+mod images;
 mod incremental;
 mod properties;
 mod regressions;
