@@ -144,7 +144,7 @@ fn with_images(text: String) -> rehydrate_model::Content {
         rehydrate_test_support::text_part(&text),
         pooled_image(n / 5),
     ];
-    if n % 2 == 0 {
+    if n.is_multiple_of(2) {
         parts.push(pooled_image(n / 7));
     }
     Content::Parts(parts)
