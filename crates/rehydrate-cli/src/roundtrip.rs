@@ -76,6 +76,17 @@ pub(crate) fn roundtrip(
                 .and_then(|c| serde_json::from_str::<serde_json::Value>(&c.arguments).ok())
                 .and_then(|v| v.get(field.as_str())?.as_str().map(str::to_string))
                 .unwrap_or_default(),
+            // Each hidden part as serde_json writes it compactly (keys sorted), one per line.
+            ReductionKind::ImageRedacted { ref images, .. } => {
+                match &messages[r.ptr.addr.index].content {
+                    Some(rehydrate::model::Content::Parts(parts)) => images
+                        .iter()
+                        .filter_map(|i| parts.get(i.part))
+                        .map(|p| format!("{p}\n"))
+                        .collect(),
+                    _ => String::new(),
+                }
+            }
             ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
             | ReductionKind::MovedResult { .. }

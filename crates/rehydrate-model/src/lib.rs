@@ -79,8 +79,8 @@ pub use reasoning::{
     THINKING_METADATA_KEY, THINKING_SIGNATURE_METADATA_KEY, filter_reasoning_artifacts,
 };
 pub use reduction::{
-    MOVED_METADATA_KEY, MessageAddr, REDUCTION_METADATA_KEY, Reduction, ReductionId, ReductionKind,
-    ReductionLog, SidecarPtr,
+    HiddenImage, ImagePlace, MOVED_METADATA_KEY, MessageAddr, REDUCTION_METADATA_KEY, Reduction,
+    ReductionId, ReductionKind, ReductionLog, SidecarPtr,
 };
 pub use span::Span;
 pub use stub::{STUB_SENTINEL, Stub, StubKind, check_tool_input, find_stubs};

@@ -296,6 +296,52 @@ pub enum ReductionKind {
         /// Number of `\n` bytes in `cut` (0 without a cut).
         hidden_lines: usize,
     },
+    /// Inline images (base64 data URLs or base64 source blocks) among the content parts of
+    /// the addressed message, hidden (docs/FORMATS.md, "Images"): the first hidden part is
+    /// replaced by a text part holding the stub, the other hidden parts are left out, and
+    /// every other part is kept byte-identical. The digest is of the hidden parts, each written
+    /// as canonical compact JSON ([`crate::write_json_value`]) followed by `\n`, in part
+    /// order; expanding gives those lines, from which each part is read back exactly.
+    ImageRedacted {
+        /// The hidden parts, by ascending part position; at least one.
+        images: Vec<HiddenImage>,
+        /// Length in bytes of the hashed original (the hidden parts' JSON lines).
+        original_bytes: usize,
+    },
+}
+
+/// One image part an [`ReductionKind::ImageRedacted`] hides, with what its stub says of it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HiddenImage {
+    /// 0-based position of the part in the addressed message's content parts.
+    pub part: usize,
+    /// The media type the part names (`image/png`), or `None` when it names none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub media_type: Option<String>,
+    /// Length in bytes of the part's base64 data (the text after `base64,` of a data URL, or
+    /// the source block's `data`).
+    pub data_bytes: usize,
+    /// The image's `[width, height]` in pixels, read from its header, or `None` when the
+    /// header gives none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pixels: Option<[u32; 2]>,
+    /// A later copy of the same image (identical base64 data) that the stub names; `None`
+    /// when the part is hidden for its age alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_as: Option<ImagePlace>,
+}
+
+/// Where an image part is: a minted-view message index and a content-part position.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(deny_unknown_fields)]
+pub struct ImagePlace {
+    /// 0-based index of the message in the minted view.
+    pub index: usize,
+    /// 0-based position of the part in that message's content parts.
+    pub part: usize,
 }
 
 impl ReductionKind {
@@ -317,6 +363,7 @@ impl ReductionKind {
             ReductionKind::FileReadElided { .. } => StubKind::ReRead,
             ReductionKind::FileReadDiffed { .. } => StubKind::ReadDiff,
             ReductionKind::OutputNormalized { .. } => StubKind::Terminal,
+            ReductionKind::ImageRedacted { .. } => StubKind::Image,
         }
     }
 
@@ -337,7 +384,8 @@ impl ReductionKind {
             ReductionKind::Superseded { original_bytes, .. } => original_bytes,
             ReductionKind::FileReadElided { original_bytes, .. }
             | ReductionKind::FileReadDiffed { original_bytes, .. }
-            | ReductionKind::OutputNormalized { original_bytes, .. } => original_bytes,
+            | ReductionKind::OutputNormalized { original_bytes, .. }
+            | ReductionKind::ImageRedacted { original_bytes, .. } => original_bytes,
         }
     }
 
@@ -353,7 +401,8 @@ impl ReductionKind {
             ReductionKind::Superseded { .. } => false,
             ReductionKind::FileReadElided { .. }
             | ReductionKind::FileReadDiffed { .. }
-            | ReductionKind::OutputNormalized { .. } => false,
+            | ReductionKind::OutputNormalized { .. }
+            | ReductionKind::ImageRedacted { .. } => false,
             ReductionKind::UnansweredCall { .. }
             | ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
@@ -400,13 +449,15 @@ impl Reduction {
             ReductionKind::Superseded { .. } => self.ptr.addr.index..=self.ptr.addr.index,
             ReductionKind::FileReadElided { .. }
             | ReductionKind::FileReadDiffed { .. }
-            | ReductionKind::OutputNormalized { .. } => self.ptr.addr.index..=self.ptr.addr.index,
+            | ReductionKind::OutputNormalized { .. }
+            | ReductionKind::ImageRedacted { .. } => self.ptr.addr.index..=self.ptr.addr.index,
         }
     }
 
     /// The last minted-view message index this reduction's verification reads: the end of
     /// [`Reduction::covered`], or for a superseded result its later re-run `by`, for an elided
-    /// read the later read `by` (a diffed read's base is before it). A rewind that drops that
+    /// read the later read `by` (a diffed read's base is before it), for an image redaction
+    /// the latest message holding a later copy it names (`same_as`). A rewind that drops that
     /// message drops the reduction.
     pub fn last_read(&self) -> usize {
         match self.kind {
@@ -414,6 +465,10 @@ impl Reduction {
                 by.index.max(*self.covered().end())
             }
             ReductionKind::FileReadDiffed { .. } => *self.covered().end(),
+            ReductionKind::ImageRedacted { ref images, .. } => images
+                .iter()
+                .filter_map(|i| i.same_as.map(|p| p.index))
+                .fold(*self.covered().end(), usize::max),
             ReductionKind::ToolOutputTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
             | ReductionKind::TurnsCleared { .. }

@@ -54,12 +54,15 @@ pub enum StubKind {
     /// `terminal`: a tool result's raw terminal output is hidden; the view shows what a
     /// terminal would finally display.
     Terminal,
+    /// `image`: inline images among a message's content parts are hidden.
+    Image,
 }
 
 impl StubKind {
     /// The token: `tool-output`, `assistant-text`, `duplicate`, `turns-cleared`, `unanswered-call`,
     /// `orphan-result`, `second-answer`, `moved-result`, `folded-calls`,
-    /// `conversation-opened`, `tool-input`, `superseded`, `re-read`, `read-diff` or `terminal`.
+    /// `conversation-opened`, `tool-input`, `superseded`, `re-read`, `read-diff`, `terminal` or
+    /// `image`.
     pub fn as_str(self) -> &'static str {
         match self {
             StubKind::ToolOutput => "tool-output",
@@ -77,6 +80,7 @@ impl StubKind {
             StubKind::ReRead => "re-read",
             StubKind::ReadDiff => "read-diff",
             StubKind::Terminal => "terminal",
+            StubKind::Image => "image",
         }
     }
 
@@ -97,6 +101,7 @@ impl StubKind {
             "re-read" => Some(StubKind::ReRead),
             "read-diff" => Some(StubKind::ReadDiff),
             "terminal" => Some(StubKind::Terminal),
+            "image" => Some(StubKind::Image),
             _ => None,
         }
     }

@@ -710,3 +710,83 @@ fn a_normalized_output_covers_its_message_and_records_its_cut() {
     let unknown = json!({"type": "output_normalized", "original_bytes": 1, "normalized_bytes": 1, "hidden_lines": 0, "extra": 1});
     assert!(serde_json::from_value::<ReductionKind>(unknown).is_err());
 }
+
+#[test]
+fn image_redaction_is_a_per_message_reduction_with_its_own_token() {
+    let kind = ReductionKind::ImageRedacted {
+        images: vec![crate::HiddenImage {
+            part: 1,
+            media_type: Some("image/png".into()),
+            data_bytes: 2000,
+            pixels: Some([640, 480]),
+            same_as: Some(crate::ImagePlace { index: 9, part: 0 }),
+        }],
+        original_bytes: 2090,
+    };
+    assert_eq!(kind.stub_kind(), StubKind::Image);
+    assert_eq!(kind.stub_kind().as_str(), "image");
+    assert_eq!(kind.original_bytes(), 2090);
+    assert!(!kind.is_repair());
+    let json = r#"{"type":"image_redacted","images":[{"part":1,"media_type":"image/png","data_bytes":2000,"pixels":[640,480],"same_as":{"index":9,"part":0}}],"original_bytes":2090}"#;
+    assert_eq!(serde_json::to_string(&kind).unwrap(), json);
+    assert_eq!(serde_json::from_str::<ReductionKind>(json).unwrap(), kind);
+    // The optional facts are left out when absent, and unknown fields are refused.
+    let bare =
+        r#"{"type":"image_redacted","images":[{"part":0,"data_bytes":8}],"original_bytes":60}"#;
+    let parsed: ReductionKind = serde_json::from_str(bare).unwrap();
+    assert_eq!(serde_json::to_string(&parsed).unwrap(), bare);
+    let unknown = r#"{"type":"image_redacted","images":[{"part":0,"data_bytes":8,"x":1}],"original_bytes":60}"#;
+    assert!(serde_json::from_str::<ReductionKind>(unknown).is_err());
+    let line = "[rehydrate:image r2.ababab | image/png image at part 1 (640x480 pixels, 2000 bytes of base64), the same as message 9 part 0, hidden; expand_reduction restores it]";
+    let stub = Stub::parse(line).unwrap();
+    assert_eq!(stub.kind(), StubKind::Image);
+    assert_eq!(stub.render(), line);
+}
+
+#[test]
+fn an_image_copy_is_read_up_to_its_latest_copy() {
+    let image = |part, same_as: Option<usize>| crate::HiddenImage {
+        part,
+        media_type: None,
+        data_bytes: 8,
+        pixels: None,
+        same_as: same_as.map(|index| crate::ImagePlace { index, part: 0 }),
+    };
+    let mut r = Reduction {
+        id: ReductionId::new(0, &Digest([0; 32])),
+        kind: ReductionKind::ImageRedacted {
+            images: vec![image(0, Some(9)), image(1, None), image(2, Some(7))],
+            original_bytes: 60,
+        },
+        ptr: SidecarPtr {
+            addr: MessageAddr {
+                index: 4,
+                role: Role::User,
+            },
+            span: None,
+            digest: Digest([0; 32]),
+        },
+        stub: String::new(),
+    };
+    assert_eq!(r.covered(), 4..=4);
+    assert_eq!(r.last_read(), 9);
+    r.kind = ReductionKind::ImageRedacted {
+        images: vec![image(1, None)],
+        original_bytes: 20,
+    };
+    assert_eq!(r.last_read(), 4);
+}
+
+#[test]
+fn the_write_back_guard_finds_an_image_stub_copied_into_a_call() {
+    let line = "[rehydrate:image r3.00ab12 | image/png image at part 1 (640x480 pixels, 2000 bytes of base64) hidden; expand_reduction restores it]";
+    let call = ToolCall {
+        id: "t1".into(),
+        name: "Write".into(),
+        arguments: json!({"file_path": "shot.png", "content": line}).to_string(),
+    };
+    let found = check_tool_input(&call);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].kind(), StubKind::Image);
+    assert_eq!(found[0].id().as_str(), "r3.00ab12");
+}

@@ -20,7 +20,7 @@
 //!
 //! # Overview
 //!
-//! Five kinds of reduction are minted (docs/FORMATS.md, "View"):
+//! Seven kinds of reduction are minted to save tokens (docs/FORMATS.md, "View"):
 //! - **tool output truncated**: an old tool result larger than the trigger keeps its head and
 //!   tail; the middle becomes a one-line stub saying how many bytes and lines are hidden;
 //! - **assistant text truncated**: the same for the text of an old assistant message, when the
@@ -32,6 +32,11 @@
 //!   stay a JSON object and the call keeps its id;
 //! - **duplicate output**: an old tool result byte-identical to an earlier one becomes a stub
 //!   naming the earlier message;
+//! - **superseded result**: an old tool result whose call is made again later becomes a stub
+//!   naming the later result, when the policy turns it on;
+//! - **image redacted**: old inline images of a user message or tool result, and earlier
+//!   copies of an image as soon as a later copy arrives, become one text part holding a stub,
+//!   when the policy turns it on; the message's other parts stay;
 //! - **turns cleared**: whole old turns become one stub message, with an optional summary.
 //!
 //! A reduction is minted only where its stub is smaller than what it hides, so reducing never
@@ -82,6 +87,7 @@ mod batch;
 mod boundaries;
 mod cut;
 mod digests;
+mod images;
 mod pairing;
 mod policy;
 mod project;

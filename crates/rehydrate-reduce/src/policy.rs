@@ -96,6 +96,21 @@ pub struct ReductionPolicy {
     /// tail), and keeps the view of a session already projected with it the same when it
     /// resumes; the aggressive preset normalizes.
     pub normalize_terminal_output: bool,
+    /// When `Some(n)`, the inline images (base64 data URLs and base64 source blocks) of a user
+    /// message or tool result whose base64 data is strictly larger than `n` bytes are hidden
+    /// behind one `image` stub per message (docs/FORMATS.md, "Images"): all of them once the
+    /// message leaves the protected window (`protect_last_n_image_messages`), and, as soon as
+    /// a later copy of an image (the same base64 data) arrives, the earlier copies, each
+    /// naming the latest one, so the newest copy stays in the view. Images are decided once
+    /// per message: a message whose copies were hidden keeps its other images. `None` turns
+    /// this off. Default `None`: the conservative preset keeps the view of a session already
+    /// projected with it the same when it resumes, and a screenshot may be what the user
+    /// asks about; the aggressive preset hides images over 1 KiB.
+    pub image_trigger_bytes: Option<usize>,
+    /// The newest this-many user messages and tool results holding an inline image over
+    /// `image_trigger_bytes` keep their images (a later copy still hides an earlier one).
+    /// Default 3.
+    pub protect_last_n_image_messages: usize,
 }
 
 /// The default [`ReductionPolicy::tool_input_fields`].
@@ -115,7 +130,7 @@ impl Default for ReductionPolicy {
     /// The conservative preset: tool results over 8 KiB keep 2 KiB of head and 2 KiB of tail,
     /// the newest 3 tool results are protected, duplicates are stubbed, re-runs do not
     /// supersede, re-reads are neither elided nor diffed, no turn is cleared, terminal output
-    /// is not normalized, and neither assistant text nor tool inputs are ever reduced.
+    /// is not normalized, and neither assistant text, tool inputs nor images are ever reduced.
     fn default() -> Self {
         ReductionPolicy {
             tool_output_trigger_bytes: 8192,
@@ -137,6 +152,8 @@ impl Default for ReductionPolicy {
             elide_rereads: false,
             diff_rereads_max_per_mille: None,
             normalize_terminal_output: false,
+            image_trigger_bytes: None,
+            protect_last_n_image_messages: 3,
         }
     }
 }
@@ -146,7 +163,7 @@ impl ReductionPolicy {
     /// pairing repairs: the form of a session that is sent whole but must be a valid request
     /// body (an export of the inverted session). No trigger is reached, every tool result is
     /// protected, duplicates are kept, re-runs do not supersede, re-reads are kept, no turn is
-    /// cleared, no assistant text or tool input is reduced, and no terminal output is
+    /// cleared, no assistant text, tool input or image is reduced, and no terminal output is
     /// normalized.
     pub fn repairs_only() -> ReductionPolicy {
         ReductionPolicy {
@@ -161,6 +178,7 @@ impl ReductionPolicy {
             elide_rereads: false,
             diff_rereads_max_per_mille: None,
             normalize_terminal_output: false,
+            image_trigger_bytes: None,
             ..ReductionPolicy::default()
         }
     }
@@ -177,6 +195,9 @@ impl ReductionPolicy {
     /// text.
     /// A tool result written for a terminal shows what a terminal would finally display (then
     /// cut to its head and tail as any other result).
+    /// Inline images over 1 KiB of base64 are hidden once their message
+    /// is older than the newest 3 with such images, and earlier copies of an image as soon as
+    /// a later copy arrives.
     pub fn aggressive() -> ReductionPolicy {
         ReductionPolicy {
             tool_output_trigger_bytes: 0,
@@ -192,6 +213,7 @@ impl ReductionPolicy {
             elide_rereads: true,
             diff_rereads_max_per_mille: Some(500),
             normalize_terminal_output: true,
+            image_trigger_bytes: Some(1024),
             ..ReductionPolicy::default()
         }
     }

@@ -5,18 +5,19 @@ use std::collections::HashMap;
 use std::collections::BTreeMap;
 
 use rehydrate_model::{
-    Digest, Message, MessageAddr, Reduction, ReductionId, ReductionKind, ReductionLog, Role,
-    SidecarPtr, json_str_len,
+    Content, Digest, HiddenImage, ImagePlace, Message, MessageAddr, Reduction, ReductionId,
+    ReductionKind, ReductionLog, Role, SidecarPtr, json_str_len,
 };
 use rehydrate_sidecar::{
     RangeScan, argument_fields, content_digest, diff_within_share, expected_stub,
-    expected_stub_from_facts, moved_message, normalize_terminal, reread_diff, stub_message,
-    turns_digest, verify_reduction, whole_read,
+    expected_stub_from_facts, hidden_images_text, image_data, image_size, moved_message,
+    normalize_terminal, reread_diff, stub_message, turns_digest, verify_reduction, whole_read,
 };
 
 use crate::boundaries::Boundaries;
 use crate::cut::truncation_span;
 use crate::digests::DigestCache;
+use crate::images::Images;
 use crate::pairing::{Abandoned, Decision, Pairing, unsendable_batch};
 use crate::policy::ReductionPolicy;
 use crate::rereads::{ReadPair, Rereads};
@@ -129,6 +130,8 @@ pub struct Reducer {
     reruns: Reruns,
     /// Re-reads: the latest whole read of each path, and the pairs (earlier, later) to decide.
     rereads: Rereads,
+    /// The user messages and tool results with inline images over the image trigger.
+    images: Images,
 }
 
 /// What a pairing repair repairs, to find it again in the log.
@@ -168,7 +171,8 @@ impl RepairKey {
             ReductionKind::Superseded { .. } => None,
             ReductionKind::FileReadElided { .. }
             | ReductionKind::FileReadDiffed { .. }
-            | ReductionKind::OutputNormalized { .. } => None,
+            | ReductionKind::OutputNormalized { .. }
+            | ReductionKind::ImageRedacted { .. } => None,
         }
     }
 }
@@ -282,6 +286,7 @@ impl Reducer {
                 | ReductionKind::DuplicateOutput { .. }
                 | ReductionKind::ToolInputElided { .. }
                 | ReductionKind::OutputNormalized { .. }
+                | ReductionKind::ImageRedacted { .. }
                     if reuse_all =>
                 {
                     resumed.insert(r.ptr.addr.index, position);
@@ -303,7 +308,8 @@ impl Reducer {
                 | ReductionKind::Superseded { .. }
                 | ReductionKind::FileReadElided { .. }
                 | ReductionKind::FileReadDiffed { .. }
-                | ReductionKind::OutputNormalized { .. } => {}
+                | ReductionKind::OutputNormalized { .. }
+                | ReductionKind::ImageRedacted { .. } => {}
                 ReductionKind::UnansweredCall { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::SecondAnswer { .. }
@@ -345,6 +351,7 @@ impl Reducer {
             opening: None,
             reruns,
             rereads,
+            images: Images::default(),
         }
     }
 
@@ -384,6 +391,8 @@ impl Reducer {
         self.decide_tool_results(unhidden);
         self.decide_assistant_texts(unhidden);
         self.decide_tool_inputs(unhidden);
+        self.decide_image_copies(unhidden);
+        self.decide_images(unhidden);
 
         self.log.len() - before
     }
@@ -484,6 +493,12 @@ impl Reducer {
             }
             Decision::Moved { .. } => {}
         }
+        if matches!(message.role, Role::User | Role::Tool)
+            && matches!(message.content, Some(Content::Parts(_)))
+        {
+            self.track_images(index);
+        }
+        let message = &self.history[index];
         if !message.is_tool_result() {
             return;
         }
@@ -770,6 +785,161 @@ impl Reducer {
         };
         verify_reduction(r, &self.history).ok()?;
         stub_message(r, &self.history[index]).ok()
+    }
+
+    /// Takes the user message or tool result with content parts at `index`: its images over
+    /// the image trigger, and a resumed log's image redaction of it when that verifies.
+    fn track_images(&mut self, index: usize) {
+        if let Some(trigger) = self.policy.image_trigger_bytes {
+            self.images.arrive(index, &self.history[index], trigger);
+        }
+        if self.resumed.is_empty() || self.stubs[index].is_some() {
+            return;
+        }
+        let Some(&position) = self.resumed.get(&index) else {
+            return;
+        };
+        let r = &self.log.reductions[position];
+        let ReductionKind::ImageRedacted { .. } = r.kind else {
+            return;
+        };
+        self.resumed.remove(&index);
+        if verify_reduction(r, &self.history).is_ok() {
+            self.stubs[index] = stub_message(r, &self.history[index]).ok().map(Box::new);
+        }
+    }
+
+    /// Hides the earlier copies of every image arrived since the last projection: each
+    /// message holding one, not reduced yet and not inside the cleared range, hides its images
+    /// that have a later copy, each naming the latest ([`Reducer::redact_images`]), whatever
+    /// its age. A message inside the cleared range then is looked at again, first, when the
+    /// range shrinks (`unhidden`). Nothing while the policy hides no image.
+    fn decide_image_copies(&mut self, unhidden: bool) {
+        if self.policy.image_trigger_bytes.is_none() {
+            return;
+        }
+        if unhidden {
+            let skipped = std::mem::take(&mut self.images.copies_skipped);
+            for index in skipped {
+                if self.is_cleared(index) {
+                    self.images.copies_skipped.push(index);
+                } else {
+                    self.redact_images(index, true);
+                }
+            }
+        }
+        for (place, digest) in self.images.take_pending() {
+            for index in self.images.earlier_copies(place, digest) {
+                if self.stubs[index].is_some() {
+                    continue;
+                }
+                if !self.is_cleared(index) {
+                    self.redact_images(index, true);
+                } else if !self.images.copies_skipped.contains(&index) {
+                    self.images.copies_skipped.push(index);
+                }
+            }
+        }
+    }
+
+    /// Decides every message with images over the trigger that has left the protected window
+    /// (the newest `protect_last_n_image_messages` of them), in history order, after those
+    /// skipped inside a cleared range that no longer hides them when `unhidden`: every such
+    /// image is hidden, or nothing. Nothing at all while the policy hides no image.
+    fn decide_images(&mut self, unhidden: bool) {
+        if self.policy.image_trigger_bytes.is_none() {
+            return;
+        }
+        let count = self.images.messages.len();
+        let protected = count.saturating_sub(self.policy.protect_last_n_image_messages);
+        if unhidden {
+            for position in 0..self.images.decided {
+                let m = &self.images.messages[position];
+                let index = m.index;
+                if m.skipped && !self.is_cleared(index) {
+                    self.images.messages[position].skipped = false;
+                    self.redact_images(index, false);
+                }
+            }
+        }
+        for position in self.images.decided..protected {
+            let index = self.images.messages[position].index;
+            if self.is_cleared(index) {
+                self.images.messages[position].skipped = true;
+            } else {
+                self.redact_images(index, false);
+            }
+        }
+        self.images.decided = self.images.decided.max(protected);
+    }
+
+    /// Hides the images over the trigger of the message at history `index` (only those with
+    /// a later copy when `copies_only`) behind one image-redaction stub, each copy naming the
+    /// latest place of its data, when that saves enough wire bytes; a message with a view form
+    /// of its own is kept as it is.
+    fn redact_images(&mut self, index: usize, copies_only: bool) {
+        if self.stubs[index].is_some() {
+            return;
+        }
+        let Some(tracked) = self.images.parts_of(index) else {
+            return;
+        };
+        let msg = &self.history[index];
+        let Some(Content::Parts(parts)) = &msg.content else {
+            return;
+        };
+        let mut images = Vec::new();
+        for &(part, digest) in tracked {
+            let place = ImagePlace { index, part };
+            let same_as = self.images.latest(&digest).filter(|p| *p > place);
+            if copies_only && same_as.is_none() {
+                continue;
+            }
+            let Some(data) = parts.get(part).and_then(image_data) else {
+                continue;
+            };
+            images.push(HiddenImage {
+                part,
+                media_type: data.media_type.map(str::to_string),
+                data_bytes: data.base64.len(),
+                pixels: image_size(data.base64).map(|(w, h)| [w, h]),
+                same_as,
+            });
+        }
+        let positions: Vec<usize> = images.iter().map(|i| i.part).collect();
+        let Some(text) = hidden_images_text(parts, &positions).filter(|_| !images.is_empty())
+        else {
+            return;
+        };
+        let digest = content_digest(text.as_bytes());
+        let mut reduction = Reduction {
+            id: ReductionId::new(self.log.len(), &digest),
+            kind: ReductionKind::ImageRedacted {
+                images,
+                original_bytes: text.len(),
+            },
+            ptr: SidecarPtr {
+                addr: MessageAddr {
+                    index,
+                    role: msg.role,
+                },
+                span: None,
+                digest,
+            },
+            stub: String::new(),
+        };
+        reduction.stub = expected_stub(&reduction, &self.history);
+        let Ok(view_msg) = stub_message(&reduction, msg) else {
+            return;
+        };
+        if !saves_enough(msg.wire_len(), view_msg.wire_len(), &self.policy) {
+            return;
+        }
+        self.log.reductions.push(reduction);
+        self.stubs[index] = Some(Box::new(view_msg));
+        if let Some(&anchor) = self.moved.get(&index) {
+            self.refresh_moved(index, anchor);
+        }
     }
 
     /// Decides the range cleared in the view, minting a turns-cleared reduction when the
@@ -1063,7 +1233,8 @@ impl Reducer {
             | ReductionKind::ConversationOpened { .. }
             | ReductionKind::ToolInputElided { .. }
             | ReductionKind::Superseded { .. }
-            | ReductionKind::OutputNormalized { .. } => return false,
+            | ReductionKind::OutputNormalized { .. }
+            | ReductionKind::ImageRedacted { .. } => return false,
         };
         if !fits || self.stubs[target].is_some() || verify_reduction(r, &self.history).is_err() {
             return false;

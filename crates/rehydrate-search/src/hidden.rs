@@ -68,6 +68,9 @@ pub struct HiddenTexts<'a> {
     /// range, or a tool output reduced before its turn was cleared; not verified on their own),
     /// and duplicates whose canonical copy is reduced (verified).
     pub covered: Vec<&'a Reduction>,
+    /// Image redactions (verified): what they hide is base64 image data, which no query is
+    /// meant to match, so they are never searched (docs/FORMATS.md, "Images").
+    pub unsearchable: Vec<&'a Reduction>,
 }
 
 impl HiddenTexts<'_> {
@@ -98,7 +101,10 @@ impl HiddenTexts<'_> {
 ///   departs from SPEC seed 000 rule 16, which searches the duplicate's whole text: with a
 ///   head-and-tail truncation that would report the canonical's visible head and tail, and its
 ///   hidden middle a second time;
-/// - a turns-cleared range hides the whole rendering of its messages.
+/// - a turns-cleared range hides the whole rendering of its messages;
+/// - an image redaction hides image data only, which is not searched
+///   ([`HiddenTexts::unsearchable`]): a hidden image never matches a query, and the text parts
+///   around it stay in the view.
 ///
 /// When the log's latest turns-cleared reduction verifies, every other reduction whose
 /// original lies inside its range (an older cleared range of a growing session, a tool output
@@ -147,6 +153,7 @@ pub fn hidden_texts<'a>(log: &'a ReductionLog, sources: impl Into<Sources<'a>>) 
         out.visible.append(&mut part.visible);
         out.unresolvable.append(&mut part.unresolvable);
         out.covered.append(&mut part.covered);
+        out.unsearchable.append(&mut part.unsearchable);
     }
     out
 }
@@ -293,6 +300,11 @@ fn resolve_chunk<'a>(
                 out.visible.push(r);
                 continue;
             }
+            (ReductionKind::ImageRedacted { .. }, Verified::Images(_)) => {
+                // Base64 pixels: nothing a query is meant to find.
+                out.unsearchable.push(r);
+                continue;
+            }
             (ReductionKind::ToolInputElided { .. }, Verified::Argument(value)) => {
                 // The whole string value of the argument is hidden.
                 let span = whole(value.len());
@@ -319,17 +331,23 @@ fn resolve_chunk<'a>(
                 | ReductionKind::FileReadElided { .. }
                 | ReductionKind::FileReadDiffed { .. }
                 | ReductionKind::OutputNormalized { .. },
-                Verified::Turns { .. } | Verified::Argument(_),
+                Verified::Turns { .. } | Verified::Argument(_) | Verified::Images(_),
             )
             | (
                 ReductionKind::TurnsCleared { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::SecondAnswer { .. }
                 | ReductionKind::FoldedCalls { .. },
-                Verified::Text(_) | Verified::Argument(_),
+                Verified::Text(_) | Verified::Argument(_) | Verified::Images(_),
             )
-            | (ReductionKind::ToolInputElided { .. }, Verified::Text(_) | Verified::Turns { .. }) =>
-            {
+            | (
+                ReductionKind::ToolInputElided { .. },
+                Verified::Text(_) | Verified::Turns { .. } | Verified::Images(_),
+            )
+            | (
+                ReductionKind::ImageRedacted { .. },
+                Verified::Text(_) | Verified::Turns { .. } | Verified::Argument(_),
+            ) => {
                 out.unresolvable.push(Unresolvable {
                     reduction: r,
                     error: rehydrate_sidecar::Error::Inconsistent {
@@ -407,7 +425,8 @@ impl ReducedMessages {
                 ReductionKind::UnansweredCall { .. }
                 | ReductionKind::MovedResult { .. }
                 | ReductionKind::ConversationOpened { .. }
-                | ReductionKind::ToolInputElided { .. } => {}
+                | ReductionKind::ToolInputElided { .. }
+                | ReductionKind::ImageRedacted { .. } => {}
             }
         }
         ranges.sort_unstable();

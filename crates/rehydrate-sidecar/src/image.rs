@@ -265,3 +265,38 @@ pub fn image_tokens(width: u32, height: u32, api: Api) -> usize {
         }
     }
 }
+
+/// The bytes an image redaction hides and hashes: each of `parts[k]` for `k` in `hidden` (in
+/// that order), written as canonical compact JSON ([`rehydrate_model::write_json_value`]:
+/// keys sorted, no spaces) followed by `\n`. What `expand_reduction` gives for it: each line
+/// parses back to exactly the part it was. `None` when a position is not in `parts`.
+pub fn hidden_images_text(parts: &[Value], hidden: &[usize]) -> Option<String> {
+    let mut out = Vec::new();
+    for &k in hidden {
+        rehydrate_model::write_json_value(parts.get(k)?, &mut out);
+        out.push(b'\n');
+    }
+    // Compact JSON of valid strings is UTF-8.
+    String::from_utf8(out).ok()
+}
+
+/// The content parts of an image redaction's view form: `parts` with the part at the first of
+/// `hidden` replaced by the text part `{"type":"text","text":<stub>}` and the parts at the other
+/// positions of `hidden` left out; every other part is kept as it is, in order. `hidden` is
+/// ascending.
+pub fn redacted_parts(parts: &[Value], hidden: &[usize], stub: &str) -> Vec<Value> {
+    let first = hidden.first().copied();
+    parts
+        .iter()
+        .enumerate()
+        .filter_map(|(k, p)| {
+            if Some(k) == first {
+                Some(serde_json::json!({"type": "text", "text": stub}))
+            } else if hidden.contains(&k) {
+                None
+            } else {
+                Some(p.clone())
+            }
+        })
+        .collect()
+}

@@ -79,7 +79,10 @@ pub use export::{
     ExportError, ExportFormat, check_exportable, check_tool_links, export_session, export_shown,
 };
 pub use hash::{TurnsHasher, content_digest, turns_digest};
-pub use image::{ImageData, image_data, image_size, image_tokens, strip_image_data};
+pub use image::{
+    ImageData, hidden_images_text, image_data, image_size, image_tokens, redacted_parts,
+    strip_image_data,
+};
 pub use invert::{check_inverts, invert, verify_log};
 pub use render::{
     TurnsFacts, expected_stub, expected_stub_from_facts, moved_message, render_turns, stub_message,

@@ -3,11 +3,12 @@
 use std::fmt::Write as _;
 
 use rehydrate_model::{
-    Content, IS_ERROR_METADATA_KEY, MOVED_METADATA_KEY, Message, REDUCTION_METADATA_KEY, Reduction,
-    ReductionKind, Role, Stub, write_json_value,
+    Content, HiddenImage, IS_ERROR_METADATA_KEY, MOVED_METADATA_KEY, Message,
+    REDUCTION_METADATA_KEY, Reduction, ReductionKind, Role, Stub, write_json_value,
 };
 
 use crate::error::Error;
+use crate::image::redacted_parts;
 use crate::request::{CallDefect, call_defect};
 use crate::rerun::answered_call;
 use crate::terminal::normalize_terminal;
@@ -45,6 +46,10 @@ use crate::tool_input::replace_argument;
 ///   `stub + "\n" + normalized`, where `normalized` is [`crate::normalize_terminal`] of its
 ///   text; with a `cut`, by `head + "\n" + stub + "\n" + tail`, head and tail being the bytes
 ///   of the normalized text before and after the cut.
+/// - Image redacted: the addressed message with its content parts rewritten by
+///   [`crate::redacted_parts`]: the first hidden image part replaced by a text part holding the
+///   stub line, the other hidden image parts left out, every other part, the tool call id and
+///   the metadata kept.
 /// - Moved result: the addressed message with [`MOVED_METADATA_KEY`] = the reduction id (and not
 ///   [`REDUCTION_METADATA_KEY`]); a moved message that another reduction also stands for is
 ///   that reduction's view form with the key added ([`moved_message`]).
@@ -156,6 +161,29 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
             metadata.insert(REDUCTION_METADATA_KEY.to_string(), id);
             return Ok(Message {
                 tool_calls,
+                metadata,
+                details: None,
+                ..addressed.clone()
+            });
+        }
+        ReductionKind::ImageRedacted { images, .. } => {
+            let Some(Content::Parts(parts)) = &addressed.content else {
+                return Err(Error::Inconsistent {
+                    id,
+                    reason: format!("message {index} has no content parts"),
+                });
+            };
+            let hidden: Vec<usize> = images.iter().map(|i| i.part).collect();
+            if let Some(k) = hidden.iter().find(|&&k| k >= parts.len()) {
+                return Err(Error::Inconsistent {
+                    id,
+                    reason: format!("message {index} has no content part at position {k}"),
+                });
+            }
+            let mut metadata = addressed.metadata.clone();
+            metadata.insert(REDUCTION_METADATA_KEY.to_string(), id);
+            return Ok(Message {
+                content: Some(Content::Parts(redacted_parts(parts, &hidden, &r.stub))),
                 metadata,
                 details: None,
                 ..addressed.clone()
@@ -298,6 +326,12 @@ pub fn moved_message(r: &Reduction, inner: &Message) -> Message {
 ///   `raw terminal output (<total> bytes) hidden; shown as what a terminal would finally
 ///   display, <hidden> of its <normalized> bytes hidden here (<n> lines); expand_reduction
 ///   restores the raw output`.
+/// - image, one part: `<media type> image at part <k> (<w>x<h> pixels, <n> bytes of base64)
+///   hidden; expand_reduction restores it`, with `, the same as message <i> part <q>,` before
+///   `hidden` when the part is a copy of a later one; several parts: `<count> images hidden:
+///   ` and each part described so, `; `-separated, then `; expand_reduction restores them`.
+///   The media type is left out when it is not a short token (`image/png`), the pixel size
+///   when the header gives none.
 pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
     let summary = match &r.kind {
         ReductionKind::ToolOutputTruncated {
@@ -490,6 +524,7 @@ pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
                 cut.len()
             ),
         },
+        ReductionKind::ImageRedacted { images, .. } => images_summary(images),
     };
     render_stub(r, summary)
 }
@@ -514,6 +549,61 @@ fn path_token(s: &str) -> Option<&str> {
                     b'_' | b'-' | b'.' | b':' | b'/' | b'~' | b'+' | b'@' | b'='
                 )
         });
+    ok.then_some(s)
+}
+
+/// The summary of an image redaction's stub (see [`expected_stub`]).
+fn images_summary(images: &[HiddenImage]) -> String {
+    match images {
+        [one] => {
+            let mut summary = describe_image(one);
+            if one.same_as.is_some() {
+                summary.push(',');
+            }
+            summary.push_str(" hidden; expand_reduction restores it");
+            summary
+        }
+        _ => {
+            let described: Vec<String> = images.iter().map(describe_image).collect();
+            format!(
+                "{} images hidden: {}; expand_reduction restores them",
+                images.len(),
+                described.join("; ")
+            )
+        }
+    }
+}
+
+/// `<media type> image at part <k> (<w>x<h> pixels, <n> bytes of base64)` and, for a copy,
+/// `, the same as message <i> part <q>`.
+fn describe_image(image: &HiddenImage) -> String {
+    let mut out = String::new();
+    if let Some(media) = image.media_type.as_deref().and_then(media_token) {
+        out.push_str(media);
+        out.push(' ');
+    }
+    let _ = write!(out, "image at part {} (", image.part);
+    if let Some([w, h]) = image.pixels {
+        let _ = write!(out, "{w}x{h} pixels, ");
+    }
+    let _ = write!(out, "{} bytes of base64)", image.data_bytes);
+    if let Some(place) = image.same_as {
+        let _ = write!(
+            out,
+            ", the same as message {} part {}",
+            place.index, place.part
+        );
+    }
+    out
+}
+
+/// `s` when a stub summary may quote it as a media type: 1 to 64 ASCII letters, digits, `/`,
+/// `+`, `-`, `.` or `_`.
+fn media_token(s: &str) -> Option<&str> {
+    let ok = !s.is_empty()
+        && s.len() <= 64
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'+' | b'-' | b'.' | b'_'));
     ok.then_some(s)
 }
 
@@ -564,7 +654,8 @@ pub fn expected_stub_from_facts(r: &Reduction, facts: TurnsFacts) -> String {
         | ReductionKind::Superseded { .. }
         | ReductionKind::FileReadElided { .. }
         | ReductionKind::FileReadDiffed { .. }
-        | ReductionKind::OutputNormalized { .. } => return expected_stub(r, &[]),
+        | ReductionKind::OutputNormalized { .. }
+        | ReductionKind::ImageRedacted { .. } => return expected_stub(r, &[]),
     };
     render_stub(r, summary)
 }

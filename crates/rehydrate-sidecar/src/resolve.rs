@@ -4,12 +4,13 @@
 use std::borrow::Cow;
 
 use rehydrate_model::{
-    Digest, Message, MessageAddr, Reduction, ReductionId, ReductionKind, ReductionLog, Role,
-    ToolCall,
+    Content, Digest, HiddenImage, ImagePlace, Message, MessageAddr, Reduction, ReductionId,
+    ReductionKind, ReductionLog, Role, ToolCall,
 };
 
 use crate::error::Error;
 use crate::hash::{TurnsHasher, content_digest};
+use crate::image::{hidden_images_text, image_data, image_size};
 use crate::render::{
     TurnsFacts, expected_stub, expected_stub_from_facts, render_turns, stub_message,
 };
@@ -93,8 +94,8 @@ pub(crate) fn resolve_reduction<'a>(
             let messages = upgrade_range(sources.recorded, first, messages);
             Cow::Owned(render_turns(&messages, first))
         }
-        // SPEC seed 000 rule 4: no recorded upgrade for a tool input.
-        Verified::Argument(value) => Cow::Owned(value),
+        // SPEC seed 000 rule 4: no recorded upgrade for a tool input or an image.
+        Verified::Argument(value) | Verified::Images(value) => Cow::Owned(value),
     };
     Ok(Resolved { reduction: r, text })
 }
@@ -116,6 +117,9 @@ pub enum Verified<'a> {
     },
     /// The string value, unescaped, of the tool-call argument a tool-input elision hides.
     Argument(String),
+    /// The hidden image parts of an image redaction as [`crate::hidden_images_text`] writes
+    /// them (one canonical JSON line per part). Never searched: it is base64 pixel data.
+    Images(String),
 }
 
 /// Verifies one reduction against the minted view without rendering anything: the same
@@ -277,7 +281,8 @@ pub(crate) fn verify_with<'a>(
                 | ReductionKind::ConversationOpened { .. }
                 | ReductionKind::ToolInputElided { .. }
                 | ReductionKind::Superseded { .. }
-                | ReductionKind::OutputNormalized { .. } => {}
+                | ReductionKind::OutputNormalized { .. }
+                | ReductionKind::ImageRedacted { .. } => {}
             }
             if let ReductionKind::ToolOutputTruncated { hidden_lines, .. }
             | ReductionKind::AssistantTextTruncated { hidden_lines, .. } = r.kind
@@ -370,6 +375,10 @@ pub(crate) fn verify_with<'a>(
             }
             Verified::Argument(value)
         }
+        ReductionKind::ImageRedacted {
+            images,
+            original_bytes,
+        } => Verified::Images(check_images(r, minted_view, images, *original_bytes)?),
         ReductionKind::OrphanResult { original_bytes }
         | ReductionKind::SecondAnswer { original_bytes, .. }
         | ReductionKind::MovedResult { original_bytes, .. }
@@ -419,7 +428,8 @@ pub(crate) fn verify_with<'a>(
                 | ReductionKind::Superseded { .. }
                 | ReductionKind::FileReadElided { .. }
                 | ReductionKind::FileReadDiffed { .. }
-                | ReductionKind::OutputNormalized { .. } => None,
+                | ReductionKind::OutputNormalized { .. }
+                | ReductionKind::ImageRedacted { .. } => None,
             };
             if before.is_some_and(|b| b >= index) {
                 return Err(inconsistent(format!(
@@ -626,6 +636,118 @@ fn check_rerun(r: &Reduction, minted_view: &[Message], by: MessageAddr) -> Resul
         return Err(inconsistent(format!(
             "message {} answers a call with other arguments than message {index}",
             by.index
+        )));
+    }
+    Ok(())
+}
+
+/// Checks what an image redaction claims of the addressed message and returns its hidden text
+/// ([`crate::hidden_images_text`]): the message has content parts; `images` is not empty, its
+/// parts ascend and each is an inline image ([`crate::image_data`]) with the recorded media
+/// type, data length and pixel size ([`crate::image_size`]); a copy's `same_as` is a later
+/// inline image part of the minted view with the very same base64 data; the digest and
+/// `original_bytes` are of the hidden text. The reduction records no span.
+fn check_images(
+    r: &Reduction,
+    minted_view: &[Message],
+    images: &[HiddenImage],
+    original_bytes: usize,
+) -> Result<String, Error> {
+    let index = r.ptr.addr.index;
+    let inconsistent = |reason: String| Error::Inconsistent {
+        id: r.id.to_string(),
+        reason,
+    };
+    let Some(Content::Parts(parts)) = minted_view.get(index).and_then(|m| m.content.as_ref())
+    else {
+        return Err(inconsistent(format!(
+            "an image redaction addresses message {index}, which has no content parts"
+        )));
+    };
+    if images.is_empty() || images.windows(2).any(|w| w[0].part >= w[1].part) {
+        return Err(inconsistent(
+            "an image redaction must hide at least one part, in ascending part order".to_string(),
+        ));
+    }
+    if r.ptr.span.is_some() {
+        return Err(inconsistent(
+            "an image redaction hides whole parts and records no span".to_string(),
+        ));
+    }
+    for image in images {
+        let k = image.part;
+        let data = parts.get(k).and_then(image_data).ok_or_else(|| {
+            inconsistent(format!(
+                "part {k} of message {index} is not an inline image"
+            ))
+        })?;
+        if data.media_type != image.media_type.as_deref() {
+            return Err(inconsistent(format!(
+                "records another media type than part {k} of message {index} names"
+            )));
+        }
+        if data.base64.len() != image.data_bytes {
+            return Err(inconsistent(format!(
+                "records {} bytes of data but part {k} of message {index} has {}",
+                image.data_bytes,
+                data.base64.len()
+            )));
+        }
+        if image_size(data.base64).map(|(w, h)| [w, h]) != image.pixels {
+            return Err(inconsistent(format!(
+                "records another pixel size than the header of part {k} of message {index} gives"
+            )));
+        }
+        if let Some(place) = image.same_as {
+            check_copy(
+                r,
+                minted_view,
+                ImagePlace { index, part: k },
+                place,
+                data.base64,
+            )?;
+        }
+    }
+    let hidden: Vec<usize> = images.iter().map(|i| i.part).collect();
+    let text = hidden_images_text(parts, &hidden)
+        .ok_or_else(|| inconsistent("a hidden part is missing".to_string()))?;
+    check_digest(r, content_digest(text.as_bytes()))?;
+    if text.len() != original_bytes {
+        return Err(inconsistent(format!(
+            "records {original_bytes} original bytes but its hidden parts hash {}",
+            text.len()
+        )));
+    }
+    Ok(text)
+}
+
+/// Checks that `copy`, which an image part at `at` names as its copy, is a later inline image
+/// part of the minted view whose base64 data is `base64`.
+fn check_copy(
+    r: &Reduction,
+    minted_view: &[Message],
+    at: ImagePlace,
+    copy: ImagePlace,
+    base64: &str,
+) -> Result<(), Error> {
+    let inconsistent = |reason: String| Error::Inconsistent {
+        id: r.id.to_string(),
+        reason,
+    };
+    if copy <= at {
+        return Err(inconsistent(format!(
+            "names message {} part {} as the later copy of message {} part {}, which is not after it",
+            copy.index, copy.part, at.index, at.part
+        )));
+    }
+    let later = match minted_view.get(copy.index).and_then(|m| m.content.as_ref()) {
+        Some(Content::Parts(parts)) => parts.get(copy.part).and_then(image_data),
+        _ => None,
+    };
+    if later.is_none_or(|d| d.base64 != base64) {
+        return Err(inconsistent(format!(
+            "message {} part {} is not a copy of the image at message {} part {}",
+            copy.index, copy.part, at.index, at.part
         )));
     }
     Ok(())

@@ -9,14 +9,18 @@
 //! - [`reductions`]: reductions built by hand with their real digest and id ([`truncation`],
 //!   [`duplicate`], [`superseded`], [`text_digest`]); the caller renders the stub, since the renderer
 //!   lives in the sidecar.
+//! - [`images`]: base64 PNG data with a pixel size and the image parts carrying it
+//!   ([`png_base64`], [`image_block`], [`image_url_part`], [`text_part`]).
 //! - [`corpus`]: the shared corpus's session files ([`corpus_sessions`]), for the corpus checks.
 //!
 //! Tests fail loudly by design: these helpers panic on inputs a test should never give.
 
 pub mod corpus;
+pub mod images;
 pub mod messages;
 pub mod reductions;
 
 pub use corpus::corpus_sessions;
+pub use images::{image_block, image_url_part, png_base64, text_part};
 pub use messages::{assistant_call, call, calling};
 pub use reductions::{duplicate, superseded, text_digest, truncation};

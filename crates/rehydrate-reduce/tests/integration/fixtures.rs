@@ -43,6 +43,8 @@ fn policy_from(overrides: &Value) -> ReductionPolicy {
             "normalize_terminal_output" => {
                 policy.normalize_terminal_output = value.as_bool().expect("boolean");
             }
+            "image_trigger_bytes" => policy.image_trigger_bytes = Some(n()),
+            "protect_last_n_image_messages" => policy.protect_last_n_image_messages = n(),
             "superseded_command_fields" => {
                 policy.superseded_command_fields = value
                     .as_array()
@@ -75,7 +77,8 @@ fn check(path: &Path) {
         | K::FileReadDiffed { .. }
         | K::UnansweredCall { .. }
         | K::ToolInputElided { .. }
-        | K::OutputNormalized { .. } = r.kind
+        | K::OutputNormalized { .. }
+        | K::ImageRedacted { .. } = r.kind
         {
             assert_eq!(full.total_bytes, r.kind.original_bytes());
         }

@@ -46,8 +46,24 @@ fn chaotic_message() -> impl Strategy<Value = Message> {
             None,
             vec![call(id, "Write", &serde_json::json!({"file_path": "a.rs", "content": t}).to_string())],
         )),
-        6 => (id, output).prop_map(|(id, out)| Message::tool_result(id, out)),
+        6 => (id.clone(), output).prop_map(|(id, out)| Message::tool_result(id, out)),
         1 => id_parts(),
+        // Inline images from a small pool (copies occur), in tool results and user messages.
+        1 => (id, 0usize..6).prop_map(|(id, k)| Message {
+            content: Some(Content::Parts(vec![
+                crate::properties::pooled_image(k),
+                crate::properties::pooled_image(k / 2),
+            ])),
+            ..Message::tool_result(id, String::new())
+        }),
+        1 => (0usize..3).prop_map(|k| Message {
+            role: Role::User,
+            content: Some(Content::Parts(vec![
+                serde_json::json!({"type": "text", "text": "look"}),
+                crate::properties::pooled_image(k),
+            ])),
+            ..Message::default()
+        }),
     ]
 }
 

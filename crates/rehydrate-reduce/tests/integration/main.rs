@@ -5,6 +5,7 @@
 mod assistant_text;
 mod defects;
 mod fixtures;
+mod images;
 mod incremental;
 mod normalized;
 mod properties;

@@ -190,12 +190,45 @@ fn arguments(out: &Option<String>) -> String {
     }
 }
 
+/// A small pool of inline images, so copies occur: two PNGs over a 1 KiB trigger (an
+/// Anthropic block and an OpenAI data URL) and one under it.
+pub(crate) fn pooled_image(k: usize) -> serde_json::Value {
+    use rehydrate_test_support::{image_block, image_url_part, png_base64};
+    match k % 3 {
+        0 => image_block("image/png", &png_base64(800, 600, 1100, b'a')),
+        1 => image_url_part("image/png", &png_base64(64, 64, 1500, b'b')),
+        _ => image_block("image/png", &png_base64(8, 8, 200, b'c')),
+    }
+}
+
+/// `text` as content, derived from its length so the sessions stay as they were drawn: one in
+/// five texts becomes content parts with an image of the pool after it (a few with two).
+fn with_images(text: String) -> rehydrate_model::Content {
+    use rehydrate_model::Content;
+    let n = text.len();
+    if n % 5 != 3 {
+        return Content::Text(text);
+    }
+    let mut parts = vec![
+        rehydrate_test_support::text_part(&text),
+        pooled_image(n / 5),
+    ];
+    if n.is_multiple_of(2) {
+        parts.push(pooled_image(n / 7));
+    }
+    Content::Parts(parts)
+}
+
 pub(crate) fn session(turns: &[Turn], observations: bool) -> Vec<Message> {
     let mut history = vec![Message::text(Role::System, "you are an agent")];
     let mut n = 0;
     let last_turn = turns.len().saturating_sub(1);
     for (t, turn) in turns.iter().enumerate() {
-        history.push(Message::text(Role::User, turn.user.clone()));
+        history.push(Message {
+            role: Role::User,
+            content: Some(with_images(turn.user.clone())),
+            ..Message::default()
+        });
         let last_step = turn.steps.len().saturating_sub(1);
         for (s, (step_text, outputs)) in turn.steps.iter().enumerate() {
             let mut call = Message {
@@ -247,7 +280,15 @@ pub(crate) fn session(turns: &[Turn], observations: bool) -> Vec<Message> {
                     history.push(m);
                     break;
                 }
-                history.push(tool_result(id, out, *call));
+                let m = tool_result(id, out.clone(), *call);
+                history.push(if m.details.is_some() {
+                    m
+                } else {
+                    Message {
+                        content: Some(with_images(out)),
+                        ..m
+                    }
+                });
             }
         }
         history.push(Message::text(Role::Assistant, turn.answer.clone()));
@@ -293,6 +334,10 @@ pub(crate) fn policy_with(
             any::<bool>(),
             proptest::option::of(prop_oneof![Just(0u32), Just(500), 0u32..1200]),
         ),
+        (
+            proptest::option::weighted(0.5, prop_oneof![Just(0usize), Just(1024), 0usize..3000]),
+            0usize..4,
+        ),
     )
         .prop_map(
             |(
@@ -303,6 +348,7 @@ pub(crate) fn policy_with(
                 min_saved,
                 (supersede, normalize),
                 (elide_rereads, diff_rereads_max_per_mille),
+                (image_trigger, image_protect),
             )| ReductionPolicy {
                 tool_output_trigger_bytes: trigger,
                 head_bytes: head,
@@ -322,6 +368,8 @@ pub(crate) fn policy_with(
                 elide_rereads,
                 diff_rereads_max_per_mille,
                 normalize_terminal_output: normalize,
+                image_trigger_bytes: image_trigger,
+                protect_last_n_image_messages: image_protect,
                 ..ReductionPolicy::default()
             },
         )
@@ -566,6 +614,18 @@ pub(crate) fn check_session(
                     serde_json::from_str(&history[r.ptr.addr.index].tool_calls[call].arguments)
                         .unwrap();
                 args[field.as_str()].as_str().unwrap().to_string()
+            }
+            // Each hidden part as serde_json writes it compactly (keys sorted), one a line.
+            ReductionKind::ImageRedacted { ref images, .. } => {
+                let Some(rehydrate_model::Content::Parts(parts)) =
+                    &history[r.ptr.addr.index].content
+                else {
+                    panic!("an image redaction of a message without parts");
+                };
+                images
+                    .iter()
+                    .map(|i| format!("{}\n", parts[i.part]))
+                    .collect()
             }
             ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }

@@ -8,6 +8,7 @@ mod assistant_text;
 mod build;
 mod corpus;
 mod fixtures;
+mod images;
 mod normalized;
 mod properties;
 mod redaction;

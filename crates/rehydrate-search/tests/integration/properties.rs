@@ -6,11 +6,11 @@
 use proptest::prelude::*;
 use regex_automata::nfa::thompson::pikevm::PikeVM;
 use regex_automata::util::syntax;
-use rehydrate_model::{Message, ReductionKind, ReductionLog, Role};
+use rehydrate_model::{Content, Message, ReductionKind, ReductionLog, Role};
 use rehydrate_reduce::{ReductionPolicy, project_messages};
 use rehydrate_search::{Query, QueryMode, SearchMode, SearchOptions, hidden_texts, sidecar_search};
 use rehydrate_sidecar::expand_reduction;
-use rehydrate_test_support::assistant_call;
+use rehydrate_test_support::{assistant_call, image_block, image_url_part, png_base64, text_part};
 
 /// Pieces random texts and literal queries are made of.
 const PIECES: &[&str] = &[
@@ -102,13 +102,15 @@ fn session() -> impl Strategy<Value = Vec<Message>> {
                 prop::option::of(text()),
                 prop::sample::select(ARGUMENTS),
                 prop::option::weighted(0.4, (0..2_usize, 0..3_usize)),
+                prop::option::weighted(0.3, 0..3_usize),
             ),
             1..10,
         ),
     )
         .prop_map(|(pool, turns)| {
             let mut messages = Vec::new();
-            for (i, (pick, user, filler, answer, arguments, read)) in turns.into_iter().enumerate()
+            for (i, (pick, user, filler, answer, arguments, read, image)) in
+                turns.into_iter().enumerate()
             {
                 messages.push(Message::text(Role::User, format!("turn {i} {user}")));
                 let id = format!("call{i}");
@@ -118,7 +120,7 @@ fn session() -> impl Strategy<Value = Vec<Message>> {
                 } else {
                     filler.repeat(3)
                 };
-                let mut result = Message::tool_result(id, output);
+                let mut result = Message::tool_result(id, output.clone());
                 if let Some((path, content)) = read {
                     // A whole read of one of two paths, serving one of three contents (two
                     // a line apart), so re-reads are elided and diffed.
@@ -133,6 +135,11 @@ fn session() -> impl Strategy<Value = Vec<Message>> {
                         path: format!("src/{path}.rs"),
                         content,
                     }));
+                } else if let Some(k) = image {
+                    // Text and an image of a small pool (copies occur), whose base64 holds
+                    // letters the queries look for.
+                    result.content =
+                        Some(Content::Parts(vec![text_part(&output), pooled_image(k)]));
                 }
                 messages.push(result);
                 if let Some(answer) = answer {
@@ -143,6 +150,15 @@ fn session() -> impl Strategy<Value = Vec<Message>> {
         })
 }
 
+/// Image `k % 3` of a small pool: two over a 1 KiB trigger, one under it.
+fn pooled_image(k: usize) -> serde_json::Value {
+    match k % 3 {
+        0 => image_block("image/png", &png_base64(800, 600, 1100, b'a')),
+        1 => image_url_part("image/png", &png_base64(64, 64, 1500, b'k')),
+        _ => image_block("image/png", &png_base64(8, 8, 200, b'x')),
+    }
+}
+
 fn policy() -> impl Strategy<Value = ReductionPolicy> {
     (
         (0..40_usize, 0..40_usize, 0..3_usize),
@@ -150,9 +166,20 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
         prop::option::of(1..4_usize),
         (any::<bool>(), any::<bool>()),
         (any::<bool>(), prop::option::of(0..1200_u32)),
+        (
+            prop::option::of(prop_oneof![Just(0_usize), Just(1024)]),
+            0..3_usize,
+        ),
     )
         .prop_map(
-            |((head, tail, protect), texts, clear, (supersede, normalize), (elide, diff))| {
+            |(
+                (head, tail, protect),
+                texts,
+                clear,
+                (supersede, normalize),
+                (elide, diff),
+                (image_trigger, image_protect),
+            )| {
                 let (text_trigger, text_head, text_tail, text_protect) = match texts {
                     Some((trigger, head, tail, protect)) => (Some(trigger), head, tail, protect),
                     None => (None, 0, 0, 0),
@@ -172,6 +199,8 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
                     elide_rereads: elide,
                     diff_rereads_max_per_mille: diff,
                     normalize_terminal_output: normalize,
+                    image_trigger_bytes: image_trigger,
+                    protect_last_n_image_messages: image_protect,
                     ..ReductionPolicy::default()
                 }
             },
@@ -239,6 +268,8 @@ fn oracle_hidden(log: &ReductionLog, minted: &[Message]) -> (Vec<(String, String
             // A duplicate's bytes are the canonical's: visible, or searched through the
             // canonical's own reduction.
             ReductionKind::DuplicateOutput { .. } => continue,
+            // Images are never searched.
+            ReductionKind::ImageRedacted { .. } => continue,
             // A synthetic result and a moved result hide nothing.
             ReductionKind::UnansweredCall { .. }
             | ReductionKind::MovedResult { .. }
@@ -324,6 +355,14 @@ proptest! {
         prop_assert_eq!(compiled.mode(), expected_mode);
         let hidden = hidden_texts(&out.log, &history);
         prop_assert_eq!(hidden.unresolvable.len(), oracle_unresolvable);
+        // Every image redaction is listed as unsearchable, and none of them is searched.
+        let images = out.log.reductions.iter().filter(|r| matches!(r.kind, ReductionKind::ImageRedacted { .. }));
+        prop_assert_eq!(hidden.unsearchable.len(), images.count());
+        let only_images = hidden
+            .unsearchable
+            .iter()
+            .all(|r| matches!(r.kind, ReductionKind::ImageRedacted { .. }));
+        prop_assert!(only_images);
         let mut actual = Vec::new();
         for t in &hidden.texts {
             compiled.find_each(t.hidden(), |m| {

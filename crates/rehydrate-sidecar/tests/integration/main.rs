@@ -7,6 +7,7 @@ mod assistant_text;
 mod diff;
 mod export;
 mod image;
+mod image_redacted;
 mod normalized;
 mod request;
 mod reread;

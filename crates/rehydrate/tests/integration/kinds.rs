@@ -11,13 +11,15 @@ use rehydrate::formats::import;
 use rehydrate::reduce::project_messages;
 use rehydrate::sidecar::{Api, check_request, expand_reduction, invert, verify_log};
 
-/// What the aggressive preset mints on each fixture: its stub tokens with their counts. Every
+/// What the aggressive preset mints on each fixture: its stub tokens with their counts. The
+/// images sessions hold three messages with an image over the trigger, all inside the protected
+/// window, so only the earlier copy of the screenshot taken twice is hidden. Every
 /// SWE-agent run ends with a `submit` call that has no result (`unanswered-call`). The OpenAI
 /// format carries no tool-result details, so its reads prove no file text (no re-read kinds);
 /// reading a file again with the same arguments is still a re-run (`superseded`).
 const EXPECTED: &[(&str, &[(&str, usize)])] = &[
     ("claude-code-assistant-text.jsonl", &[("assistant-text", 1)]),
-    ("claude-code-images.jsonl", &[]),
+    ("claude-code-images.jsonl", &[("image", 1)]),
     (
         "claude-code-rereads.jsonl",
         &[("read-diff", 1), ("tool-output", 2)],
@@ -29,7 +31,7 @@ const EXPECTED: &[(&str, &[(&str, usize)])] = &[
     ("claude-code-terminal.jsonl", &[("terminal", 1)]),
     ("claude-code-tool-input.jsonl", &[("tool-input", 1)]),
     ("openai-assistant-text.json", &[("assistant-text", 1)]),
-    ("openai-images.json", &[]),
+    ("openai-images.json", &[("image", 1)]),
     (
         "openai-rereads.json",
         &[("superseded", 2), ("tool-output", 1)],
@@ -44,7 +46,10 @@ const EXPECTED: &[(&str, &[(&str, usize)])] = &[
         "swe-agent-assistant-text.traj",
         &[("assistant-text", 1), ("unanswered-call", 1)],
     ),
-    ("swe-agent-images.traj", &[("unanswered-call", 1)]),
+    (
+        "swe-agent-images.traj",
+        &[("image", 1), ("unanswered-call", 1)],
+    ),
     (
         "swe-agent-rereads.traj",
         &[("read-diff", 1), ("tool-output", 2), ("unanswered-call", 1)],

@@ -69,7 +69,28 @@ fn message() -> impl Strategy<Value = Message> {
             content: Some(Content::Parts(vec![serde_json::json!({"type": "text", "text": "part"})])),
             ..Message::default()
         }),
+        // Inline images of a small pool (copies occur), in tool results and user messages.
+        1 => (0usize..3, prop_oneof![Just(Role::Tool), Just(Role::User)]).prop_map(|(k, role)| Message {
+            role,
+            tool_call_id: (role == Role::Tool).then(|| "b".to_string()),
+            content: Some(Content::Parts(vec![
+                serde_json::json!({"type": "text", "text": "look"}),
+                pooled_image(k),
+            ])),
+            ..Message::default()
+        }),
     ]
+}
+
+/// Image `k % 3` of a small pool: a PNG block and a PNG data URL over a 1 KiB trigger, and a
+/// small PNG under it.
+fn pooled_image(k: usize) -> serde_json::Value {
+    use rehydrate_test_support::{image_block, image_url_part, png_base64};
+    match k % 3 {
+        0 => image_block("image/png", &png_base64(800, 600, 1100, b'a')),
+        1 => image_url_part("image/png", &png_base64(64, 64, 1500, b'b')),
+        _ => image_block("image/png", &png_base64(8, 8, 200, b'c')),
+    }
 }
 
 /// Policies whose trigger and cuts suit the small outputs of [`message`].
@@ -120,6 +141,9 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
                     elide_rereads,
                     diff_rereads_max_per_mille,
                     normalize_terminal_output: normalize,
+                    // Images, when the trigger is not the largest.
+                    image_trigger_bytes: (trigger < 8192).then_some(1024),
+                    protect_last_n_image_messages: protect,
                     ..ReductionPolicy::default()
                 }
             },
