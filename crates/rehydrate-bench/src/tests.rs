@@ -315,11 +315,16 @@ fn economy_measures_each_view_once() {
     let messages = economy_session();
     let mut counter = TokenCounter::new();
     let row = EconomyRow::measure("build", &messages, &mut counter);
-    println!("{row:?}");
+    // Exact figures: a change to a preset, to the peer's policy or to the counting that moves
+    // them is one to look at (and to pin again here).
+    let size = |wire_bytes, tokens| Size { wire_bytes, tokens };
     assert_eq!(row.messages, 18);
+    assert_eq!(row.before, size(22313, 8670));
     assert_eq!(row.before, Size::of(&messages, &mut counter));
-    assert!(row.default.wire_bytes < row.before.wire_bytes);
-    assert!(row.aggressive.wire_bytes < row.default.wire_bytes);
+    assert_eq!(row.default, size(13361, 5098));
+    assert_eq!(row.aggressive, size(4558, 1422));
+    assert_eq!(row.peer, size(7905, 2933));
+    assert!(row.target_met());
     let small = vec![
         Message::text(Role::User, "hi"),
         Message::text(Role::Assistant, "hello"),
@@ -327,7 +332,13 @@ fn economy_measures_each_view_once() {
     let sessions = vec![("small".to_owned(), small), ("build".to_owned(), messages)];
     let economy = Economy::of("test".to_owned(), &sessions, 100);
     assert_eq!(economy.rows, [row]);
-    println!("{}", economy.markdown());
+    assert_eq!((economy.sessions, economy.met()), (2, 1));
+    let table = economy.markdown();
+    assert!(table.contains(
+        "| build | 18 | 22313 | 8670 | 8952 (40.1%) | 3572 (41.2%) | 17755 (79.6%) | 7248 (83.6%) \
+         | 14408 (64.6%) | 5737 (66.2%) | aggressive ahead of the peer | met |\n"
+    ));
+    assert!(table.ends_with("on every session: met on 1 of 1.\n"));
 }
 
 /// A small Claude Code session that writes one file, then is compacted: two places where the
