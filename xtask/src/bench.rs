@@ -10,7 +10,10 @@
 //! 4. reads the mean of every benchmark criterion wrote during this run
 //!    (`<target>/criterion/<group>/<subject>/<size>/new/estimates.json`, nanoseconds, and
 //!    `benchmark.json` for the bytes processed) and prints one markdown table, also written
-//!    to `<target>/criterion/figures.md`.
+//!    to `<target>/criterion/figures.md`;
+//! 5. appends the economy table the suite wrote during this run
+//!    (`<target>/criterion/economy.md`: what our presets and the peer with every lever on save
+//!    of each long corpus session), or says why there is none.
 //!
 //! With `--test` or `--list` among ARGS, criterion measures nothing and no table is printed.
 
@@ -31,6 +34,9 @@ const PACKAGE: &str = "rehydrate-bench";
 
 /// The workload file the suite's CLI bench writes, relative to the target directory.
 const MIB_50_FILE: &str = "bench-workloads/mib_50.json";
+
+/// The economy table the suite writes (issue 17), relative to the target directory.
+const ECONOMY_FILE: &str = "criterion/economy.md";
 
 /// How a figure's ratio is formed from the two means and judged against its target.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -59,8 +65,8 @@ struct Figure {
     ratio: Ratio,
 }
 
-/// The figures of issues 3 (reduction), 4 (search), of transcript replay, of evidence
-/// projection and of the session store, in table order.
+/// The figures of issues 3 (reduction), 17 (per-turn with every kind on), 4 (search), of
+/// transcript replay, of evidence projection and of the session store, in table order.
 const FIGURES: &[Figure] = &[
     Figure {
         name: "per-turn projection, turn 1,000 vs turn 10 (ours)",
@@ -84,6 +90,30 @@ const FIGURES: &[Figure] = &[
         name: "per-turn projection at turn 10 vs peer",
         subject: "per_turn/ours/turn-10",
         baseline: "per_turn/peer/turn-10",
+        ratio: Ratio::Faster,
+    },
+    Figure {
+        name: "per-turn projection, every kind on (aggressive), turn 1,000 vs turn 10 (ours)",
+        subject: "per_turn_aggressive/ours/turn-1000",
+        baseline: "per_turn_aggressive/ours/turn-10",
+        ratio: Ratio::TimeAtMost(1.5),
+    },
+    Figure {
+        name: "per-turn projection, every kind on (aggressive), at turn 1,000 vs peer with every lever on",
+        subject: "per_turn_aggressive/ours/turn-1000",
+        baseline: "per_turn_aggressive/peer-all-levers/turn-1000",
+        ratio: Ratio::FasterAtLeast(20.0),
+    },
+    Figure {
+        name: "per-turn projection, every kind on (aggressive), at turn 100 vs peer with every lever on",
+        subject: "per_turn_aggressive/ours/turn-100",
+        baseline: "per_turn_aggressive/peer-all-levers/turn-100",
+        ratio: Ratio::Faster,
+    },
+    Figure {
+        name: "per-turn projection, every kind on (aggressive), at turn 10 vs peer with every lever on",
+        subject: "per_turn_aggressive/ours/turn-10",
+        baseline: "per_turn_aggressive/peer-all-levers/turn-10",
         ratio: Ratio::Faster,
     },
     Figure {
@@ -227,7 +257,12 @@ pub(crate) fn run(root: &Path, args: &[OsString]) -> Result<()> {
     }
 
     let rss = peak_rss(&bin, &target);
-    let table = table(&target.join("criterion"), started, &rss, &machine());
+    let mut table = table(&target.join("criterion"), started, &rss, &machine());
+    table.push('\n');
+    table.push_str(&economy_section(written_since(
+        &target.join(ECONOMY_FILE),
+        started,
+    )));
     println!("\n{table}");
     let saved = target.join("criterion").join("figures.md");
     fs::write(&saved, &table).map_err(|err| format!("cannot write {}: {err}", saved.display()))?;
@@ -391,6 +426,24 @@ fn measured(criterion_dir: &Path, id: &str, since: SystemTime) -> Option<Measure
     Some(Measured { mean_ns, bytes })
 }
 
+/// The text of `file` if it was written at or after `since`.
+fn written_since(file: &Path, since: SystemTime) -> Option<String> {
+    let modified = fs::metadata(file).ok()?.modified().ok()?;
+    (modified >= since)
+        .then(|| fs::read_to_string(file).ok())
+        .flatten()
+}
+
+/// The economy section of the output: the table the suite wrote during this run, or why there
+/// is none.
+fn economy_section(table: Option<String>) -> String {
+    table.unwrap_or_else(|| {
+        "Economy (issue 17): not run (the suite writes it on every run with the corpus; \
+         see its notice on stderr)\n"
+            .to_owned()
+    })
+}
+
 /// The markdown table of every figure measured since `since`, with the peak-memory figure.
 fn table(
     criterion_dir: &Path,
@@ -531,7 +584,9 @@ fn rss_row(rss: &std::result::Result<Rss, String>) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{FIGURES, Figure, Measured, Ratio, duration_text, max_rss_kbytes, row};
+    use super::{
+        FIGURES, Figure, Measured, Ratio, duration_text, economy_section, max_rss_kbytes, row,
+    };
 
     fn figure(ratio: Ratio) -> Figure {
         Figure {
@@ -595,6 +650,12 @@ mod tests {
             row(&rg, ns(1e6), None),
             "| f | — | — | — | >= 1x faster | not run: no `rg` on PATH (apt-get install ripgrep) |"
         );
+    }
+
+    #[test]
+    fn economy_section_is_the_table_or_says_why_not() {
+        assert_eq!(economy_section(Some("| t |\n".to_owned())), "| t |\n");
+        assert!(economy_section(None).starts_with("Economy (issue 17): not run"));
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //! Groups, each benchmark named `<group>/<subject>/<size>`:
 //! - `per_turn`: `Reducer::project` of one turn at turns 10, 100 and 1,000 of `turns_1000`,
 //!   and the peer's `project_messages` over the same history with its log of the turn before;
+//! - `per_turn_aggressive`: the same with `ReductionPolicy::aggressive()` (every kind on),
+//!   against the peer with every lever on;
 //! - `session`: projecting the whole `mib_50` session at once, against blake3 over its wire
 //!   bytes and against the peer;
 //! - `expand`: `expand_reduction` of a 64 KiB tool result, against blake3 over 64 KiB and
@@ -27,6 +29,10 @@
 //!   against a plain JSONL recorder (each message serialized and written as a line, one
 //!   `sync_data` at the end).
 //!
+//! Then, not timed, the economy table (`rehydrate_bench::economy`): what our two presets and the
+//! peer with every lever on save of each corpus session over 50,000 tokens, printed and written
+//! to `<target>/criterion/economy.md` for `cargo xtask bench`.
+//!
 //! Workloads are built on first use and described on stderr; without the corpus a synthetic
 //! session stands in (with a notice).
 
@@ -42,7 +48,8 @@ use criterion::{
     BatchSize, BenchmarkGroup, BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group,
     criterion_main, measurement::WallTime,
 };
-use rehydrate_bench::peer::{peer_policy, to_peer_all};
+use rehydrate_bench::economy::Economy;
+use rehydrate_bench::peer::{peer_policy, peer_policy_all_levers, to_peer_all};
 use rehydrate_bench::wire::{parse_claude_code_lines, parse_messages};
 use rehydrate_bench::workload::{self, Corpus, JsonlWorkload, SessionFiles, Workload};
 use rehydrate_bench::{locate, peer};
@@ -151,16 +158,69 @@ fn probe_messages(turn: usize) -> Vec<Message> {
     messages
 }
 
-/// Our reducer fed the prefix and turns `1..turn` of `turns_1000`, one `project` call per
-/// turn, as an agent feeds it.
+/// Which of our presets a per-turn group runs, and the peer policy it is compared with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Preset {
+    /// `per_turn`: `ReductionPolicy::default()` against the peer policy that matches it.
+    Default,
+    /// `per_turn_aggressive`: `ReductionPolicy::aggressive()`, every kind on, against the peer
+    /// with every lever on.
+    Aggressive,
+}
+
+impl Preset {
+    /// The index of the preset's state in the per-preset statics.
+    fn index(self) -> usize {
+        match self {
+            Preset::Default => 0,
+            Preset::Aggressive => 1,
+        }
+    }
+
+    /// Our policy. The aggressive group uses `ReductionPolicy::aggressive()` itself, so it
+    /// times every kind the preset turns on, whatever they are.
+    fn policy(self) -> ReductionPolicy {
+        match self {
+            Preset::Default => ReductionPolicy::default(),
+            Preset::Aggressive => ReductionPolicy::aggressive(),
+        }
+    }
+
+    /// The peer's policy.
+    fn peer_policy(self) -> supercode_reduce::ReductionPolicy {
+        match self {
+            Preset::Default => peer_policy(),
+            Preset::Aggressive => peer_policy_all_levers(),
+        }
+    }
+
+    /// The criterion group.
+    fn group(self) -> &'static str {
+        match self {
+            Preset::Default => "per_turn",
+            Preset::Aggressive => "per_turn_aggressive",
+        }
+    }
+
+    /// The peer's subject in the group.
+    fn peer_subject(self) -> &'static str {
+        match self {
+            Preset::Default => "peer",
+            Preset::Aggressive => "peer-all-levers",
+        }
+    }
+}
+
+/// Our reducer under `preset` fed the prefix and turns `1..turn` of `turns_1000`, one `project`
+/// call per turn, as an agent feeds it.
 ///
 /// The benches rebuild this state for every timed call instead of cloning it: on a fresh
 /// clone (even after `Reducer::reserve`) the first call cost 190 µs at turn 1,000 against
 /// 66 µs on a reducer fed turn by turn, an extra cost that grows with the history (a clone's
 /// freshly allocated, exactly sized storage) and that an agent's reducer never pays.
-fn fed_before(turn: usize) -> Reducer {
+fn fed_before(preset: Preset, turn: usize) -> Reducer {
     let workload = turns_1000();
-    let mut reducer = Reducer::new(ReductionPolicy::default());
+    let mut reducer = Reducer::new(preset.policy());
     reducer.project(workload.prefix().iter().cloned());
     for messages in workload.turns().iter().take(turn - 1) {
         reducer.project(messages.iter().cloned());
@@ -168,24 +228,25 @@ fn fed_before(turn: usize) -> Reducer {
     reducer
 }
 
-/// The timed turn at each of [`PROBE_TURNS`] ([`probe_messages`]), checked once: projecting
-/// it grows the history by the turn and keeps one view message per history message.
-fn turn_probes() -> &'static [Vec<Message>] {
-    static PROBES: OnceLock<Vec<Vec<Message>>> = OnceLock::new();
-    PROBES.get_or_init(|| {
+/// The timed turn at each of [`PROBE_TURNS`] ([`probe_messages`]), checked once per preset:
+/// projecting it grows the history by the turn and keeps one view message per history message.
+fn turn_probes(preset: Preset) -> &'static [Vec<Message>] {
+    static PROBES: [OnceLock<Vec<Vec<Message>>>; 2] = [OnceLock::new(), OnceLock::new()];
+    PROBES[preset.index()].get_or_init(|| {
         let started = Instant::now();
+        let group = preset.group();
         let probes: Vec<Vec<Message>> = PROBE_TURNS.iter().map(|&t| probe_messages(t)).collect();
         for (&turn, messages) in PROBE_TURNS.iter().zip(&probes) {
-            let mut reducer = fed_before(turn);
+            let mut reducer = fed_before(preset, turn);
             let before = reducer.history().len();
             reducer.project(messages.iter().cloned());
             assert_eq!(
                 reducer.history().len(),
                 before + messages.len(),
-                "turn {turn}: the history grows by the timed turn"
+                "{group}: turn {turn}: the history grows by the timed turn"
             );
             // One view message per history message, and a synthetic result per call the
-            // corpus sessions left unanswered mid-session (no turn is cleared by default).
+            // corpus sessions left unanswered mid-session (neither preset clears turns).
             let synthetic = reducer
                 .log()
                 .reductions
@@ -194,12 +255,12 @@ fn turn_probes() -> &'static [Vec<Message>] {
                 .count();
             assert_eq!(reducer.view().len(), reducer.history().len() + synthetic);
             eprintln!(
-                "bench: per_turn: before turn {turn}: {before} messages, {} reductions",
+                "bench: {group}: before turn {turn}: {before} messages, {} reductions",
                 reducer.log().len()
             );
         }
         eprintln!(
-            "bench: per_turn: the timed turn has {} messages and {} wire bytes \
+            "bench: {group}: the timed turn has {} messages and {} wire bytes \
              (checked in {:.2?})",
             probes[0].len(),
             probes[0].iter().map(Message::wire_len).sum::<usize>(),
@@ -216,14 +277,15 @@ struct PeerTurnProbe {
     prior: supercode_reduce::ReductionLog,
 }
 
-/// The peer before each of [`PROBE_TURNS`]. The prior log is one `project_messages` call over
-/// the history before the timed turn (feeding the peer 999 growing histories would take
-/// minutes, and its decisions depend on the history, not on how it was fed).
-fn peer_turn_probes() -> &'static [PeerTurnProbe] {
-    static PROBES: OnceLock<Vec<PeerTurnProbe>> = OnceLock::new();
-    PROBES.get_or_init(|| {
+/// The peer before each of [`PROBE_TURNS`], under `preset`'s peer policy. The prior log is one
+/// `project_messages` call over the history before the timed turn (feeding the peer 999
+/// growing histories would take minutes, and its decisions depend on the history, not on how
+/// it was fed).
+fn peer_turn_probes(preset: Preset) -> &'static [PeerTurnProbe] {
+    static PROBES: [OnceLock<Vec<PeerTurnProbe>>; 2] = [OnceLock::new(), OnceLock::new()];
+    PROBES[preset.index()].get_or_init(|| {
         let workload = turns_1000();
-        let policy = peer_policy();
+        let policy = preset.peer_policy();
         PROBE_TURNS
             .iter()
             .map(|&turn| {
@@ -243,9 +305,20 @@ fn peer_turn_probes() -> &'static [PeerTurnProbe] {
     })
 }
 
-/// `per_turn/ours/turn-N` and `per_turn/peer/turn-N`.
+/// `per_turn/ours/turn-N` and `per_turn/peer/turn-N`: the default preset.
 fn per_turn(c: &mut Criterion) {
-    let mut group = c.benchmark_group("per_turn");
+    per_turn_group(c, Preset::Default);
+}
+
+/// `per_turn_aggressive/ours/turn-N` and `per_turn_aggressive/peer-all-levers/turn-N`: the
+/// aggressive preset, every kind on, against the peer with every lever on.
+fn per_turn_aggressive(c: &mut Criterion) {
+    per_turn_group(c, Preset::Aggressive);
+}
+
+/// The per-turn group of `preset`: `<group>/ours/turn-N` and `<group>/<peer>/turn-N`.
+fn per_turn_group(c: &mut Criterion, preset: Preset) {
+    let mut group = c.benchmark_group(preset.group());
     // Criterion plans iterations from wall time, untimed setup included, and each iteration
     // here rebuilds the state before the timed turn (0.1 s at turn 1,000): 5 s of wall time
     // give about 60 timed calls at turn 1,000 and thousands at turn 10.
@@ -256,9 +329,9 @@ fn per_turn(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(5));
     for (index, &turn) in PROBE_TURNS.iter().enumerate() {
         group.bench_function(BenchmarkId::new("ours", format!("turn-{turn}")), |b| {
-            let messages = &turn_probes()[index];
+            let messages = &turn_probes(preset)[index];
             b.iter_batched(
-                || (fed_before(turn), messages.clone()),
+                || (fed_before(preset, turn), messages.clone()),
                 |(mut reducer, messages)| {
                     reducer.project(messages);
                     reducer
@@ -267,11 +340,12 @@ fn per_turn(c: &mut Criterion) {
             );
         });
     }
-    let policy = peer_policy();
+    let policy = preset.peer_policy();
     few_samples(&mut group);
     for (index, &turn) in PROBE_TURNS.iter().enumerate() {
-        group.bench_function(BenchmarkId::new("peer", format!("turn-{turn}")), |b| {
-            let probe = &peer_turn_probes()[index];
+        let id = BenchmarkId::new(preset.peer_subject(), format!("turn-{turn}"));
+        group.bench_function(id, |b| {
+            let probe = &peer_turn_probes(preset)[index];
             b.iter_with_large_drop(|| {
                 supercode_reduce::project_messages(
                     black_box(&probe.messages),
@@ -1132,6 +1206,57 @@ fn evidence(c: &mut Criterion) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// economy
+
+/// The file under `<target>/criterion` the economy table is written to, for `cargo xtask bench`.
+const ECONOMY_FILE: &str = "economy.md";
+
+/// The economy table (`rehydrate_bench::economy`), not a criterion benchmark: each long corpus
+/// session projected once per policy and measured, computed on every run whatever the filter
+/// (about a second once compiled), but not with `--list`. Printed on stderr and written to
+/// `<target>/criterion/economy.md`; skipped with a notice without the corpus.
+fn economy(_: &mut Criterion) {
+    if std::env::args().any(|arg| arg == "--list") {
+        return;
+    }
+    let dir = locate::corpus_dir();
+    let started = Instant::now();
+    let economy = match Economy::load(&dir) {
+        Ok(Some(economy)) => economy,
+        Ok(None) => {
+            eprintln!(
+                "bench: NOTICE: economy table skipped: no claude-code or swe-agent sessions \
+                 under {} (set REHYDRATE_CORPUS)",
+                dir.display()
+            );
+            return;
+        }
+        Err(err) => {
+            eprintln!("bench: NOTICE: economy table skipped: {err}");
+            return;
+        }
+    };
+    for notice in &economy.notices {
+        eprintln!("bench: economy: {notice}");
+    }
+    let table = economy.markdown();
+    eprintln!(
+        "bench: economy: {} sessions read, {} measured in {:.2?}\n{table}",
+        economy.sessions,
+        economy.rows.len(),
+        started.elapsed()
+    );
+    let file = locate::target_dir().join("criterion").join(ECONOMY_FILE);
+    let written = file
+        .parent()
+        .map_or(Ok(()), fs::create_dir_all)
+        .and_then(|()| fs::write(&file, &table));
+    if let Err(err) = written {
+        panic!("cannot write {}: {err}", file.display());
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // store
 
 /// How many messages of `turns_1000` the `store` group appends per iteration: the first 1,000
@@ -1340,6 +1465,17 @@ fn store(c: &mut Criterion) {
 }
 
 criterion_group!(
-    benches, per_turn, session, expand, cli, tokens, search, replay, evidence, store
+    benches,
+    per_turn,
+    per_turn_aggressive,
+    session,
+    expand,
+    cli,
+    tokens,
+    search,
+    replay,
+    evidence,
+    store,
+    economy
 );
 criterion_main!(benches);

@@ -13,7 +13,10 @@
 //!   file-tool cards into [`workload::claude_mib_50`] (replay), the largest ones into
 //!   [`workload::claude_largest_mib_50`] (evidence).
 //! - [`peer`]: our messages converted to the types of the benchmark peer, `supercode-reduce`
-//!   0.5.144, and the peer policy that matches ours.
+//!   0.5.144, and back, the peer policy that matches ours and the peer with every lever on.
+//! - [`economy`]: the economy table, what our two presets and the peer with every lever on save
+//!   of each long corpus session, in wire bytes and in tokens ([`tokens`]: o200k_base counts as
+//!   the CLI reports them).
 //! - [`wire`]: the typed wire forms the `serde_json` baselines parse into: an OpenAI message
 //!   (CLI bench) and a Claude Code session line (replay and evidence benches).
 //! - [`locate`]: where the corpus, the target directory and the `rehydrate` binary are.
@@ -41,9 +44,11 @@
 
 #![forbid(unsafe_code)]
 
+pub mod economy;
 mod error;
 pub mod locate;
 pub mod peer;
+pub mod tokens;
 pub mod wire;
 pub mod workload;
 

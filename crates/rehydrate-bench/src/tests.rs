@@ -5,7 +5,9 @@ use std::path::{Path, PathBuf};
 
 use rehydrate_model::{Content, Message, Role, ToolCall};
 
-use crate::peer::{peer_policy, to_peer};
+use crate::economy::{Economy, EconomyRow, Size};
+use crate::peer::{from_peer, peer_policy, peer_policy_all_levers, to_peer, to_peer_all};
+use crate::tokens::TokenCounter;
 use crate::wire::{ToolUseResult, parse_claude_code_lines, parse_messages};
 use crate::workload::{
     Corpus, JsonlWorkload, SessionFile, SessionFiles, Until, check_reimport, write_openai,
@@ -201,6 +203,142 @@ fn peer_policy_matches_ours() {
     );
     assert!(!peer.redact_images && !peer.diff_rereads && !peer.elide_tool_inputs);
     assert!(peer.deduplicate_outputs && peer.clear_turns_older_than.is_none());
+}
+
+#[test]
+fn peer_messages_convert_back_to_the_same_wire_form() -> Result<(), serde_json::Error> {
+    let messages = economy_session();
+    for message in &messages {
+        assert_eq!(
+            from_peer(&to_peer(message)).wire_json(),
+            message.wire_json()
+        );
+    }
+    // The peer's own view, stubs included, serializes to the wire form of its conversion.
+    let (view, log) = supercode_reduce::project_messages(
+        &to_peer_all(&messages),
+        &peer_policy_all_levers(),
+        &supercode_reduce::ReductionLog::default(),
+    );
+    assert!(!log.reductions.is_empty());
+    for message in &view {
+        let ours: serde_json::Value = serde_json::from_str(&from_peer(message).wire_json())?;
+        assert_eq!(serde_json::to_value(message)?, ours);
+    }
+    Ok(())
+}
+
+#[test]
+fn peer_policy_all_levers_turns_every_lever_on() {
+    let peer = peer_policy_all_levers();
+    assert_eq!(
+        (peer.tool_output_keep_bytes, peer.tool_output_trigger_bytes),
+        (512, 1024)
+    );
+    assert!(peer.redact_images && peer.diff_rereads && peer.elide_stale_reads);
+    assert!(peer.elide_tool_inputs && peer.normalize_terminal_output);
+    assert!(peer.supersede_enabled && peer.prune_errored_inputs && peer.deduplicate_outputs);
+    assert!(!peer.summarize_cleared_turns && peer.clear_turns_older_than.is_none());
+}
+
+/// A small build session for the economy table: a 12 KiB build log, a long plan, a 3 KiB
+/// `Write`, a 3 KiB test log, then small outputs, so each policy has something to reduce. No
+/// images, escape sequences or file cards, so kinds that need them find nothing.
+fn economy_session() -> Vec<Message> {
+    let call = |id: &str, name: &str, arguments: String| Message {
+        role: Role::Assistant,
+        tool_calls: vec![ToolCall {
+            id: id.to_owned(),
+            name: name.to_owned(),
+            arguments,
+        }],
+        ..Message::default()
+    };
+    let build_log: String = (0..240)
+        .map(|i| {
+            format!(
+                "   Compiling crate_{i} v0.1.{} (/work/crates/crate_{i})\n",
+                i % 7
+            )
+        })
+        .collect();
+    let plan: String = (0..30)
+        .map(|i| {
+            format!(
+                "Step {i}: change module {} and run its tests again.\n",
+                i * 3
+            )
+        })
+        .collect();
+    let source: String = (0..100)
+        .map(|i| format!("pub fn item_{i}() -> u32 {{ {} }}\n", i * 7))
+        .collect();
+    let test_log: String = (0..80)
+        .map(|i| format!("test module_{}::case_{i} ... ok\n", i % 9))
+        .collect();
+    let mut messages = vec![
+        Message::text(Role::System, "You are a coding agent."),
+        Message::text(Role::User, "Fix the build, then run the tests."),
+        call("c1", "Bash", r#"{"command":"cargo build"}"#.to_owned()),
+        Message::tool_result("c1", build_log),
+        Message::text(Role::Assistant, plan),
+        call(
+            "c2",
+            "Write",
+            serde_json::json!({"file_path": "/work/src/lib.rs", "content": source}).to_string(),
+        ),
+        Message::tool_result("c2", "File written: /work/src/lib.rs"),
+        call("c3", "Bash", r#"{"command":"cargo test"}"#.to_owned()),
+        Message::tool_result("c3", test_log),
+    ];
+    for i in 4..8 {
+        let id = format!("c{i}");
+        messages.push(call(
+            &id,
+            "Bash",
+            format!(r#"{{"command":"git diff --stat -- crate_{i}"}}"#),
+        ));
+        messages.push(Message::tool_result(
+            id,
+            format!("crate_{i}: 1 file changed"),
+        ));
+    }
+    messages.push(Message::text(
+        Role::Assistant,
+        "The build and the tests pass.",
+    ));
+    messages
+}
+
+#[test]
+fn economy_measures_each_view_once() {
+    let messages = economy_session();
+    let mut counter = TokenCounter::new();
+    let row = EconomyRow::measure("build", &messages, &mut counter);
+    // Exact figures: a change to a preset, to the peer's policy or to the counting that moves
+    // them is one to look at (and to pin again here).
+    let size = |wire_bytes, tokens| Size { wire_bytes, tokens };
+    assert_eq!(row.messages, 18);
+    assert_eq!(row.before, size(22313, 8670));
+    assert_eq!(row.before, Size::of(&messages, &mut counter));
+    assert_eq!(row.default, size(13361, 5098));
+    assert_eq!(row.aggressive, size(4558, 1422));
+    assert_eq!(row.peer, size(7905, 2933));
+    assert!(row.target_met());
+    let small = vec![
+        Message::text(Role::User, "hi"),
+        Message::text(Role::Assistant, "hello"),
+    ];
+    let sessions = vec![("small".to_owned(), small), ("build".to_owned(), messages)];
+    let economy = Economy::of("test".to_owned(), &sessions, 100);
+    assert_eq!(economy.rows, [row]);
+    assert_eq!((economy.sessions, economy.met()), (2, 1));
+    let table = economy.markdown();
+    assert!(table.contains(
+        "| build | 18 | 22313 | 8670 | 8952 (40.1%) | 3572 (41.2%) | 17755 (79.6%) | 7248 (83.6%) \
+         | 14408 (64.6%) | 5737 (66.2%) | aggressive ahead of the peer | met |\n"
+    ));
+    assert!(table.ends_with("on every session: met on 1 of 1.\n"));
 }
 
 /// A small Claude Code session that writes one file, then is compacted: two places where the

@@ -401,6 +401,16 @@ fn session_paths(dir: &Path) -> Result<Option<SessionPaths>, Error> {
 
 /// Appends every `*.jsonl` file under `dir`, recursively, to `out`.
 fn collect_jsonl(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
+    collect_files(dir, &["jsonl"], out)
+}
+
+/// Appends every file under `dir`, recursively, whose extension is one of `extensions`, to
+/// `out`.
+pub(crate) fn collect_files(
+    dir: &Path,
+    extensions: &[&str],
+    out: &mut Vec<PathBuf>,
+) -> Result<(), Error> {
     let read_err = |source| Error::Read {
         path: dir.to_path_buf(),
         source,
@@ -408,8 +418,11 @@ fn collect_jsonl(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), Error> {
     for entry in fs::read_dir(dir).map_err(read_err)? {
         let path = entry.map_err(read_err)?.path();
         if path.is_dir() {
-            collect_jsonl(&path, out)?;
-        } else if path.extension().is_some_and(|ext| ext == "jsonl") {
+            collect_files(&path, extensions, out)?;
+        } else if path
+            .extension()
+            .is_some_and(|ext| extensions.iter().any(|wanted| ext == *wanted))
+        {
             out.push(path);
         }
     }
