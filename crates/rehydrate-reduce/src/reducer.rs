@@ -1531,11 +1531,12 @@ impl Reducer {
             self.reruns.name_canonical(canonical);
         }
         // A duplicate stub first; then the terminal's final screen (cut as a truncation cuts
-        // when still over the trigger); then a truncation of the text as it is.
+        // when still over the trigger; never of a file tool's result, whose details prove it
+        // is a file's text); then a truncation of the text as it is.
+        let file_tool = self.history[candidate.index].details.is_some();
         let minted = duplicate
             .or_else(|| {
-                self.policy
-                    .normalize_terminal_output
+                (self.policy.normalize_terminal_output && !file_tool)
                     .then(|| mint_normalized(&candidate, &self.policy, &mut self.log))
                     .flatten()
             })

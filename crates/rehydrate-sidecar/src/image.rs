@@ -99,18 +99,23 @@ const MAX_BASE64_CHARS: usize = 4 * 1024 * 1024;
 
 /// The pixel size `(width, height)` of a base64 PNG, GIF, JPEG or WebP image, read from its
 /// header; `None` when the data is not base64, not one of these formats, or its header is cut
-/// off or malformed. At most the first 4 MiB of base64 text are decoded, and only as far as the
+/// off or malformed (a side of 0 pixels, or over 2^31 - 1, is malformed). At most the first 4 MiB of base64 text are decoded, and only as far as the
 /// header needs.
 pub fn image_size(base64: &str) -> Option<(u32, u32)> {
     let head = decode_prefix(base64, FIRST_BASE64_CHARS)?;
-    if let Some(size) = header_size(&head) {
-        return Some(size);
-    }
-    if head.starts_with(&[0xFF, 0xD8]) && base64.len() > FIRST_BASE64_CHARS {
-        return jpeg_size(&decode_prefix(base64, MAX_BASE64_CHARS)?);
-    }
-    None
+    let size = match header_size(&head) {
+        Some(size) => Some(size),
+        None if head.starts_with(&[0xFF, 0xD8]) && base64.len() > FIRST_BASE64_CHARS => {
+            jpeg_size(&decode_prefix(base64, MAX_BASE64_CHARS)?)
+        }
+        None => None,
+    };
+    // No format allows an empty side; PNG allows at most 2^31 - 1 (the others less).
+    size.filter(|&(w, h)| (1..=MAX_SIDE).contains(&w) && (1..=MAX_SIDE).contains(&h))
 }
+
+/// The largest side any of the formats allows, in pixels (PNG's 2^31 - 1).
+const MAX_SIDE: u32 = (1 << 31) - 1;
 
 /// The bytes of the first `chars` base64 characters of `base64` (rounded down to whole
 /// 4-character groups, or all of it), or `None` when they are not base64.

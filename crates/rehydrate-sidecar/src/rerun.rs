@@ -37,8 +37,11 @@ impl CommandFields<'_> {
 /// of one tool are the same call when their canonical arguments are equal (docs/FORMATS.md,
 /// "Superseded results").
 ///
-/// `None` when the arguments are not one JSON object, or an object anywhere in them repeats a
-/// key (which member a tool reads is then a guess): such a call is the same as no other.
+/// `None` when the arguments are not one JSON object, an object anywhere in them repeats a key
+/// (which member a tool reads is then a guess), or a number in them is not written as JSON
+/// writes it back (`5e0`, `1.50`, an integer too large for 64 bits: parsing would make
+/// `5.0` and `5e0`, or two large integers, the same number): such a call is the same as no
+/// other.
 ///
 /// # Example
 ///
@@ -52,10 +55,15 @@ impl CommandFields<'_> {
 /// assert_ne!(canonical(r#"{"text":"    return x"}"#), canonical(r#"{"text":"return x"}"#));
 /// assert_eq!(canonical(r#"{"command":"ls","command":"rm -r x"}"#), None);
 /// assert_eq!(canonical("not json"), None);
+/// assert_eq!(canonical(r#"{"amount":5e0}"#), None);
+/// assert_eq!(canonical(r#"{"n":12345678901234567890123}"#), None);
 /// ```
 pub fn canonical_arguments(arguments: &str, command_fields: CommandFields<'_>) -> Option<String> {
     let mut value: Value = serde_json::from_str(arguments).ok()?;
-    if !value.is_object() || members(&value) != colons_outside_strings(arguments) {
+    if !value.is_object()
+        || members(&value) != colons_outside_strings(arguments)
+        || !numbers_as_written(&value, arguments)
+    {
         return None;
     }
     if let Value::Object(map) = &mut value {
@@ -188,6 +196,60 @@ fn members(v: &Value) -> usize {
         Value::Object(map) => map.len() + map.values().map(members).sum::<usize>(),
         Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => 0,
     }
+}
+
+/// Whether every number of `value` is written in `text` as JSON writes it back, so parsing lost
+/// nothing of it. Compared as multisets (object keys are sorted in `value`): every rendering is
+/// written as JSON writes it, so the two agree exactly when every token of `text` is one.
+fn numbers_as_written(value: &Value, text: &str) -> bool {
+    let mut parsed = Vec::new();
+    rendered_numbers(value, &mut parsed);
+    let mut written = number_tokens(text);
+    if parsed.len() != written.len() {
+        return false;
+    }
+    parsed.sort_unstable();
+    written.sort_unstable();
+    parsed.iter().zip(&written).all(|(p, w)| p == w)
+}
+
+/// How JSON writes each number of `v` back, in any order.
+fn rendered_numbers(v: &Value, out: &mut Vec<String>) {
+    match v {
+        Value::Number(n) => out.push(n.to_string()),
+        Value::Array(items) => items.iter().for_each(|i| rendered_numbers(i, out)),
+        Value::Object(map) => map.values().for_each(|i| rendered_numbers(i, out)),
+        Value::Null | Value::Bool(_) | Value::String(_) => {}
+    }
+}
+
+/// The number tokens of JSON text, outside string literals, as written.
+fn number_tokens(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let (mut tokens, mut in_string, mut escaped, mut i) = (Vec::new(), false, false, 0);
+    while let Some(&b) = bytes.get(i) {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if b == b'-' || b.is_ascii_digit() {
+            let start = i;
+            while bytes.get(i + 1).is_some_and(|c| {
+                c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'+' | b'-')
+            }) {
+                i += 1;
+            }
+            tokens.push(&text[start..=i]);
+        }
+        i += 1;
+    }
+    tokens
 }
 
 /// The number of `:` outside string literals in JSON text: one per object member written, so

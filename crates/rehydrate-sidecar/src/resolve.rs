@@ -519,6 +519,11 @@ fn check_normalized<'a>(r: &Reduction, msg: &'a Message) -> Result<&'a str, Erro
         id: id.to_string(),
         reason,
     };
+    if msg.details.is_some() {
+        return Err(inconsistent(format!(
+            "message {index} is a file tool's result (its details record a file's text), never terminal output"
+        )));
+    }
     if !msg.is_tool_result() || r.ptr.span.is_some() {
         return Err(inconsistent(format!(
             "a normalized output must be a tool result hidden whole, but message {index} is a {} message{}",
@@ -555,12 +560,13 @@ fn check_normalized<'a>(r: &Reduction, msg: &'a Message) -> Result<&'a str, Erro
     let counted = match cut {
         None => 0,
         Some(cut) => {
-            let hidden = normalized.get(cut.range()).ok_or(Error::BadSpan {
-                id: id.to_string(),
-                index,
-                start: cut.start(),
-                end: cut.end(),
-                total_bytes: normalized.len(),
+            let hidden = normalized.get(cut.range()).ok_or_else(|| {
+                inconsistent(format!(
+                    "records a cut [{}, {}) that does not fit the {} bytes (or the char boundaries) of the normalized text of message {index}",
+                    cut.start(),
+                    cut.end(),
+                    normalized.len()
+                ))
             })?;
             memchr::memchr_iter(b'\n', hidden.as_bytes()).count()
         }

@@ -90,7 +90,8 @@ const ESC: u8 = 0x1b;
 ///
 /// `None` when the text holds nothing to normalize: no `ESC`, no backspace and no `\r` but in
 /// `\r\n` (text with Windows line ends only is left as it is), or a result that is the text
-/// itself with `\r\n` written `\n`. `None` too when normalizing would mean guessing (above), or
+/// itself with `\r\n` written `\n`. `None` too when normalizing would mean guessing (above, or
+/// a character that may not take exactly one column: CJK, emoji, combining marks), or
 /// when the work beyond one step per byte of the text (padding, blanking, rows visited by ED)
 /// would exceed the text's length in bytes plus 4096: callers then mint nothing.
 ///
@@ -117,11 +118,31 @@ const ESC: u8 = 0x1b;
 /// assert_eq!(normalize_terminal("no control sequences\r\n"), None);
 /// ```
 pub fn normalize_terminal(text: &str) -> Option<String> {
-    if !needs_replay(text.as_bytes()) {
+    if !needs_replay(text.as_bytes()) || !(text.is_ascii() || text.chars().all(one_column)) {
         return None;
     }
     let screen = replay(text)?;
     (!same_but_line_ends(&screen, text)).then_some(screen)
+}
+
+/// Whether `c` takes exactly one column on a terminal, by a conservative list: control
+/// characters (replayed, not printed), ASCII, Latin, Greek and Cyrillic letters, general
+/// punctuation, arrows, box drawing, blocks and geometric shapes but the two wide ones,
+/// braille (spinners) and the check and cross marks. Anything else (CJK, emoji, combining
+/// marks) may take two columns or none, so a grid replay would guess where it ends.
+fn one_column(c: char) -> bool {
+    matches!(u32::from(c),
+        0x00..=0x2FF
+            | 0x370..=0x52F
+            | 0x2010..=0x205E
+            | 0x2190..=0x21FF
+            | 0x2500..=0x25FC
+            | 0x25FF
+            | 0x2800..=0x28FF
+            | 0x2713
+            | 0x2714
+            | 0x2717
+            | 0x2718)
 }
 
 /// Whether `bytes` hold an `ESC`, a backspace or a `\r` not followed by `\n`.

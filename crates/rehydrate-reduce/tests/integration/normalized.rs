@@ -204,3 +204,22 @@ fn chunked_feeding_and_a_resumed_log_mint_the_same_reductions() {
     assert_eq!(again.log, one_shot.log);
     assert_eq!(again.view, one_shot.view);
 }
+
+#[test]
+fn a_file_tools_result_is_a_files_text_never_terminal_output() {
+    // A whole read of a log file holding colours and a `\r`: its details prove it is the
+    // file's text, so it is truncated as any output, never shown as a terminal's screen.
+    let log_file = colored_tests(400);
+    let mut history = session(&[log_file.clone()]);
+    history[2].details = Some(Box::new(rehydrate_model::ToolDetails::WholeRead {
+        path: "/work/test.log".into(),
+        content: log_file,
+    }));
+    let out = project_messages(&history, &ReductionLog::default(), &normalizing());
+    assert_eq!(kinds(&out.log), vec![("tool-output", 2)]);
+    assert!(verify_log(&out.log, &history).is_empty());
+    // Without details the same text is normalized.
+    history[2].details = None;
+    let out = project_messages(&history, &ReductionLog::default(), &normalizing());
+    assert_eq!(kinds(&out.log), vec![("terminal", 2)]);
+}

@@ -183,3 +183,17 @@ fn stripping_empties_only_the_base64_data() {
         json!({"type": "text", "text": "data:image/png;base64,iVBO"})
     );
 }
+
+#[test]
+fn a_side_of_no_pixels_or_beyond_png_limit_is_no_size() {
+    use rehydrate_test_support::png_base64;
+    assert_eq!(image_size(&png_base64(640, 480, 100, 1)), Some((640, 480)));
+    assert_eq!(
+        image_size(&png_base64((1 << 31) - 1, 1, 100, 1)),
+        Some(((1 << 31) - 1, 1))
+    );
+    assert_eq!(image_size(&png_base64(0, 0, 100, 1)), None);
+    assert_eq!(image_size(&png_base64(640, 0, 100, 1)), None);
+    assert_eq!(image_size(&png_base64(u32::MAX, u32::MAX, 100, 1)), None);
+    assert_eq!(image_size(&png_base64(1 << 31, 480, 100, 1)), None);
+}

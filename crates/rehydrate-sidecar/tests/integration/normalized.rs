@@ -192,7 +192,7 @@ fn verification_refuses_forged_facts() {
         let got = inconsistent(&log, &minted);
         assert!(got.contains(reason), "{got}");
     }
-    // A cut past the normalized text's end is a bad span, not a slice of something else.
+    // A cut past the normalized text's end is refused, naming the normalized text's size.
     let past = forged(&r, |k| {
         if let ReductionKind::OutputNormalized { cut, .. } = k {
             *cut = Some(Span::new(3, SHOWN.len() + 1).unwrap());
@@ -201,10 +201,16 @@ fn verification_refuses_forged_facts() {
     let log = ReductionLog {
         reductions: vec![past],
     };
-    assert!(matches!(
-        verify_log(&log, &minted).as_slice(),
-        [Error::BadSpan { total_bytes, .. }] if *total_bytes == SHOWN.len()
-    ));
+    let expected = format!(
+        "records a cut [3, {}) that does not fit the {} bytes (or the char boundaries) of the normalized text of message 2",
+        SHOWN.len() + 1,
+        SHOWN.len()
+    );
+    let errors = verify_log(&log, &minted);
+    assert!(
+        matches!(errors.as_slice(), [Error::Inconsistent { reason, .. }] if *reason == expected),
+        "{errors:?}"
+    );
     // A stub saying something else.
     let mut lying = r.clone();
     lying.stub = lying.stub.replace("raw terminal", "plain");
@@ -305,4 +311,22 @@ fn invert_refuses_a_view_that_is_not_the_normalization() {
             edited[2].content_text()
         );
     }
+}
+
+#[test]
+fn a_file_tools_result_is_never_terminal_output() {
+    let mut minted = minted();
+    let r = normalized(0, 2, RAW, None);
+    let log = ReductionLog {
+        reductions: vec![r.clone()],
+    };
+    assert!(verify_log(&log, &minted).is_empty());
+    minted[2].details = Some(Box::new(rehydrate_model::ToolDetails::WholeRead {
+        path: "/work/build.log".into(),
+        content: RAW.into(),
+    }));
+    assert_eq!(
+        inconsistent(&log, &minted),
+        "message 2 is a file tool's result (its details record a file's text), never terminal output"
+    );
 }

@@ -353,3 +353,22 @@ fn parallel_calls_and_unknown_calls_are_no_re_runs() {
         assert!(verify_log(&log, &minted).is_empty(), "message {index}");
     }
 }
+
+#[test]
+fn numbers_are_compared_as_written() {
+    let fields = ["command".to_string()];
+    let canonical = |a: &str| canonical_arguments(a, CommandFields::Named(&fields));
+    // Parsing would make these the same number; as written they differ, so neither has a
+    // canonical form (a false supersession is worse than a missed one).
+    assert_eq!(canonical(r#"{"amount":5e0}"#), None);
+    assert_eq!(canonical(r#"{"amount":5.00}"#), None);
+    assert_eq!(canonical(r#"{"n":12345678901234567890123}"#), None);
+    assert_eq!(canonical(r#"{"n":12345678901234567891000}"#), None);
+    // Numbers JSON writes back as they are keep their canonical form, strings holding digits
+    // too.
+    assert_eq!(
+        canonical(r#"{ "b": [1, -2.5, 3e-7], "a": "5e0" }"#).as_deref(),
+        Some(r#"{"a":"5e0","b":[1,-2.5,3e-7]}"#)
+    );
+    assert_ne!(canonical(r#"{"amount":5}"#), canonical(r#"{"amount":5.0}"#));
+}
