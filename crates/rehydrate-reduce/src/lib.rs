@@ -86,6 +86,7 @@
 mod batch;
 mod boundaries;
 mod cut;
+mod deferred;
 mod digests;
 mod images;
 mod pairing;

@@ -292,13 +292,13 @@ impl Reducer {
                     resumed.insert(r.ptr.addr.index, position);
                 }
                 ReductionKind::Superseded { .. } if reuse_all => {
-                    reruns.resume(r.ptr.addr.index, position);
+                    reruns.deferred.resume(r.ptr.addr.index, position);
                 }
                 ReductionKind::FileReadElided { by, .. } if reuse_all => {
-                    rereads.resume(by.index, position);
+                    rereads.deferred.resume(by.index, position);
                 }
                 ReductionKind::FileReadDiffed { .. } if reuse_all => {
-                    rereads.resume(r.ptr.addr.index, position);
+                    rereads.deferred.resume(r.ptr.addr.index, position);
                 }
                 ReductionKind::TurnsCleared { .. }
                 | ReductionKind::ToolOutputTruncated { .. }
@@ -386,8 +386,7 @@ impl Reducer {
         self.decide_cleared();
         // When the cleared range shrank, messages it hid are looked at again.
         let unhidden = std::mem::take(&mut self.unhidden);
-        self.decide_rereads(unhidden);
-        self.decide_superseded(unhidden);
+        self.decide_pairs(unhidden);
         self.decide_tool_results(unhidden);
         self.decide_assistant_texts(unhidden);
         self.decide_tool_inputs(unhidden);
@@ -912,32 +911,13 @@ impl Reducer {
             return;
         };
         let digest = content_digest(text.as_bytes());
-        let mut reduction = Reduction {
-            id: ReductionId::new(self.log.len(), &digest),
-            kind: ReductionKind::ImageRedacted {
-                images,
-                original_bytes: text.len(),
-            },
-            ptr: SidecarPtr {
-                addr: MessageAddr {
-                    index,
-                    role: msg.role,
-                },
-                span: None,
-                digest,
-            },
-            stub: String::new(),
+        let kind = ReductionKind::ImageRedacted {
+            images,
+            original_bytes: text.len(),
         };
-        reduction.stub = expected_stub(&reduction, &self.history);
-        let Ok(view_msg) = stub_message(&reduction, msg) else {
-            return;
-        };
-        if !saves_enough(msg.wire_len(), view_msg.wire_len(), &self.policy) {
-            return;
-        }
-        self.log.reductions.push(reduction);
-        self.stubs[index] = Some(Box::new(view_msg));
-        if let Some(&anchor) = self.moved.get(&index) {
+        if self.mint_whole(index, kind, digest)
+            && let Some(&anchor) = self.moved.get(&index)
+        {
             self.refresh_moved(index, anchor);
         }
     }
@@ -1048,19 +1028,7 @@ impl Reducer {
         Some((first, last))
     }
 
-    /// Decides the re-run pairs found since the last projection (and, when the cleared range
-    /// shrank, those skipped while inside it), in the order their later results arrived: each
-    /// older result not reduced yet is superseded by the later one, reusing a resumed log's
-    /// reduction where it verifies. Done after the cleared range is decided and before the tool
-    /// results leaving the protected window are, so a result superseded in this projection is
-    /// not truncated, and one truncated earlier stays truncated.
-    fn decide_superseded(&mut self, unhidden: bool) {
-        for pair in self.reruns.take_pairs(unhidden) {
-            self.supersede(pair);
-        }
-    }
-
-    /// Decides one re-run pair ([`Reducer::decide_superseded`]).
+    /// Decides one re-run pair ([`Reducer::decide_pairs`]).
     fn supersede(&mut self, pair: Pair) {
         let Pair { older, later } = pair;
         // Reduced already (truncated, a duplicate, a repair): reductions are never replaced.
@@ -1072,7 +1040,7 @@ impl Reducer {
         {
             return;
         }
-        if let Some(position) = self.reruns.take_resumed(older) {
+        if let Some(position) = self.reruns.deferred.take_resumed(older) {
             let r = &self.log.reductions[position];
             let fits = matches!(r.kind, ReductionKind::Superseded { by, .. } if by.index == later);
             if fits
@@ -1085,7 +1053,7 @@ impl Reducer {
             }
         }
         if self.is_cleared(older) || self.is_cleared(later) {
-            self.reruns.skip(pair);
+            self.reruns.deferred.skip(pair);
             return;
         }
         let position = self.tool_results.partition_point(|t| t.index < older);
@@ -1132,23 +1100,51 @@ impl Reducer {
         self.policy.supersede_reruns || self.reduces_rereads()
     }
 
-    /// Decides the re-read pairs found since the last projection (and, when the cleared range
-    /// shrank, those skipped while inside it), in the order their later reads arrived, reusing
-    /// a resumed log's reduction where it verifies. Done after the cleared range is decided and
-    /// before re-runs are superseded, so a same-content earlier read is elided as a re-read, and
-    /// a diff's base is never superseded.
-    fn decide_rereads(&mut self, unhidden: bool) {
-        for pair in self.rereads.take_pairs(unhidden) {
-            self.reread(pair);
+    /// Decides the re-read and re-run pairs found since the last projection (and, when the
+    /// cleared range shrank, those skipped while inside it) in the order their later messages
+    /// arrived, the re-reads of one later message before its re-runs, so feeding a session in
+    /// any chunks decides them as one projection does: a same-content earlier read is elided
+    /// as a re-read, a diff's base is never superseded, and a result reduced by an earlier
+    /// pair (or a resumed log) is never reduced again. Each reuses a resumed log's reduction
+    /// where it verifies. Done after the cleared range is decided and before the tool results
+    /// leaving the protected window are, so a result hidden by a pair in this projection is not
+    /// truncated, and one truncated earlier stays truncated.
+    fn decide_pairs(&mut self, unhidden: bool) {
+        let mut reads = self
+            .rereads
+            .deferred
+            .take_pairs(unhidden)
+            .into_iter()
+            .peekable();
+        let mut reruns = self
+            .reruns
+            .deferred
+            .take_pairs(unhidden)
+            .into_iter()
+            .peekable();
+        loop {
+            let read_first = match (reads.peek(), reruns.peek()) {
+                (Some(read), Some(rerun)) => read.later <= rerun.later,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => break,
+            };
+            if read_first {
+                if let Some(pair) = reads.next() {
+                    self.reread(pair);
+                }
+            } else if let Some(pair) = reruns.next() {
+                self.supersede(pair);
+            }
         }
     }
 
-    /// Decides one re-read pair ([`Reducer::decide_rereads`]): when the earlier read is still
+    /// Decides one re-read pair ([`Reducer::decide_pairs`]): when the earlier read is still
     /// whole in the view, it is elided if both reads served the same content, else the later
     /// read shows the diff when it is within the policy's share.
     fn reread(&mut self, pair: ReadPair) {
         let ReadPair { earlier, later } = pair;
-        if let Some(position) = self.rereads.take_resumed(later)
+        if let Some(position) = self.rereads.deferred.take_resumed(later)
             && self.reuse_reread(position, pair)
         {
             return;
@@ -1158,7 +1154,7 @@ impl Reducer {
             return;
         }
         if self.is_cleared(earlier) || self.is_cleared(later) {
-            self.rereads.skip(pair);
+            self.rereads.deferred.skip(pair);
             return;
         }
         let (Some((_, earlier_content)), Some((_, later_content))) = (
@@ -1463,13 +1459,22 @@ impl Reducer {
             return;
         };
         let digest = content_digest(value.as_bytes());
+        let kind = ReductionKind::ToolInputElided {
+            call,
+            field,
+            original_bytes: value.len(),
+        };
+        self.mint_whole(index, kind, digest);
+    }
+
+    /// Mints `kind` for the message at `index`, hidden without a span behind `digest`: the stub
+    /// written from the history, the view message, and the reduction pushed to the log only
+    /// where the view saves `min_saved_bytes` wire bytes. Returns whether it was minted.
+    fn mint_whole(&mut self, index: usize, kind: ReductionKind, digest: Digest) -> bool {
+        let msg = &self.history[index];
         let mut reduction = Reduction {
             id: ReductionId::new(self.log.len(), &digest),
-            kind: ReductionKind::ToolInputElided {
-                call,
-                field,
-                original_bytes: value.len(),
-            },
+            kind,
             ptr: SidecarPtr {
                 addr: MessageAddr {
                     index,
@@ -1482,13 +1487,14 @@ impl Reducer {
         };
         reduction.stub = expected_stub(&reduction, &self.history);
         let Ok(view_msg) = stub_message(&reduction, msg) else {
-            return;
+            return false;
         };
         if !saves_enough(msg.wire_len(), view_msg.wire_len(), &self.policy) {
-            return;
+            return false;
         }
         self.log.reductions.push(reduction);
         self.stubs[index] = Some(Box::new(view_msg));
+        true
     }
 
     fn is_cleared(&self, index: usize) -> bool {

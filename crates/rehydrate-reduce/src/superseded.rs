@@ -6,11 +6,12 @@
 //! message that made such a call and its results; a result of a later assistant message with
 //! the same key pairs with each of them (older, later), and becomes the latest. Parallel calls
 //! of one message never pair with each other. The pairs are decided by the reducer after the
-//! cleared range of the projection is known (`Reducer::decide_superseded`), so a decision
+//! cleared range of the projection is known (`Reducer::decide_pairs`, in the order their later results arrived, with re-reads), so a decision
 //! depends on the history prefix and the log alone, however the messages were fed.
 
 use std::collections::{HashMap, HashSet};
 
+use crate::deferred::Deferred;
 use rehydrate_model::{Digest, Message};
 use rehydrate_sidecar::{CommandFields, answered_call, rerun_key};
 
@@ -36,14 +37,9 @@ struct Latest {
 pub(crate) struct Reruns {
     /// By rerun key: the latest call message with that key and its results.
     latest: HashMap<Digest, Latest>,
-    /// Pairs found since the last decision, in the order their later results arrived.
-    pending: Vec<Pair>,
-    /// Pairs left undecided because one of the two results was inside the cleared range;
-    /// looked at again when the range shrinks. In the order of their later results.
-    skipped: Vec<Pair>,
-    /// A resumed log's superseded results not matched yet: history index of the older result →
-    /// log position.
-    resumed: HashMap<usize, usize>,
+    /// The pairs waiting for a decision, and a resumed log's reductions of them (by the
+    /// history index of the older result).
+    pub(crate) deferred: Deferred<Pair>,
     /// The results hidden as superseded: never the canonical copy of a duplicate.
     superseded: HashSet<usize>,
     /// The results a duplicate of the log names as its canonical copy: never superseded, so a
@@ -66,11 +62,12 @@ impl Reruns {
         match self.latest.get_mut(&key) {
             Some(latest) if latest.call_message == call_message => latest.results.push(index),
             Some(latest) => {
-                self.pending
-                    .extend(latest.results.iter().map(|&older| Pair {
+                for &older in &latest.results {
+                    self.deferred.push(Pair {
                         older,
                         later: index,
-                    }));
+                    });
+                }
                 *latest = Latest {
                     call_message,
                     results: vec![index],
@@ -86,37 +83,6 @@ impl Reruns {
                 );
             }
         }
-    }
-
-    /// The pairs to decide now, in order: when `unhidden` (the cleared range shrank), the pairs
-    /// skipped earlier first (their later results came first), then the pending ones.
-    pub(crate) fn take_pairs(&mut self, unhidden: bool) -> Vec<Pair> {
-        let mut pairs = if unhidden {
-            std::mem::take(&mut self.skipped)
-        } else {
-            Vec::new()
-        };
-        pairs.append(&mut self.pending);
-        pairs
-    }
-
-    /// Leaves `pair` undecided until the cleared range shrinks.
-    pub(crate) fn skip(&mut self, pair: Pair) {
-        self.skipped.push(pair);
-    }
-
-    /// Remembers a resumed log's superseded result of the message at `index`, at log position
-    /// `position`.
-    pub(crate) fn resume(&mut self, index: usize, position: usize) {
-        self.resumed.insert(index, position);
-    }
-
-    /// The log position of a resumed log's superseded result of the message at `index`, once.
-    pub(crate) fn take_resumed(&mut self, index: usize) -> Option<usize> {
-        if self.resumed.is_empty() {
-            return None;
-        }
-        self.resumed.remove(&index)
     }
 
     /// Marks the result at `index` as superseded in the view.

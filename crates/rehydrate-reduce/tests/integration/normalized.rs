@@ -210,7 +210,7 @@ fn a_file_tools_result_is_a_files_text_never_terminal_output() {
     // A whole read of a log file holding colours and a `\r`: its details prove it is the
     // file's text, so it is truncated as any output, never shown as a terminal's screen.
     let log_file = colored_tests(400);
-    let mut history = session(&[log_file.clone()]);
+    let mut history = session(std::slice::from_ref(&log_file));
     history[2].details = Some(Box::new(rehydrate_model::ToolDetails::WholeRead {
         path: "/work/test.log".into(),
         content: log_file,
