@@ -1048,7 +1048,7 @@ impl Reducer {
                 && let Ok(view) = stub_message(r, &self.history[older])
             {
                 self.stubs[older] = Some(Box::new(view));
-                self.reruns.mark_superseded(older);
+                self.reruns.mark_hidden_whole(older);
                 return;
             }
         }
@@ -1085,7 +1085,7 @@ impl Reducer {
         let minted = mint_superseded(&candidate, by, &self.history, &self.policy, &mut self.log);
         if minted.is_some() {
             self.stubs[older] = minted.map(Box::new);
-            self.reruns.mark_superseded(older);
+            self.reruns.mark_hidden_whole(older);
         }
     }
 
@@ -1173,7 +1173,7 @@ impl Reducer {
             };
             let kind = |original_bytes| ReductionKind::FileReadElided { by, original_bytes };
             if self.mint_reread(earlier, kind) {
-                self.reruns.mark_superseded(earlier);
+                self.reruns.mark_hidden_whole(earlier);
             }
             return;
         }
@@ -1197,7 +1197,7 @@ impl Reducer {
             diff,
         };
         if self.mint_reread(later, kind) {
-            self.reruns.mark_superseded(later);
+            self.reruns.mark_hidden_whole(later);
             self.rereads.mark_base(earlier);
         }
     }
@@ -1239,7 +1239,7 @@ impl Reducer {
             return false;
         };
         self.stubs[target] = Some(Box::new(view));
-        self.reruns.mark_superseded(target);
+        self.reruns.mark_hidden_whole(target);
         if diffed {
             self.rereads.mark_base(pair.earlier);
         }
@@ -1596,9 +1596,9 @@ impl Reducer {
             _ => (Some(same.first), &same.later[..]),
         };
         let mut occurrences = head.into_iter().chain(rest.iter().copied());
-        let visible = if self.reruns.any_superseded() {
+        let visible = if self.reruns.any_hidden_whole() {
             occurrences
-                .find(|&j| j > index || !(self.is_cleared(j) || self.reruns.is_superseded(j)))
+                .find(|&j| j > index || !(self.is_cleared(j) || self.reruns.is_hidden_whole(j)))
         } else {
             occurrences.next()
         };

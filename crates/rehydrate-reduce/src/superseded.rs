@@ -40,8 +40,9 @@ pub(crate) struct Reruns {
     /// The pairs waiting for a decision, and a resumed log's reductions of them (by the
     /// history index of the older result).
     pub(crate) deferred: Deferred<Pair>,
-    /// The results hidden as superseded: never the canonical copy of a duplicate.
-    superseded: HashSet<usize>,
+    /// The results hidden whole behind a later one (superseded results, elided and diffed
+    /// reads): never the canonical copy of a duplicate.
+    hidden_whole: HashSet<usize>,
     /// The results a duplicate of the log names as its canonical copy: never superseded, so a
     /// duplicate's bytes stay in the view.
     canonicals: HashSet<usize>,
@@ -85,19 +86,19 @@ impl Reruns {
         }
     }
 
-    /// Marks the result at `index` as superseded in the view.
-    pub(crate) fn mark_superseded(&mut self, index: usize) {
-        self.superseded.insert(index);
+    /// Marks the result at `index` as hidden whole behind a later one in the view.
+    pub(crate) fn mark_hidden_whole(&mut self, index: usize) {
+        self.hidden_whole.insert(index);
     }
 
-    /// Whether the result at `index` is superseded in the view.
-    pub(crate) fn is_superseded(&self, index: usize) -> bool {
-        !self.superseded.is_empty() && self.superseded.contains(&index)
+    /// Whether the result at `index` is hidden whole behind a later one in the view.
+    pub(crate) fn is_hidden_whole(&self, index: usize) -> bool {
+        !self.hidden_whole.is_empty() && self.hidden_whole.contains(&index)
     }
 
-    /// Whether any result is superseded in the view.
-    pub(crate) fn any_superseded(&self) -> bool {
-        !self.superseded.is_empty()
+    /// Whether any result is hidden whole behind a later one in the view.
+    pub(crate) fn any_hidden_whole(&self) -> bool {
+        !self.hidden_whole.is_empty()
     }
 
     /// Marks the result at `index` as the canonical copy of a duplicate.
