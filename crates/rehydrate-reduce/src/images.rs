@@ -6,6 +6,8 @@ use std::collections::HashMap;
 use rehydrate_model::{Content, Digest, ImagePlace, Message};
 use rehydrate_sidecar::{content_digest, image_data};
 
+use crate::window::Window;
+
 /// A message holding at least one inline image whose base64 data is over the trigger.
 #[derive(Debug, Clone)]
 pub(crate) struct ImageMessage {
@@ -13,8 +15,6 @@ pub(crate) struct ImageMessage {
     pub(crate) index: usize,
     /// The image parts over the trigger: part position and the digest of its base64 data.
     pub(crate) parts: Vec<(usize, Digest)>,
-    /// Set when the message was left inside the cleared range instead of being decided.
-    pub(crate) skipped: bool,
 }
 
 /// The images of a session, tracked as messages arrive.
@@ -22,8 +22,8 @@ pub(crate) struct ImageMessage {
 pub(crate) struct Images {
     /// Every message with an image over the trigger, in history order.
     pub(crate) messages: Vec<ImageMessage>,
-    /// How many of `messages` have left the protected window and were decided (or skipped).
-    pub(crate) decided: usize,
+    /// The same messages, in the protected window of image redaction.
+    pub(crate) window: Window,
     /// Every image over the trigger, by the digest of its base64 data: its places, ascending.
     places: HashMap<Digest, Vec<ImagePlace>>,
     /// The images arrived since the last projection, in arrival order.
@@ -61,8 +61,8 @@ impl Images {
         self.messages.push(ImageMessage {
             index,
             parts: found,
-            skipped: false,
         });
+        self.window.push(index);
         true
     }
 

@@ -97,6 +97,7 @@ mod request;
 mod rereads;
 mod superseded;
 mod turns;
+mod window;
 
 pub use cut::truncation_span;
 pub use digests::PARALLEL_HASH_MIN_BYTES;

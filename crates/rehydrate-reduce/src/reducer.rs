@@ -22,6 +22,7 @@ use crate::pairing::{Abandoned, Decision, Pairing, unsendable_batch};
 use crate::policy::ReductionPolicy;
 use crate::rereads::{ReadPair, Rereads};
 use crate::superseded::{Pair, Reruns};
+use crate::window::Window;
 
 /// The projection state of one session: its history (the sidecar), its reduction log and its
 /// current view, updated as the session grows.
@@ -80,14 +81,10 @@ pub struct Reducer {
     decided: usize,
     /// Every assistant message with text, in history order: the protected window of assistant
     /// text counts these.
-    assistant_texts: Vec<AssistantText>,
-    /// How many of `assistant_texts` are decided, as `decided` for tool results.
-    assistant_decided: usize,
+    assistant_texts: Window,
     /// Every assistant message that makes tool calls, in history order: the protected window
     /// of tool-input elision counts these.
-    tool_inputs: Vec<AssistantText>,
-    /// How many of `tool_inputs` are decided, as `decided` for tool results.
-    inputs_decided: usize,
+    tool_inputs: Window,
     /// Text tool results by digest: their indices, ascending.
     by_digest: HashMap<Digest, Occurrences, BuildDigestHasher>,
     boundaries: Boundaries,
@@ -234,15 +231,6 @@ struct ToolResult {
     skipped: bool,
 }
 
-/// An assistant message with text (`Content::Text`, not empty), which may be truncated once it
-/// leaves the protected window.
-#[derive(Debug, Clone, Copy)]
-struct AssistantText {
-    index: usize,
-    /// Set when the message was left inside the cleared range instead of being decided.
-    skipped: bool,
-}
-
 #[derive(Debug, Clone)]
 struct Cleared {
     first: usize,
@@ -329,10 +317,8 @@ impl Reducer {
             stubs: Vec::new(),
             tool_results: Vec::new(),
             decided: 0,
-            assistant_texts: Vec::new(),
-            assistant_decided: 0,
-            tool_inputs: Vec::new(),
-            inputs_decided: 0,
+            assistant_texts: Window::default(),
+            tool_inputs: Window::default(),
             by_digest: HashMap::default(),
             boundaries: Boundaries::new(),
             digests: DigestCache::default(),
@@ -459,16 +445,10 @@ impl Reducer {
         let has_calls = !message.tool_calls.is_empty();
         if message.role == Role::Assistant && (has_text || has_calls) {
             if has_text {
-                self.assistant_texts.push(AssistantText {
-                    index,
-                    skipped: false,
-                });
+                self.assistant_texts.push(index);
             }
             if has_calls {
-                self.tool_inputs.push(AssistantText {
-                    index,
-                    skipped: false,
-                });
+                self.tool_inputs.push(index);
             }
             let reused = self.reuse_resumed_assistant(index);
             if self.stubs[index].is_none() {
@@ -849,27 +829,16 @@ impl Reducer {
         if self.policy.image_trigger_bytes.is_none() {
             return;
         }
-        let count = self.images.messages.len();
-        let protected = count.saturating_sub(self.policy.protect_last_n_image_messages);
-        if unhidden {
-            for position in 0..self.images.decided {
-                let m = &self.images.messages[position];
-                let index = m.index;
-                if m.skipped && !self.is_cleared(index) {
-                    self.images.messages[position].skipped = false;
-                    self.redact_images(index, false);
-                }
-            }
+        let cleared = self.cleared;
+        let leaving =
+            self.images
+                .window
+                .leaving(self.policy.protect_last_n_image_messages, unhidden, |i| {
+                    is_in(cleared, i)
+                });
+        for index in leaving {
+            self.redact_images(index, false);
         }
-        for position in self.images.decided..protected {
-            let index = self.images.messages[position].index;
-            if self.is_cleared(index) {
-                self.images.messages[position].skipped = true;
-            } else {
-                self.redact_images(index, false);
-            }
-        }
-        self.images.decided = self.images.decided.max(protected);
     }
 
     /// Hides the images over the trigger of the message at history `index` (only those with
@@ -1334,26 +1303,15 @@ impl Reducer {
         let Some(trigger) = self.policy.assistant_text_trigger_bytes else {
             return;
         };
-        let count = self.assistant_texts.len();
-        let protected = count.saturating_sub(self.policy.protect_last_n_assistant_messages);
-        if unhidden {
-            for position in 0..self.assistant_decided {
-                let t = self.assistant_texts[position];
-                if t.skipped && !self.is_cleared(t.index) {
-                    self.assistant_texts[position].skipped = false;
-                    self.decide_text(t.index, trigger);
-                }
-            }
+        let cleared = self.cleared;
+        let leaving = self.assistant_texts.leaving(
+            self.policy.protect_last_n_assistant_messages,
+            unhidden,
+            |i| is_in(cleared, i),
+        );
+        for index in leaving {
+            self.decide_text(index, trigger);
         }
-        for position in self.assistant_decided..protected {
-            let index = self.assistant_texts[position].index;
-            if self.is_cleared(index) {
-                self.assistant_texts[position].skipped = true;
-            } else {
-                self.decide_text(index, trigger);
-            }
-        }
-        self.assistant_decided = self.assistant_decided.max(protected);
     }
 
     /// Decides the assistant message at history `index`: its text, strictly larger than
@@ -1393,26 +1351,15 @@ impl Reducer {
         let Some(trigger) = self.policy.tool_input_trigger_bytes else {
             return;
         };
-        let count = self.tool_inputs.len();
-        let protected = count.saturating_sub(self.policy.protect_last_n_assistant_messages);
-        if unhidden {
-            for position in 0..self.inputs_decided {
-                let t = self.tool_inputs[position];
-                if t.skipped && !self.is_cleared(t.index) {
-                    self.tool_inputs[position].skipped = false;
-                    self.decide_input(t.index, trigger);
-                }
-            }
+        let cleared = self.cleared;
+        let leaving = self.tool_inputs.leaving(
+            self.policy.protect_last_n_assistant_messages,
+            unhidden,
+            |i| is_in(cleared, i),
+        );
+        for index in leaving {
+            self.decide_input(index, trigger);
         }
-        for position in self.inputs_decided..protected {
-            let index = self.tool_inputs[position].index;
-            if self.is_cleared(index) {
-                self.tool_inputs[position].skipped = true;
-            } else {
-                self.decide_input(index, trigger);
-            }
-        }
-        self.inputs_decided = self.inputs_decided.max(protected);
     }
 
     /// Decides the assistant message at history `index`: the largest string value, strictly
@@ -1498,8 +1445,7 @@ impl Reducer {
     }
 
     fn is_cleared(&self, index: usize) -> bool {
-        self.cleared
-            .is_some_and(|(first, last)| (first..=last).contains(&index))
+        is_in(self.cleared, index)
     }
 
     /// Decides the tool result at `position` of `tool_results`: a duplicate stub, a normalized
@@ -1796,6 +1742,11 @@ enum Truncated {
     ToolOutput,
     /// An assistant message's text.
     AssistantText,
+}
+
+/// Whether `index` lies inside the cleared range `cleared` (inclusive message indices).
+fn is_in(cleared: Option<(usize, usize)>, index: usize) -> bool {
+    cleared.is_some_and(|(first, last)| (first..=last).contains(&index))
 }
 
 fn mint_truncation(
