@@ -101,8 +101,9 @@ mod window;
 
 pub use cut::truncation_span;
 pub use digests::PARALLEL_HASH_MIN_BYTES;
-pub use policy::{DEFAULT_TOOL_INPUT_FIELDS, ReductionPolicy};
+pub use policy::{DEFAULT_TOOL_INPUT_FIELDS, Minting, ReductionPolicy};
 pub use project::{Projection, project_messages};
+pub use reducer::{Batch, BatchCause, CacheState};
 pub use reducer::{Reducer, View};
 pub use request::{repair_session, repairs_in_view, session_request_body};
 pub use turns::{clearable_range, safe_boundaries, turn_starts};

@@ -1,4 +1,7 @@
-//! [`ReductionPolicy`]: what the reducer may reduce.
+//! [`ReductionPolicy`]: what the reducer may reduce, and [`Minting`]: when a reduction it
+//! decides reaches the view.
+
+use std::time::Duration;
 
 /// What [`crate::project_messages`] may reduce. All sizes are in bytes of message content
 /// (UTF-8).
@@ -111,6 +114,54 @@ pub struct ReductionPolicy {
     /// `image_trigger_bytes` keep their images (a later copy still hides an earlier one).
     /// Default 3.
     pub protect_last_n_image_messages: usize,
+    /// When a reduction the reducer decides is shown in the view (docs/COST.md, "Cache-aware
+    /// minting"). Default and aggressive: [`Minting::cache_aware`].
+    pub minting: Minting,
+}
+
+/// When a decided reduction reaches the view, which decides what the prompt cache of the
+/// provider still holds (docs/COST.md).
+///
+/// A reduction changes the view from the message it covers on, so the next request pays a
+/// cache write for everything after it. Under [`Minting::CacheAware`] a reduction of a message
+/// the provider has cached waits, and the view is left byte for byte as it was sent, until the
+/// reductions waiting together are worth the rewrite, or the cache has expired anyway; a
+/// reduction of a message not cached yet is shown at once (it is written either way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Minting {
+    /// Every reduction is shown in the projection that decides it: the view can change inside
+    /// the cached prefix at every turn. The behaviour before cache-aware minting, kept for
+    /// comparison (`rehydrate cost` prices it as `per-turn`).
+    PerTurn,
+    /// Reductions of cached messages wait for a batch: they are shown together once they save
+    /// at least `min_saved_bytes` wire bytes (Anthropic's `clear_at_least`, in bytes), or as
+    /// soon as the cache is cold ([`crate::CacheState`]: nothing cached, or more than
+    /// `cache_ttl` since the last request). Until then the view is unchanged.
+    CacheAware {
+        /// The wire bytes the waiting reductions must save together before they are shown
+        /// inside the cached prefix.
+        min_saved_bytes: usize,
+        /// How long the provider keeps a prefix cached after a request: a longer gap means a
+        /// cold cache ([`crate::CacheState::Idle`]).
+        cache_ttl: Duration,
+    },
+}
+
+impl Minting {
+    /// The wire bytes a batch of the presets must save: 32 KiB, about 8,000 tokens.
+    pub const DEFAULT_BATCH_BYTES: usize = 32 * 1024;
+
+    /// Anthropic's default cache lifetime, 5 minutes.
+    pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(300);
+
+    /// The cache-aware minting of both presets: batches of at least
+    /// [`Minting::DEFAULT_BATCH_BYTES`], a cache that lives [`Minting::DEFAULT_CACHE_TTL`].
+    pub const fn cache_aware() -> Minting {
+        Minting::CacheAware {
+            min_saved_bytes: Minting::DEFAULT_BATCH_BYTES,
+            cache_ttl: Minting::DEFAULT_CACHE_TTL,
+        }
+    }
 }
 
 /// The default [`ReductionPolicy::tool_input_fields`].
@@ -154,6 +205,7 @@ impl Default for ReductionPolicy {
             normalize_terminal_output: false,
             image_trigger_bytes: None,
             protect_last_n_image_messages: 3,
+            minting: Minting::cache_aware(),
         }
     }
 }

@@ -1,8 +1,8 @@
 //! [`Reducer`]: the projection of a growing session, updated turn by turn.
 
-use std::collections::HashMap;
-
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::ops::Range;
+use std::time::Duration;
 
 use rehydrate_model::{
     Content, Digest, HiddenImage, ImagePlace, Message, MessageAddr, Reduction, ReductionId,
@@ -19,7 +19,7 @@ use crate::cut::truncation_span;
 use crate::digests::DigestCache;
 use crate::images::Images;
 use crate::pairing::{Abandoned, Decision, Pairing, unsendable_batch};
-use crate::policy::ReductionPolicy;
+use crate::policy::{Minting, ReductionPolicy};
 use crate::rereads::{ReadPair, Rereads};
 use crate::superseded::{Pair, Reruns};
 use crate::window::Window;
@@ -49,22 +49,40 @@ use crate::window::Window;
 /// # Example
 ///
 /// ```
-/// use rehydrate_model::{Message, Role};
-/// use rehydrate_reduce::{ReductionPolicy, Reducer};
+/// use std::time::Duration;
 ///
-/// let mut reducer = Reducer::new(ReductionPolicy::default());
+/// use rehydrate_model::{Message, Role};
+/// use rehydrate_reduce::{CacheState, Minting, ReductionPolicy, Reducer};
+///
 /// let big = "log line\n".repeat(2000); // 18000 bytes
+/// let turn = |i: usize| {
+///     let call = Message::tool_call(format!("c{i}"), "bash", "{}");
+///     [call, Message::tool_result(format!("c{i}"), big.clone())]
+/// };
+/// // Per turn: the oldest result leaves the protected window at the fourth turn and is
+/// // truncated in that projection, inside the prefix the provider has cached.
+/// let per_turn = ReductionPolicy { minting: Minting::PerTurn, ..ReductionPolicy::default() };
+/// let mut reducer = Reducer::new(per_turn);
 /// reducer.project([Message::text(Role::User, "build it")]);
 /// for i in 0..4 {
-///     // One tool result per turn; the oldest leaves the protected window at the fourth.
-///     let call = Message::tool_call(format!("c{i}"), "bash", "{}");
-///     let minted = reducer.project([call, Message::tool_result(format!("c{i}"), big.clone())]);
-///     assert_eq!(minted, usize::from(i == 3));
+///     assert_eq!(reducer.project(turn(i)), usize::from(i == 3));
 /// }
-/// assert_eq!(reducer.log().len(), 1);
 /// let view = reducer.view();
 /// assert_eq!(view.len(), 9);
 /// assert!(view.get(2).unwrap().content_text().unwrap().contains("[rehydrate:tool-output r0."));
+///
+/// // Cache-aware (the default): the truncation saves less than a batch, so it waits and the
+/// // view stays as sent, until the cache has gone cold anyway.
+/// let mut reducer = Reducer::new(ReductionPolicy::default());
+/// reducer.project([Message::text(Role::User, "build it")]);
+/// for i in 0..4 {
+///     assert_eq!(reducer.project(turn(i)), 0);
+/// }
+/// assert_eq!(reducer.waiting().0, 1);
+/// assert_eq!(reducer.view().get(2).unwrap().content_text(), Some(big.as_str()));
+/// let idle = CacheState::Idle(Duration::from_secs(600));
+/// assert_eq!(reducer.project_cached([Message::text(Role::User, "and test it")], idle), 1);
+/// assert!(reducer.view().get(2).unwrap().content_text().unwrap().contains("[rehydrate:tool-output r0."));
 /// ```
 #[derive(Debug, Clone)]
 pub struct Reducer {
@@ -129,6 +147,80 @@ pub struct Reducer {
     rereads: Rereads,
     /// The user messages and tool results with inline images over the image trigger.
     images: Images,
+    /// Cache-aware minting: the decided reductions of cached messages not shown yet.
+    held: Held,
+    /// Whether the reductions decided now get a provisional id (cache-aware minting with a
+    /// warm cache: their ordinal is known only when they are shown).
+    provisional: bool,
+    /// Every projection (and close) that grew the log, in order.
+    batches: Vec<Batch>,
+}
+
+/// The ordinal of a reduction decided while the cache is warm, until it is shown: the widest
+/// an ordinal gets, so a stub that saves enough with it saves enough with its real one.
+const PROVISIONAL: usize = u32::MAX as usize;
+
+/// What the provider's prompt cache holds when a projection is made: the host's hint to
+/// [`Reducer::project_cached`], which decides whether a decided reduction may change a message
+/// now (docs/COST.md, "Cache-aware minting"). Only [`Minting::CacheAware`] reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CacheState {
+    /// The view as last projected is cached: the host sends the view after every projection,
+    /// and sent the last one within the cache's lifetime. Every message the history held
+    /// before this projection is cached.
+    #[default]
+    Warm,
+    /// The first `n` messages of the history are cached, no later one (a host that knows where
+    /// its cache breakpoints fall, or that projected without sending).
+    Prefix(usize),
+    /// This long has passed since the last request: cold when at least the policy's
+    /// `cache_ttl`, warm otherwise.
+    Idle(Duration),
+    /// Nothing is cached (the lifetime passed, the model changed, the first request): every
+    /// waiting reduction is shown now, since the whole prompt is written anyway.
+    Cold,
+}
+
+/// One growth of the log: the reductions one projection (or [`Reducer::close`]) appended, in
+/// ordinal order, and why the ones that had waited were shown then. Every reduction this
+/// reducer appended belongs to exactly one ([`Reducer::batch_of`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Batch {
+    /// The ordinals appended, in log order.
+    pub ordinals: Range<usize>,
+    /// How many messages the history held at that projection.
+    pub messages: usize,
+    /// How many of them had waited (cache-aware minting): the rest were decided and shown in
+    /// this projection (per-turn minting, messages not cached, pairing repairs).
+    pub released: usize,
+    /// Why the waiting reductions were shown.
+    pub cause: BatchCause,
+}
+
+/// Why a [`Batch`] was shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BatchCause {
+    /// Nothing had waited: each reduction was shown in the projection that decided it.
+    Decided,
+    /// The waiting reductions saved at least the policy's `min_saved_bytes`: this many wire
+    /// bytes, counted when they were decided.
+    Saved(usize),
+    /// The cache was cold.
+    Cold,
+}
+
+/// The reductions of cache-aware minting that wait for their batch.
+#[derive(Debug, Clone, Default)]
+struct Held {
+    /// In decision order: each reduction, with its provisional id, and the wire bytes it saves
+    /// over what the view shows.
+    reductions: Vec<(Reduction, usize)>,
+    /// The history indices of the held reductions of one message: the view shows these
+    /// messages as the history has them (their decided form waits in `stubs`).
+    slots: HashSet<usize>,
+    /// While the decided cleared range differs from the one the view shows: the one shown
+    /// (`None` inside: nothing cleared).
+    shown_cleared: Option<Option<Cleared>>,
 }
 
 /// What a pairing repair repairs, to find it again in the log.
@@ -237,6 +329,8 @@ struct Cleared {
     last: usize,
     summary: Option<String>,
     view: Message,
+    /// The wire bytes the stub saves over the range.
+    saved: usize,
 }
 
 impl Reducer {
@@ -338,21 +432,52 @@ impl Reducer {
             reruns,
             rereads,
             images: Images::default(),
+            held: Held::default(),
+            provisional: false,
+            batches: Vec::new(),
         }
     }
 
     /// Appends `new_messages` to the history and brings the view and the log up to date;
-    /// returns how many reductions this call minted (the last ones of [`Reducer::log`]).
+    /// returns how many reductions this call appended to [`Reducer::log`] (the last ones).
+    /// The same as [`Reducer::project_cached`] with [`CacheState::Warm`]: the host sends the
+    /// view after every projection.
     ///
-    /// One call, followed by [`Reducer::close`], gives the view and log that
-    /// [`crate::project_messages`] gives for the whole history and the log as it was before the
-    /// call (without `close`, a trailing call still waiting for its result is left as it is).
-    /// Its cost is linear in the bytes of the new messages plus the tool results leaving the
-    /// protected window and the messages a growing turns-cleared range gains; the rest of the
-    /// history is not touched. When the new tool results hold more than
-    /// [`crate::PARALLEL_HASH_MIN_BYTES`], they are hashed on up to 8 threads, and so are the new
-    /// calls' arguments checked (a whole session at once); a turn is done on the calling thread.
+    /// Under [`Minting::PerTurn`] (or a cold cache), one call followed by [`Reducer::close`]
+    /// gives the view and log that [`crate::project_messages`] gives for the whole history and
+    /// the log as it was before the call (without `close`, a trailing call still waiting for
+    /// its result is left as it is). Its cost is linear in the bytes of the new messages plus
+    /// the tool results leaving the protected window and the messages a growing turns-cleared
+    /// range gains; the rest of the history is not touched. When the new tool results hold
+    /// more than [`crate::PARALLEL_HASH_MIN_BYTES`], they are hashed on up to 8 threads, and so
+    /// are the new calls' arguments checked (a whole session at once); a turn is done on the
+    /// calling thread.
     pub fn project(&mut self, new_messages: impl IntoIterator<Item = Message>) -> usize {
+        self.project_cached(new_messages, CacheState::Warm)
+    }
+
+    /// [`Reducer::project`] told what the provider's prompt cache holds (docs/COST.md,
+    /// "Cache-aware minting").
+    ///
+    /// Under [`Minting::CacheAware`], a reduction decided now of a message inside the cached
+    /// prefix (`cache`: every message of the history before this call when
+    /// [`CacheState::Warm`], the first `n` for [`CacheState::Prefix`]) waits, with those
+    /// decided before it, until together they save the policy's `min_saved_bytes`; a
+    /// reduction of a message after the prefix is shown at once. When the cache is cold
+    /// ([`CacheState::Cold`], or [`CacheState::Idle`] at least the policy's `cache_ttl`),
+    /// every waiting reduction is shown first. Until a batch is shown, the view this call
+    /// leaves begins with the previous view, byte for byte, except where a pairing repair
+    /// (always shown at once) moves a result into it. Waiting reductions are not in the log
+    /// (a host records only what the view shows); each is decided once, with a provisional
+    /// id, and gets its ordinal when it is shown ([`Reducer::batches`]). A reducer resumed
+    /// from the log and fed the history with [`CacheState::Prefix`] of its whole length
+    /// decides them again and shows the same view. Under [`Minting::PerTurn`] `cache` is not
+    /// read.
+    pub fn project_cached(
+        &mut self,
+        new_messages: impl IntoIterator<Item = Message>,
+        cache: CacheState,
+    ) -> usize {
         self.closing = None;
         let before = self.log.len();
         let new: Vec<Message> = new_messages.into_iter().collect();
@@ -369,6 +494,24 @@ impl Reducer {
         for (offset, (digest, folded)) in digests.into_iter().zip(folded).enumerate() {
             self.track(base + offset, digest, folded);
         }
+        // What is cached decides what may change: nothing waits under per-turn minting.
+        let horizon = match (self.policy.minting, cache) {
+            (Minting::PerTurn, _) | (_, CacheState::Cold) => 0,
+            (Minting::CacheAware { cache_ttl, .. }, CacheState::Idle(idle))
+                if idle >= cache_ttl =>
+            {
+                0
+            }
+            (Minting::CacheAware { .. }, CacheState::Warm | CacheState::Idle(_)) => base,
+            (Minting::CacheAware { .. }, CacheState::Prefix(n)) => n.min(self.history.len()),
+        };
+        let mut released = 0;
+        if horizon == 0 {
+            released = self.release_held();
+        }
+        self.provisional = horizon > 0;
+        let shown_cleared = self.shown_cleared_before();
+        let decided_from = self.log.len();
         self.decide_cleared();
         // When the cleared range shrank, messages it hid are looked at again.
         let unhidden = std::mem::take(&mut self.unhidden);
@@ -378,8 +521,219 @@ impl Reducer {
         self.decide_tool_inputs(unhidden);
         self.decide_image_copies(unhidden);
         self.decide_images(unhidden);
-
+        self.provisional = false;
+        let mut cause = if released > 0 {
+            BatchCause::Cold
+        } else {
+            BatchCause::Decided
+        };
+        if let Some((shown, saved)) = self.settle(decided_from, horizon, shown_cleared) {
+            released += shown;
+            cause = BatchCause::Saved(saved);
+        }
+        self.record_batch(before, released, cause);
         self.log.len() - before
+    }
+
+    /// The ordinal of a reduction decided now: its log position, or [`PROVISIONAL`] while
+    /// it may wait for a batch.
+    fn next_ordinal(&self) -> usize {
+        if self.provisional {
+            PROVISIONAL
+        } else {
+            self.log.len()
+        }
+    }
+
+    /// Under cache-aware minting with a warm cache, the cleared range the view shows before
+    /// this projection decides a new one, when the view shows the decided one.
+    fn shown_cleared_before(&self) -> Option<Option<Cleared>> {
+        if !self.provisional || self.held.shown_cleared.is_some() {
+            return None;
+        }
+        Some(self.cleared.and_then(|_| self.latest_cleared.clone()))
+    }
+
+    /// Cache-aware minting after one projection's decisions, the log's reductions from
+    /// `decided_from` on: each of a message at or after `horizon` is shown, the others wait;
+    /// then, when the waiting ones save at least the policy's `min_saved_bytes` together, all
+    /// are shown. Returns how many had waited and the wire bytes they save when they are
+    /// shown; `None` under per-turn minting or while they wait.
+    fn settle(
+        &mut self,
+        decided_from: usize,
+        horizon: usize,
+        shown_before: Option<Option<Cleared>>,
+    ) -> Option<(usize, usize)> {
+        let Minting::CacheAware {
+            min_saved_bytes, ..
+        } = self.policy.minting
+        else {
+            return None;
+        };
+        let decided: Vec<Reduction> = self.log.reductions.drain(decided_from..).collect();
+        let mut cleared_shown = false;
+        for r in decided {
+            let first = *r.covered().start();
+            let is_cleared = matches!(r.kind, ReductionKind::TurnsCleared { .. });
+            if first >= horizon {
+                cleared_shown |= is_cleared;
+                self.show(r);
+                continue;
+            }
+            let saved = if is_cleared {
+                // Only the latest decided range can be shown: an older one waiting goes.
+                self.held
+                    .reductions
+                    .retain(|(h, _)| !matches!(h.kind, ReductionKind::TurnsCleared { .. }));
+                let shown = match (&self.held.shown_cleared, &shown_before) {
+                    (Some(shown), _) | (None, Some(shown)) => shown.as_ref().map_or(0, |c| c.saved),
+                    (None, None) => 0,
+                };
+                self.latest_cleared
+                    .as_ref()
+                    .map_or(0, |c| c.saved)
+                    .saturating_sub(shown)
+            } else {
+                let index = r.ptr.addr.index;
+                self.held.slots.insert(index);
+                if let Some(&anchor) = self.moved.get(&index) {
+                    self.refresh_moved(index, anchor);
+                }
+                let view = self.stubs[index].as_deref().map_or(0, Message::wire_len);
+                self.history[index].wire_len().saturating_sub(view)
+            };
+            self.held.reductions.push((r, saved));
+        }
+        // A waiting range no longer decided (the range shrank or was reused) goes too.
+        let decided_range = self.cleared;
+        self.held.reductions.retain(|(h, _)| match h.kind {
+            ReductionKind::TurnsCleared { first, last, .. } => decided_range == Some((first, last)),
+            _ => true,
+        });
+        if cleared_shown {
+            self.held.shown_cleared = None;
+        } else if let Some(before) = shown_before {
+            let before_range = before.as_ref().map(|c| (c.first, c.last));
+            if before_range != decided_range {
+                self.held.shown_cleared = Some(before);
+            }
+        }
+        if self.held.reductions.is_empty() {
+            return None;
+        }
+        let (_, waiting) = self.waiting();
+        if waiting < min_saved_bytes {
+            return None;
+        }
+        Some((self.release_held(), waiting))
+    }
+
+    /// Shows every waiting reduction, in the order they were decided; returns how many.
+    fn release_held(&mut self) -> usize {
+        let held = std::mem::take(&mut self.held.reductions);
+        self.held.shown_cleared = None;
+        let n = held.len();
+        for (r, _) in held {
+            self.show(r);
+        }
+        self.held.slots.clear();
+        n
+    }
+
+    /// Appends the decided reduction `r` to the log and shows it: given its ordinal when its id
+    /// is provisional, with its stub and view form written again.
+    fn show(&mut self, mut r: Reduction) {
+        let ordinal = self.log.len();
+        let renamed = r.id.ordinal() != ordinal;
+        if renamed {
+            let id = ReductionId::new(ordinal, &r.ptr.digest);
+            r.stub = r.stub.replacen(r.id.as_str(), id.as_str(), 1);
+            r.id = id;
+        }
+        if let ReductionKind::TurnsCleared { first, last, .. } = r.kind {
+            if renamed
+                && let Some(c) = self
+                    .latest_cleared
+                    .as_mut()
+                    .filter(|c| (c.first, c.last) == (first, last))
+            {
+                match stub_message(&r, &self.history[first]) {
+                    Ok(view) => c.view = view,
+                    Err(_) => {
+                        // Cannot happen (the same reduction fitted with its provisional id);
+                        // the range is then not cleared rather than shown with a wrong id.
+                        self.latest_cleared = None;
+                        self.cleared = None;
+                        self.unhidden = true;
+                        return;
+                    }
+                }
+            }
+        } else {
+            let index = r.ptr.addr.index;
+            self.held.slots.remove(&index);
+            if renamed {
+                match stub_message(&r, &self.history[index]) {
+                    Ok(view) => self.stubs[index] = Some(Box::new(view)),
+                    Err(_) => {
+                        // As above: the message is then shown as it is.
+                        self.stubs[index] = None;
+                        return;
+                    }
+                }
+            }
+            if let Some(&anchor) = self.moved.get(&index) {
+                self.refresh_moved(index, anchor);
+            }
+        }
+        self.log.reductions.push(r);
+    }
+
+    /// Records the log's growth since `before` as one [`Batch`].
+    fn record_batch(&mut self, before: usize, released: usize, cause: BatchCause) {
+        if self.log.len() > before {
+            self.batches.push(Batch {
+                ordinals: before..self.log.len(),
+                messages: self.history.len(),
+                released,
+                cause,
+            });
+        }
+    }
+
+    /// Every growth of the log this reducer made, in order: one [`Batch`] per projection (or
+    /// [`Reducer::close`]) that appended a reduction. A resumed log's reductions belong to
+    /// none.
+    pub fn batches(&self) -> &[Batch] {
+        &self.batches
+    }
+
+    /// The batch the reduction at `ordinal` of the log was shown in; `None` for a resumed
+    /// log's reduction or an ordinal past the log.
+    pub fn batch_of(&self, ordinal: usize) -> Option<&Batch> {
+        let at = self.batches.partition_point(|b| b.ordinals.end <= ordinal);
+        self.batches
+            .get(at)
+            .filter(|b| b.ordinals.contains(&ordinal))
+    }
+
+    /// How many decided reductions wait for their batch (cache-aware minting), and the wire
+    /// bytes they would save together when shown (a reduction inside a waiting cleared range
+    /// counted once, by the range).
+    pub fn waiting(&self) -> (usize, usize) {
+        let range = self.cleared;
+        let bytes = self
+            .held
+            .reductions
+            .iter()
+            .map(|(r, saved)| match r.kind {
+                ReductionKind::TurnsCleared { .. } => *saved,
+                _ if is_in(range, r.ptr.addr.index) => 0,
+                _ => *saved,
+            })
+            .sum();
+        (self.held.reductions.len(), bytes)
     }
 
     /// Reserves room for at least `additional` more messages, as `Vec::reserve` does, so
@@ -715,6 +1069,7 @@ impl Reducer {
             let results = self.synthetic_results(index, &calls);
             self.closing = Some((anchor, results));
         }
+        self.record_batch(before, 0, BatchCause::Decided);
         self.log.len() - before
     }
 
@@ -722,8 +1077,8 @@ impl Reducer {
     /// the message itself), without a move.
     fn own_slot(&self, index: usize) -> &Message {
         match &self.stubs[index] {
-            Some(stub) => stub,
-            None => &self.history[index],
+            Some(stub) if !self.is_held(index) => stub,
+            _ => &self.history[index],
         }
     }
 
@@ -946,10 +1301,15 @@ impl Reducer {
             return;
         }
         if let Ok(view) = stub_message(r, &self.history[first]) {
+            let hidden: usize = self.history[first..=last]
+                .iter()
+                .map(Message::wire_len)
+                .sum();
             self.latest_cleared = Some(Cleared {
                 first,
                 last,
                 summary: summary.clone(),
+                saved: hidden.saturating_sub(view.wire_len()),
                 view,
             });
         }
@@ -963,7 +1323,7 @@ impl Reducer {
         let facts = self.range.facts();
         let hidden_bytes = self.range.wire_bytes();
         let mut reduction = Reduction {
-            id: ReductionId::new(self.log.len(), &digest),
+            id: ReductionId::new(self.next_ordinal(), &digest),
             kind: ReductionKind::TurnsCleared {
                 first,
                 last,
@@ -985,6 +1345,7 @@ impl Reducer {
         if !saves_enough(hidden_bytes, view.wire_len(), &self.policy) {
             return None;
         }
+        let saved = hidden_bytes - view.wire_len();
         self.log.reductions.push(reduction);
         // The new reduction is the log's latest: a resumed one is never looked at again.
         self.resumed_cleared = None;
@@ -993,6 +1354,7 @@ impl Reducer {
             last,
             summary: self.policy.turns_summary.clone(),
             view,
+            saved,
         });
         Some((first, last))
     }
@@ -1051,7 +1413,15 @@ impl Reducer {
             index: later,
             role: self.history[later].role,
         };
-        let minted = mint_superseded(&candidate, by, &self.history, &self.policy, &mut self.log);
+        let ordinal = self.next_ordinal();
+        let minted = mint_superseded(
+            &candidate,
+            by,
+            &self.history,
+            &self.policy,
+            ordinal,
+            &mut self.log,
+        );
         if minted.is_some() {
             self.stubs[older] = minted.map(Box::new);
             self.reruns.mark_hidden_whole(older);
@@ -1226,7 +1596,7 @@ impl Reducer {
             return false;
         };
         let mut reduction = Reduction {
-            id: ReductionId::new(self.log.len(), &digest),
+            id: ReductionId::new(self.next_ordinal(), &digest),
             kind: kind(text.len()),
             ptr: SidecarPtr {
                 addr: MessageAddr {
@@ -1334,10 +1704,12 @@ impl Reducer {
             text,
             digest: content_digest(text.as_bytes()),
         };
+        let ordinal = self.next_ordinal();
         self.stubs[index] = mint_truncation(
             &candidate,
             Truncated::AssistantText,
             &self.policy,
+            ordinal,
             &mut self.log,
         )
         .map(Box::new);
@@ -1420,7 +1792,7 @@ impl Reducer {
     fn mint_whole(&mut self, index: usize, kind: ReductionKind, digest: Digest) -> bool {
         let msg = &self.history[index];
         let mut reduction = Reduction {
-            id: ReductionId::new(self.log.len(), &digest),
+            id: ReductionId::new(self.next_ordinal(), &digest),
             kind,
             ptr: SidecarPtr {
                 addr: MessageAddr {
@@ -1464,6 +1836,7 @@ impl Reducer {
             return;
         };
         let canonical = self.canonical(index, digest);
+        let ordinal = self.next_ordinal();
         let candidate = Candidate {
             msg,
             index,
@@ -1475,7 +1848,7 @@ impl Reducer {
                 index: canonical,
                 role: self.history[canonical].role,
             };
-            mint_duplicate(&candidate, addr, &self.policy, &mut self.log)
+            mint_duplicate(&candidate, addr, &self.policy, ordinal, &mut self.log)
         } else {
             None
         };
@@ -1489,7 +1862,7 @@ impl Reducer {
         let minted = duplicate
             .or_else(|| {
                 (self.policy.normalize_terminal_output && !file_tool)
-                    .then(|| mint_normalized(&candidate, &self.policy, &mut self.log))
+                    .then(|| mint_normalized(&candidate, &self.policy, ordinal, &mut self.log))
                     .flatten()
             })
             .or_else(|| {
@@ -1499,6 +1872,7 @@ impl Reducer {
                             &candidate,
                             Truncated::ToolOutput,
                             &self.policy,
+                            ordinal,
                             &mut self.log,
                         )
                     })
@@ -1568,7 +1942,7 @@ impl<'a> View<'a> {
             + r.synthetic
             + r.closing.as_ref().map_or(0, |(_, c)| c.len())
             + usize::from(r.opening.is_some());
-        if let Some((first, last)) = r.cleared {
+        if let (Some((first, last)), _) = r.shown_cleared() {
             len -= last - first;
             len -= usize::from(
                 r.opening
@@ -1598,9 +1972,10 @@ impl<'a> View<'a> {
         if !r.extras.is_empty() || r.closing.is_some() || r.opening.is_some() {
             return self.iter().nth(i);
         }
-        let index = match r.cleared {
+        let (cleared, view) = r.shown_cleared();
+        let index = match cleared {
             Some((first, _)) if i == first => {
-                return r.latest_cleared.as_ref().map(|c| &c.view);
+                return view;
             }
             Some((first, last)) if i > first => i + (last - first),
             _ => i,
@@ -1612,9 +1987,9 @@ impl<'a> View<'a> {
     pub fn iter(&self) -> impl Iterator<Item = &'a Message> + 'a {
         let r = self.reducer;
         let n = r.history.len();
-        let (before, cleared, after) = match r.cleared {
-            Some((first, last)) => (first, r.latest_cleared.as_ref().map(|c| &c.view), last + 1),
-            None => (n, None, n),
+        let (before, cleared, after) = match r.shown_cleared() {
+            (Some((first, last)), view) => (first, view, last + 1),
+            (None, _) => (n, None, n),
         };
         let plain = r.extras.is_empty() && r.closing.is_none() && r.opening.is_none();
         let at = move |i: usize| {
@@ -1660,8 +2035,24 @@ impl Reducer {
     /// The view form of history message `index` outside the cleared range.
     fn slot(&self, index: usize) -> Option<&Message> {
         match self.stubs.get(index)? {
-            Some(stub) => Some(stub),
-            None => self.history.get(index),
+            Some(stub) if !self.is_held(index) => Some(stub),
+            _ => self.history.get(index),
+        }
+    }
+
+    /// Whether the decided reduction of message `index` waits for its batch.
+    fn is_held(&self, index: usize) -> bool {
+        !self.held.slots.is_empty() && self.held.slots.contains(&index)
+    }
+
+    /// The cleared range the view shows and its stub message.
+    fn shown_cleared(&self) -> (Option<(usize, usize)>, Option<&Message>) {
+        match &self.held.shown_cleared {
+            Some(shown) => (
+                shown.as_ref().map(|c| (c.first, c.last)),
+                shown.as_ref().map(|c| &c.view),
+            ),
+            None => (self.cleared, self.latest_cleared.as_ref().map(|c| &c.view)),
         }
     }
 }
@@ -1678,10 +2069,11 @@ fn mint_duplicate(
     c: &Candidate<'_>,
     canonical: MessageAddr,
     policy: &ReductionPolicy,
+    ordinal: usize,
     log: &mut ReductionLog,
 ) -> Option<Message> {
     let mut reduction = Reduction {
-        id: ReductionId::new(log.len(), &c.digest),
+        id: ReductionId::new(ordinal, &c.digest),
         kind: ReductionKind::DuplicateOutput {
             canonical,
             original_bytes: c.text.len(),
@@ -1708,10 +2100,11 @@ fn mint_superseded(
     by: MessageAddr,
     history: &[Message],
     policy: &ReductionPolicy,
+    ordinal: usize,
     log: &mut ReductionLog,
 ) -> Option<Message> {
     let mut reduction = Reduction {
-        id: ReductionId::new(log.len(), &c.digest),
+        id: ReductionId::new(ordinal, &c.digest),
         kind: ReductionKind::Superseded {
             by,
             original_bytes: c.text.len(),
@@ -1753,6 +2146,7 @@ fn mint_truncation(
     c: &Candidate<'_>,
     what: Truncated,
     policy: &ReductionPolicy,
+    ordinal: usize,
     log: &mut ReductionLog,
 ) -> Option<Message> {
     let (head_bytes, tail_bytes) = match what {
@@ -1767,7 +2161,7 @@ fn mint_truncation(
     let original_bytes = c.text.len();
     let hidden_lines = memchr::memchr_iter(b'\n', hidden.as_bytes()).count();
     let mut reduction = Reduction {
-        id: ReductionId::new(log.len(), &c.digest),
+        id: ReductionId::new(ordinal, &c.digest),
         kind: match what {
             Truncated::ToolOutput => ReductionKind::ToolOutputTruncated {
                 original_bytes,
@@ -1804,6 +2198,7 @@ fn mint_truncation(
 fn mint_normalized(
     c: &Candidate<'_>,
     policy: &ReductionPolicy,
+    ordinal: usize,
     log: &mut ReductionLog,
 ) -> Option<Message> {
     let normalized = normalize_terminal(c.text)?;
@@ -1816,7 +2211,7 @@ fn mint_normalized(
         memchr::memchr_iter(b'\n', &normalized.as_bytes()[span.range()]).count()
     });
     let mut reduction = Reduction {
-        id: ReductionId::new(log.len(), &c.digest),
+        id: ReductionId::new(ordinal, &c.digest),
         kind: ReductionKind::OutputNormalized {
             original_bytes: c.text.len(),
             normalized_bytes: normalized.len(),

@@ -5,7 +5,7 @@
 use rehydrate_model::{
     Content, Message, REDUCTION_METADATA_KEY, ReductionKind, ReductionLog, Role, ToolCall,
 };
-use rehydrate_reduce::{Reducer, ReductionPolicy, project_messages};
+use rehydrate_reduce::{Minting, Reducer, ReductionPolicy, project_messages};
 use rehydrate_sidecar::{expand_reduction, invert, verify_log};
 
 /// A plan of `lines` lines of 25 bytes: `plan step 00 of the work\n`, ….
@@ -23,6 +23,7 @@ fn policy() -> ReductionPolicy {
         assistant_text_head_bytes: 48,
         assistant_text_tail_bytes: 48,
         protect_last_n_assistant_messages: 2,
+        minting: Minting::PerTurn,
         ..ReductionPolicy::default()
     }
 }

@@ -5,7 +5,7 @@
 use rehydrate_model::{
     Content, HiddenImage, ImagePlace, Message, ReductionKind, ReductionLog, Role,
 };
-use rehydrate_reduce::{Reducer, ReductionPolicy, project_messages};
+use rehydrate_reduce::{Minting, Reducer, ReductionPolicy, project_messages};
 use rehydrate_sidecar::{invert, verify_log};
 use rehydrate_test_support::{assistant_call, image_block, png_base64, text_part};
 
@@ -13,6 +13,7 @@ fn policy(trigger: usize, protect: usize) -> ReductionPolicy {
     ReductionPolicy {
         image_trigger_bytes: Some(trigger),
         protect_last_n_image_messages: protect,
+        minting: Minting::PerTurn,
         ..ReductionPolicy::default()
     }
 }

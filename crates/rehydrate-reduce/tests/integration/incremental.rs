@@ -4,7 +4,7 @@
 
 use proptest::prelude::*;
 use rehydrate_model::{Content, Message, ReductionLog, Role};
-use rehydrate_reduce::{Reducer, ReductionPolicy, project_messages};
+use rehydrate_reduce::{CacheState, Minting, Reducer, ReductionPolicy, project_messages};
 use rehydrate_sidecar::{Api, invert, verify_log};
 use rehydrate_test_support::{assistant_call, call, calling};
 
@@ -106,7 +106,8 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
 }
 
 /// Feeds `history` to a reducer in chunks ending at `cuts`, checking each step against the
-/// one-shot form over the prefix with the previous log.
+/// one-shot form over the prefix with the previous log. A cold cache at every step shows each
+/// reduction as it is decided, so cache-aware minting gives what per-turn minting gives.
 pub(crate) fn check_incremental(
     history: &[Message],
     cuts: &[usize],
@@ -121,7 +122,8 @@ pub(crate) fn check_incremental(
     for end in ends {
         // What the one-shot form gives is a finished artifact, closed: a trailing call gets
         // its synthetic result, which the next chunk drops again.
-        let minted = reducer.project(history[fed..end].iter().cloned()) + reducer.close();
+        let chunk = history[fed..end].iter().cloned();
+        let minted = reducer.project_cached(chunk, CacheState::Cold) + reducer.close();
         fed = end;
         let one_shot = project_messages(&history[..end], &log, policy);
         prop_assert_eq!(minted, one_shot.minted, "minted after {} messages", end);
@@ -204,6 +206,7 @@ fn a_growing_cleared_range_hashes_only_what_it_gains() {
     let policy = ReductionPolicy {
         clear_turns_older_than: Some(1),
         min_saved_bytes: 0,
+        minting: Minting::PerTurn,
         ..ReductionPolicy::default()
     };
     let mut reducer = Reducer::new(policy.clone());

@@ -3,7 +3,7 @@
 //! chunked feeding and a resumed log mint the same reductions as the one-shot form.
 
 use rehydrate_model::{Message, ReductionKind, ReductionLog, Role};
-use rehydrate_reduce::{Reducer, ReductionPolicy, project_messages};
+use rehydrate_reduce::{Minting, Reducer, ReductionPolicy, project_messages};
 use rehydrate_sidecar::{expand_reduction, invert, normalize_terminal, verify_log};
 use rehydrate_test_support::assistant_call;
 
@@ -47,6 +47,7 @@ fn normalizing() -> ReductionPolicy {
     ReductionPolicy {
         normalize_terminal_output: true,
         protect_last_n_tool_results: 1,
+        minting: Minting::PerTurn,
         ..ReductionPolicy::default()
     }
 }

@@ -3,7 +3,7 @@
 //! one-shot form does.
 
 use rehydrate_model::{Message, ReductionKind, ReductionLog, Role, ToolDetails};
-use rehydrate_reduce::{Reducer, ReductionPolicy, project_messages};
+use rehydrate_reduce::{Minting, Reducer, ReductionPolicy, project_messages};
 use rehydrate_sidecar::{expand_reduction, invert, reread_diff, verify_log};
 use rehydrate_test_support::assistant_call;
 
@@ -170,7 +170,10 @@ fn a_truncated_read_is_no_base() {
 #[test]
 fn chunked_feeding_mints_what_the_one_shot_form_does() {
     let history = session();
-    let policy = ReductionPolicy::aggressive();
+    let policy = ReductionPolicy {
+        minting: Minting::PerTurn,
+        ..ReductionPolicy::aggressive()
+    };
     let mut log = ReductionLog::default();
     let mut reducer = Reducer::new(policy.clone());
     for end in 1..=history.len() {
