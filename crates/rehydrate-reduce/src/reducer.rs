@@ -1,8 +1,6 @@
 //! [`Reducer`]: the projection of a growing session, updated turn by turn.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
-use std::ops::Range;
-use std::time::Duration;
+use std::collections::{BTreeMap, HashMap};
 
 use rehydrate_model::{
     Content, Digest, HiddenImage, ImagePlace, Message, MessageAddr, Reduction, ReductionId,
@@ -23,6 +21,11 @@ use crate::policy::{Minting, ReductionPolicy};
 use crate::rereads::{ReadPair, Rereads};
 use crate::superseded::{Pair, Reruns};
 use crate::window::Window;
+
+mod cache;
+
+use cache::Held;
+pub use cache::{Batch, BatchCause, CacheState};
 
 /// The projection state of one session: its history (the sidecar), its reduction log and its
 /// current view, updated as the session grows.
@@ -149,78 +152,11 @@ pub struct Reducer {
     images: Images,
     /// Cache-aware minting: the decided reductions of cached messages not shown yet.
     held: Held,
-    /// Whether the reductions decided now get a provisional id (cache-aware minting with a
-    /// warm cache: their ordinal is known only when they are shown).
+    /// Whether the reductions decided now get a provisional id (cache-aware minting: their
+    /// ordinal is known only when they are shown).
     provisional: bool,
     /// Every projection (and close) that grew the log, in order.
     batches: Vec<Batch>,
-}
-
-/// The ordinal of a reduction decided while the cache is warm, until it is shown: the widest
-/// an ordinal gets, so a stub that saves enough with it saves enough with its real one.
-const PROVISIONAL: usize = u32::MAX as usize;
-
-/// What the provider's prompt cache holds when a projection is made: the host's hint to
-/// [`Reducer::project_cached`], which decides whether a decided reduction may change a message
-/// now (docs/COST.md, "Cache-aware minting"). Only [`Minting::CacheAware`] reads it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum CacheState {
-    /// The view as last projected is cached: the host sends the view after every projection,
-    /// and sent the last one within the cache's lifetime. Every message the history held
-    /// before this projection is cached.
-    #[default]
-    Warm,
-    /// The first `n` messages of the history are cached, no later one (a host that knows where
-    /// its cache breakpoints fall, or that projected without sending).
-    Prefix(usize),
-    /// This long has passed since the last request: cold when at least the policy's
-    /// `cache_ttl`, warm otherwise.
-    Idle(Duration),
-    /// Nothing is cached (the lifetime passed, the model changed, the first request): every
-    /// waiting reduction is shown now, since the whole prompt is written anyway.
-    Cold,
-}
-
-/// One growth of the log: the reductions one projection (or [`Reducer::close`]) appended, in
-/// ordinal order, and why the ones that had waited were shown then. Every reduction this
-/// reducer appended belongs to exactly one ([`Reducer::batch_of`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Batch {
-    /// The ordinals appended, in log order.
-    pub ordinals: Range<usize>,
-    /// How many messages the history held at that projection.
-    pub messages: usize,
-    /// How many of them had waited (cache-aware minting): the rest were decided and shown in
-    /// this projection (per-turn minting, messages not cached, pairing repairs).
-    pub released: usize,
-    /// Why the waiting reductions were shown.
-    pub cause: BatchCause,
-}
-
-/// Why a [`Batch`] was shown.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BatchCause {
-    /// Nothing had waited: each reduction was shown in the projection that decided it.
-    Decided,
-    /// The waiting reductions saved at least the policy's `min_saved_bytes`: this many wire
-    /// bytes, counted when they were decided.
-    Saved(usize),
-    /// The cache was cold.
-    Cold,
-}
-
-/// The reductions of cache-aware minting that wait for their batch.
-#[derive(Debug, Clone, Default)]
-struct Held {
-    /// In decision order: each reduction, with its provisional id, and the wire bytes it saves
-    /// over what the view shows.
-    reductions: Vec<(Reduction, usize)>,
-    /// The history indices of the held reductions of one message: the view shows these
-    /// messages as the history has them (their decided form waits in `stubs`).
-    slots: HashSet<usize>,
-    /// While the decided cleared range differs from the one the view shows: the one shown
-    /// (`None` inside: nothing cleared).
-    shown_cleared: Option<Option<Cleared>>,
 }
 
 /// What a pairing repair repairs, to find it again in the log.
@@ -329,8 +265,6 @@ struct Cleared {
     last: usize,
     summary: Option<String>,
     view: Message,
-    /// The wire bytes the stub saves over the range.
-    saved: usize,
 }
 
 impl Reducer {
@@ -467,7 +401,8 @@ impl Reducer {
     /// ([`CacheState::Cold`], or [`CacheState::Idle`] at least the policy's `cache_ttl`),
     /// every waiting reduction is shown first. Until a batch is shown, the view this call
     /// leaves begins with the previous view, byte for byte, except where a pairing repair
-    /// (always shown at once) moves a result into it. Waiting reductions are not in the log
+    /// (always shown at once) puts a result after its call inside it (a result that arrived
+    /// late, moved; a synthetic result for a call the model abandoned). Waiting reductions are not in the log
     /// (a host records only what the view shows); each is decided once, with a provisional
     /// id, and gets its ordinal when it is shown ([`Reducer::batches`]). A reducer resumed
     /// from the log and fed the history with [`CacheState::Prefix`] of its whole length
@@ -505,12 +440,9 @@ impl Reducer {
             (Minting::CacheAware { .. }, CacheState::Warm | CacheState::Idle(_)) => base,
             (Minting::CacheAware { .. }, CacheState::Prefix(n)) => n.min(self.history.len()),
         };
-        let mut released = 0;
-        if horizon == 0 {
-            released = self.release_held();
-        }
-        self.provisional = horizon > 0;
-        let shown_cleared = self.shown_cleared_before();
+        // Decided with the widest id whatever the cache, so a decision does not depend on
+        // whether it waits (a reopened session decides again what a live one decided).
+        self.provisional = matches!(self.policy.minting, Minting::CacheAware { .. });
         let decided_from = self.log.len();
         self.decide_cleared();
         // When the cleared range shrank, messages it hid are looked at again.
@@ -522,218 +454,11 @@ impl Reducer {
         self.decide_image_copies(unhidden);
         self.decide_images(unhidden);
         self.provisional = false;
-        let mut cause = if released > 0 {
-            BatchCause::Cold
-        } else {
-            BatchCause::Decided
-        };
-        if let Some((shown, saved)) = self.settle(decided_from, horizon, shown_cleared) {
-            released += shown;
-            cause = BatchCause::Saved(saved);
-        }
+        let (released, cause) = self
+            .settle(decided_from, horizon)
+            .unwrap_or((0, BatchCause::Decided));
         self.record_batch(before, released, cause);
         self.log.len() - before
-    }
-
-    /// The ordinal of a reduction decided now: its log position, or [`PROVISIONAL`] while
-    /// it may wait for a batch.
-    fn next_ordinal(&self) -> usize {
-        if self.provisional {
-            PROVISIONAL
-        } else {
-            self.log.len()
-        }
-    }
-
-    /// Under cache-aware minting with a warm cache, the cleared range the view shows before
-    /// this projection decides a new one, when the view shows the decided one.
-    fn shown_cleared_before(&self) -> Option<Option<Cleared>> {
-        if !self.provisional || self.held.shown_cleared.is_some() {
-            return None;
-        }
-        Some(self.cleared.and_then(|_| self.latest_cleared.clone()))
-    }
-
-    /// Cache-aware minting after one projection's decisions, the log's reductions from
-    /// `decided_from` on: each of a message at or after `horizon` is shown, the others wait;
-    /// then, when the waiting ones save at least the policy's `min_saved_bytes` together, all
-    /// are shown. Returns how many had waited and the wire bytes they save when they are
-    /// shown; `None` under per-turn minting or while they wait.
-    fn settle(
-        &mut self,
-        decided_from: usize,
-        horizon: usize,
-        shown_before: Option<Option<Cleared>>,
-    ) -> Option<(usize, usize)> {
-        let Minting::CacheAware {
-            min_saved_bytes, ..
-        } = self.policy.minting
-        else {
-            return None;
-        };
-        let decided: Vec<Reduction> = self.log.reductions.drain(decided_from..).collect();
-        let mut cleared_shown = false;
-        for r in decided {
-            let first = *r.covered().start();
-            let is_cleared = matches!(r.kind, ReductionKind::TurnsCleared { .. });
-            if first >= horizon {
-                cleared_shown |= is_cleared;
-                self.show(r);
-                continue;
-            }
-            let saved = if is_cleared {
-                // Only the latest decided range can be shown: an older one waiting goes.
-                self.held
-                    .reductions
-                    .retain(|(h, _)| !matches!(h.kind, ReductionKind::TurnsCleared { .. }));
-                let shown = match (&self.held.shown_cleared, &shown_before) {
-                    (Some(shown), _) | (None, Some(shown)) => shown.as_ref().map_or(0, |c| c.saved),
-                    (None, None) => 0,
-                };
-                self.latest_cleared
-                    .as_ref()
-                    .map_or(0, |c| c.saved)
-                    .saturating_sub(shown)
-            } else {
-                let index = r.ptr.addr.index;
-                self.held.slots.insert(index);
-                if let Some(&anchor) = self.moved.get(&index) {
-                    self.refresh_moved(index, anchor);
-                }
-                let view = self.stubs[index].as_deref().map_or(0, Message::wire_len);
-                self.history[index].wire_len().saturating_sub(view)
-            };
-            self.held.reductions.push((r, saved));
-        }
-        // A waiting range no longer decided (the range shrank or was reused) goes too.
-        let decided_range = self.cleared;
-        self.held.reductions.retain(|(h, _)| match h.kind {
-            ReductionKind::TurnsCleared { first, last, .. } => decided_range == Some((first, last)),
-            _ => true,
-        });
-        if cleared_shown {
-            self.held.shown_cleared = None;
-        } else if let Some(before) = shown_before {
-            let before_range = before.as_ref().map(|c| (c.first, c.last));
-            if before_range != decided_range {
-                self.held.shown_cleared = Some(before);
-            }
-        }
-        if self.held.reductions.is_empty() {
-            return None;
-        }
-        let (_, waiting) = self.waiting();
-        if waiting < min_saved_bytes {
-            return None;
-        }
-        Some((self.release_held(), waiting))
-    }
-
-    /// Shows every waiting reduction, in the order they were decided; returns how many.
-    fn release_held(&mut self) -> usize {
-        let held = std::mem::take(&mut self.held.reductions);
-        self.held.shown_cleared = None;
-        let n = held.len();
-        for (r, _) in held {
-            self.show(r);
-        }
-        self.held.slots.clear();
-        n
-    }
-
-    /// Appends the decided reduction `r` to the log and shows it: given its ordinal when its id
-    /// is provisional, with its stub and view form written again.
-    fn show(&mut self, mut r: Reduction) {
-        let ordinal = self.log.len();
-        let renamed = r.id.ordinal() != ordinal;
-        if renamed {
-            let id = ReductionId::new(ordinal, &r.ptr.digest);
-            r.stub = r.stub.replacen(r.id.as_str(), id.as_str(), 1);
-            r.id = id;
-        }
-        if let ReductionKind::TurnsCleared { first, last, .. } = r.kind {
-            if renamed
-                && let Some(c) = self
-                    .latest_cleared
-                    .as_mut()
-                    .filter(|c| (c.first, c.last) == (first, last))
-            {
-                match stub_message(&r, &self.history[first]) {
-                    Ok(view) => c.view = view,
-                    Err(_) => {
-                        // Cannot happen (the same reduction fitted with its provisional id);
-                        // the range is then not cleared rather than shown with a wrong id.
-                        self.latest_cleared = None;
-                        self.cleared = None;
-                        self.unhidden = true;
-                        return;
-                    }
-                }
-            }
-        } else {
-            let index = r.ptr.addr.index;
-            self.held.slots.remove(&index);
-            if renamed {
-                match stub_message(&r, &self.history[index]) {
-                    Ok(view) => self.stubs[index] = Some(Box::new(view)),
-                    Err(_) => {
-                        // As above: the message is then shown as it is.
-                        self.stubs[index] = None;
-                        return;
-                    }
-                }
-            }
-            if let Some(&anchor) = self.moved.get(&index) {
-                self.refresh_moved(index, anchor);
-            }
-        }
-        self.log.reductions.push(r);
-    }
-
-    /// Records the log's growth since `before` as one [`Batch`].
-    fn record_batch(&mut self, before: usize, released: usize, cause: BatchCause) {
-        if self.log.len() > before {
-            self.batches.push(Batch {
-                ordinals: before..self.log.len(),
-                messages: self.history.len(),
-                released,
-                cause,
-            });
-        }
-    }
-
-    /// Every growth of the log this reducer made, in order: one [`Batch`] per projection (or
-    /// [`Reducer::close`]) that appended a reduction. A resumed log's reductions belong to
-    /// none.
-    pub fn batches(&self) -> &[Batch] {
-        &self.batches
-    }
-
-    /// The batch the reduction at `ordinal` of the log was shown in; `None` for a resumed
-    /// log's reduction or an ordinal past the log.
-    pub fn batch_of(&self, ordinal: usize) -> Option<&Batch> {
-        let at = self.batches.partition_point(|b| b.ordinals.end <= ordinal);
-        self.batches
-            .get(at)
-            .filter(|b| b.ordinals.contains(&ordinal))
-    }
-
-    /// How many decided reductions wait for their batch (cache-aware minting), and the wire
-    /// bytes they would save together when shown (a reduction inside a waiting cleared range
-    /// counted once, by the range).
-    pub fn waiting(&self) -> (usize, usize) {
-        let range = self.cleared;
-        let bytes = self
-            .held
-            .reductions
-            .iter()
-            .map(|(r, saved)| match r.kind {
-                ReductionKind::TurnsCleared { .. } => *saved,
-                _ if is_in(range, r.ptr.addr.index) => 0,
-                _ => *saved,
-            })
-            .sum();
-        (self.held.reductions.len(), bytes)
     }
 
     /// Reserves room for at least `additional` more messages, as `Vec::reserve` does, so
@@ -1301,15 +1026,10 @@ impl Reducer {
             return;
         }
         if let Ok(view) = stub_message(r, &self.history[first]) {
-            let hidden: usize = self.history[first..=last]
-                .iter()
-                .map(Message::wire_len)
-                .sum();
             self.latest_cleared = Some(Cleared {
                 first,
                 last,
                 summary: summary.clone(),
-                saved: hidden.saturating_sub(view.wire_len()),
                 view,
             });
         }
@@ -1345,7 +1065,6 @@ impl Reducer {
         if !saves_enough(hidden_bytes, view.wire_len(), &self.policy) {
             return None;
         }
-        let saved = hidden_bytes - view.wire_len();
         self.log.reductions.push(reduction);
         // The new reduction is the log's latest: a resumed one is never looked at again.
         self.resumed_cleared = None;
@@ -1354,7 +1073,6 @@ impl Reducer {
             last,
             summary: self.policy.turns_summary.clone(),
             view,
-            saved,
         });
         Some((first, last))
     }
@@ -2040,20 +1758,9 @@ impl Reducer {
         }
     }
 
-    /// Whether the decided reduction of message `index` waits for its batch.
-    fn is_held(&self, index: usize) -> bool {
-        !self.held.slots.is_empty() && self.held.slots.contains(&index)
-    }
-
     /// The cleared range the view shows and its stub message.
     fn shown_cleared(&self) -> (Option<(usize, usize)>, Option<&Message>) {
-        match &self.held.shown_cleared {
-            Some(shown) => (
-                shown.as_ref().map(|c| (c.first, c.last)),
-                shown.as_ref().map(|c| &c.view),
-            ),
-            None => (self.cleared, self.latest_cleared.as_ref().map(|c| &c.view)),
-        }
+        (self.cleared, self.latest_cleared.as_ref().map(|c| &c.view))
     }
 }
 

@@ -46,14 +46,16 @@
 //! session.push([Message::text(Role::User, "run the build")])?;
 //! for i in 0..5 {
 //!     let call = Message::tool_call(format!("c{i}"), "bash", r#"{"cmd":"make"}"#);
-//!     let output = Message::tool_result(format!("c{i}"), format!("build {i}\n").repeat(2000));
-//!     session.push([call, output])?; // recorded, projected, new reductions recorded
+//!     let output = Message::tool_result(format!("c{i}"), format!("build {i}\n").repeat(5000));
+//!     // Recorded and projected; the reductions shown are recorded. Each truncation here
+//!     // saves more than a batch (32 KiB), so it is shown in the turn that decides it.
+//!     session.push([call, output])?;
 //! }
 //! let body = String::from_utf8(session.request_body(Api::OpenAi)?)?; // what the model is sent
 //! assert!(body.contains("[rehydrate:tool-output r0.")); // the oldest output, truncated
 //! let id = session.log().reductions[0].id.to_string(); // the stub the model reads
 //! let expanded = session.call("expand_reduction", &format!(r#"{{"reduction_id":"{id}"}}"#));
-//! assert_eq!(expanded.content, "build 0\n".repeat(2000)); // the exact original bytes
+//! assert_eq!(expanded.content, "build 0\n".repeat(5000)); // the exact original bytes
 //! drop(session);
 //!
 //! let session = Session::open(&path, policy, SyncPolicy::EveryRecord)?; // after a restart
@@ -95,7 +97,7 @@ pub use rehydrate_intrinsics::{
     EXPAND_REDUCTION, SIDECAR_SEARCH, ToolFormat, ToolResult, tool_definitions,
 };
 pub use rehydrate_model::{Message, Reduction, ReductionId, ReductionLog, Role, ToolCall};
-pub use rehydrate_reduce::{ReductionPolicy, View};
+pub use rehydrate_reduce::{CacheState, Minting, ReductionPolicy, View};
 pub use rehydrate_sidecar::{Api, ExportFormat};
 pub use rehydrate_store::{SessionDir, SyncPolicy};
 

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use rehydrate_intrinsics::{CallContext, Intrinsics, ToolFormat, ToolResult, tool_definitions};
 use rehydrate_model::{Message, ReductionLog, filter_reasoning_artifacts};
-use rehydrate_reduce::{Reducer, ReductionPolicy, View};
+use rehydrate_reduce::{CacheState, Reducer, ReductionPolicy, View};
 use rehydrate_sidecar::{Api, ExportFormat, Sources, export_session, export_shown};
 use rehydrate_store::{MissReason, SessionStore, StoreState, SyncPolicy};
 
@@ -94,7 +94,9 @@ impl Session {
     ///
     /// Reopened with the policy it was recorded under, a session has the view and log it had
     /// when it was closed: every recorded reduction is reused where it verifies, and nothing is
-    /// minted. A reduction the projection mints on open is one the store does not hold (the
+    /// minted. The recorded history counts as cached ([`CacheState::Prefix`] of its length):
+    /// under cache-aware minting the reductions that were waiting for their batch are decided
+    /// again and wait again, so the view sent next still begins with the view sent last. A reduction the projection mints on open is one the store does not hold (the
     /// process stopped between recording messages and their reductions, or `policy` reduces
     /// more than the one recorded with): it is recorded at once, and [`Session::recovered`]
     /// counts them, so a host can tell that its view changed. The store does not record the
@@ -137,7 +139,8 @@ impl Session {
             .min(history.len());
         filter_reasoning_artifacts(&mut history[..dropped]);
         let mut reducer = Reducer::resume(policy, state.log.clone());
-        let recovered = reducer.project(history);
+        let cached = CacheState::Prefix(history.len());
+        let recovered = reducer.project_cached(history, cached);
         let mut session = Session {
             store,
             reducer,
@@ -169,6 +172,22 @@ impl Session {
     /// no more records ([`Error::Diverged`] from then on): reopen it, which records the
     /// missing reductions. [`Error::Diverged`] after such a failure.
     pub fn push(&mut self, messages: impl IntoIterator<Item = Message>) -> Result<usize, Error> {
+        self.push_cached(messages, CacheState::Warm)
+    }
+
+    /// [`Session::push`] told what the provider's prompt cache holds
+    /// ([`Reducer::project_cached`]): a host that knows the time since its last request
+    /// passes [`CacheState::Idle`], so the reductions waiting for their batch are shown when
+    /// the cache has expired anyway (docs/COST.md, "Cache-aware minting").
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::push`].
+    pub fn push_cached(
+        &mut self,
+        messages: impl IntoIterator<Item = Message>,
+        cache: CacheState,
+    ) -> Result<usize, Error> {
         self.check_writable()?;
         let messages: Vec<Message> = messages.into_iter().collect();
         let before = self.store.state().messages.len() as u64;
@@ -180,7 +199,7 @@ impl Session {
                 return Err(e.into());
             }
         }
-        let minted = self.reducer.project(messages);
+        let minted = self.reducer.project_cached(messages, cache);
         self.record_minted(minted)?;
         Ok(minted)
     }
@@ -197,6 +216,13 @@ impl Session {
     /// holds the same log.
     pub fn log(&self) -> &ReductionLog {
         self.reducer.log()
+    }
+
+    /// How many reductions wait for their batch under cache-aware minting, and the wire bytes
+    /// they would save together ([`Reducer::waiting`]). They are not in [`Session::log`] nor
+    /// recorded until shown.
+    pub fn waiting(&self) -> (usize, usize) {
+        self.reducer.waiting()
     }
 
     /// The full-fidelity history: every message pushed, in order, on the current timeline
@@ -307,7 +333,9 @@ impl Session {
         let (mut history, _) = old.into_parts();
         history.truncate(to);
         self.reducer = Reducer::resume(policy, self.store.state().log.clone());
-        let minted = self.reducer.project(history);
+        // The kept messages are the ones sent before: cached.
+        let cached = CacheState::Prefix(history.len());
+        let minted = self.reducer.project_cached(history, cached);
         self.record_minted(minted)?;
         Ok(minted)
     }
@@ -333,7 +361,9 @@ impl Session {
         let (mut history, log) = old.into_parts();
         let switched = self.store.switch_model(model, &mut history);
         self.reducer = Reducer::resume(policy, log);
-        let minted = self.reducer.project(history);
+        // A provider caches per model: the next request is written whole anyway, so every
+        // waiting reduction is shown.
+        let minted = self.reducer.project_cached(history, CacheState::Cold);
         let touched = match switched {
             Ok(touched) => touched,
             Err(e) => {

@@ -3,6 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
 mod assistant_text;
+mod cache_aware;
 mod defects;
 mod fixtures;
 mod images;

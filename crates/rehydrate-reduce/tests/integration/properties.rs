@@ -7,7 +7,7 @@ use rehydrate_model::{
     Message, REDUCTION_METADATA_KEY, ReductionKind, ReductionLog, Role, THINKING_METADATA_KEY,
     THINKING_SIGNATURE_METADATA_KEY, ToolDetails,
 };
-use rehydrate_reduce::{ReductionPolicy, project_messages};
+use rehydrate_reduce::{Minting, ReductionPolicy, project_messages};
 use rehydrate_sidecar::{
     Api, Rule, check_request, expand_reduction, invert, render_turns, verify_log,
 };
@@ -341,6 +341,7 @@ pub(crate) fn policy_with(
             proptest::option::weighted(0.5, prop_oneof![Just(0usize), Just(1024), 0usize..3000]),
             0usize..4,
         ),
+        minting(),
     )
         .prop_map(
             |(
@@ -352,6 +353,7 @@ pub(crate) fn policy_with(
                 (supersede, normalize),
                 (elide_rereads, diff_rereads_max_per_mille),
                 (image_trigger, image_protect),
+                minting,
             )| ReductionPolicy {
                 tool_output_trigger_bytes: trigger,
                 head_bytes: head,
@@ -373,9 +375,24 @@ pub(crate) fn policy_with(
                 normalize_terminal_output: normalize,
                 image_trigger_bytes: image_trigger,
                 protect_last_n_image_messages: image_protect,
+                minting,
                 ..ReductionPolicy::default()
             },
         )
+}
+
+/// Per-turn minting, or cache-aware minting with batches of 0 bytes (every waiting reduction
+/// shown at the next projection), a few hundred bytes, or more than a small session saves.
+pub(crate) fn minting() -> impl Strategy<Value = Minting> {
+    prop_oneof![
+        Just(Minting::PerTurn),
+        prop_oneof![Just(0usize), 0usize..2000, Just(1 << 20)].prop_map(|min_saved_bytes| {
+            Minting::CacheAware {
+                min_saved_bytes,
+                cache_ttl: Minting::DEFAULT_CACHE_TTL,
+            }
+        }),
+    ]
 }
 
 fn wire_bytes(messages: &[Message]) -> usize {

@@ -2,7 +2,7 @@
 //! Claude Code session (or, without the corpus, a synthetic one), with a scripted summarizer.
 //!
 //! Each cycle appends the next chunk of messages to the store, projects them with a
-//! [`Reducer`] under the aggressive policy, appends the reductions it minted, and calls
+//! [`Reducer`] under the aggressive policy (with per-turn minting), appends the reductions it minted, and calls
 //! [`auto_compact`]. Before cycle 120 the summarizer cites, as stub lines, the 3 most recent
 //! reductions of the store and retires its previous summary: the signals stay quiet. From cycle
 //! 120 it cites 2 of them and ids "seen only in rehydrated content": well-formed stub lines for
@@ -20,7 +20,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use rehydrate_model::{Message, Reduction, ReductionId, Role, Stub};
-use rehydrate_reduce::{Reducer, ReductionPolicy};
+use rehydrate_reduce::{Minting, Reducer, ReductionPolicy};
 use rehydrate_signals::{
     CompactionSignals, Decision, Error, GROWING_CITATIONS, Summary, auto_compact,
 };
@@ -171,7 +171,13 @@ fn signals_stay_quiet_until_the_summarizer_cites_unminted_ids_then_freeze() {
     let (source_name, source) = source_session();
     let path = scratch_store(&format!("simulation-{source_name}"));
     let mut store = SessionStore::create(&path, SyncPolicy::Never).unwrap();
-    let mut reducer = Reducer::new(ReductionPolicy::aggressive());
+    // Per-turn minting: every reduction is in the store the cycle it is decided, so the
+    // summarizer's citations follow the reducer's decisions (not the prompt cache).
+    let policy = ReductionPolicy {
+        minting: Minting::PerTurn,
+        ..ReductionPolicy::aggressive()
+    };
+    let mut reducer = Reducer::new(policy);
     let mut last_epoch: Option<u64> = None;
     let mut rows: Vec<Row> = Vec::with_capacity(CYCLES);
     let mut unminted_ordinal = UNMINTED_ORDINAL;

@@ -9,10 +9,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proptest::prelude::*;
 use rehydrate::model::Content;
-use rehydrate::reduce::{Reducer, project_messages};
+use rehydrate::reduce::Reducer;
 use rehydrate::sidecar::request_body;
 use rehydrate::store::read_store;
-use rehydrate::{Api, ExportFormat, Message, ReductionPolicy, Role, Session, SyncPolicy, ToolCall};
+use rehydrate::{
+    Api, CacheState, ExportFormat, Message, Minting, ReductionPolicy, Role, Session, SyncPolicy,
+    ToolCall,
+};
 
 /// One message of a chaotic session: calls and results drawn from a small id pool, so calls go
 /// unanswered, results answer nothing, ids are reused and outputs repeat.
@@ -106,6 +109,12 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
         prop_oneof![Just(0usize), Just(128)],
         (any::<bool>(), any::<bool>()),
         (any::<bool>(), proptest::option::of(0u32..1200)),
+        prop_oneof![
+            Just(None),
+            Just(Some(0usize)),
+            Just(Some(300)),
+            Just(Some(20_000))
+        ],
     )
         .prop_map(
             |(
@@ -119,6 +128,7 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
                 min_saved,
                 (supersede, normalize),
                 (elide_rereads, diff_rereads_max_per_mille),
+                batch,
             )| {
                 ReductionPolicy {
                     tool_output_trigger_bytes: trigger,
@@ -144,6 +154,12 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
                     // Images, when the trigger is not the largest.
                     image_trigger_bytes: (trigger < 8192).then_some(1024),
                     protect_last_n_image_messages: protect,
+                    minting: batch.map_or(Minting::PerTurn, |min_saved_bytes| {
+                        Minting::CacheAware {
+                            min_saved_bytes,
+                            cache_ttl: Minting::DEFAULT_CACHE_TTL,
+                        }
+                    }),
                     ..ReductionPolicy::default()
                 }
             },
@@ -153,8 +169,8 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
 /// One operation of a host.
 #[derive(Debug, Clone)]
 enum Op {
-    /// Push these messages as one batch.
-    Push(Vec<Message>),
+    /// Push these messages as one batch, with the cache cold when set.
+    Push(Vec<Message>, bool),
     /// Write the request body for this API.
     Body(Api),
     /// Drop the session and open its store again.
@@ -165,7 +181,8 @@ enum Op {
 
 fn op() -> impl Strategy<Value = Op> {
     prop_oneof![
-        6 => proptest::collection::vec(message(), 0..8).prop_map(Op::Push),
+        6 => (proptest::collection::vec(message(), 0..8), proptest::bool::weighted(0.2))
+            .prop_map(|(batch, cold)| Op::Push(batch, cold)),
         2 => prop_oneof![Just(Api::OpenAi), Just(Api::Anthropic)].prop_map(Op::Body),
         2 => Just(Op::Reopen),
         1 => (0usize..64).prop_map(Op::Rewind),
@@ -196,24 +213,39 @@ fn check(ops: &[Op], policy: &ReductionPolicy) -> Result<(), TestCaseError> {
     for (step, op) in ops.iter().enumerate() {
         let s = session.as_mut().expect("reopened below");
         match op {
-            Op::Push(batch) => {
+            Op::Push(batch, cold) => {
                 let before = s.log().clone();
-                let minted = s.push(batch.clone()).unwrap();
-                prop_assert_eq!(live.push(batch.clone()).unwrap(), minted, "step {}", step);
-                // The one-shot form: a reducer resumed from the previous log, fed the whole
-                // history.
+                let sent = s.history().len();
+                let cache = if *cold {
+                    CacheState::Cold
+                } else {
+                    CacheState::Warm
+                };
+                let minted = s.push_cached(batch.clone(), cache).unwrap();
+                let live_minted = live.push_cached(batch.clone(), cache).unwrap();
+                prop_assert_eq!(live_minted, minted, "step {}", step);
+                // The one-shot form: a reducer resumed from the previous log, fed the history
+                // sent before as cached, then the batch.
                 let mut one_shot = Reducer::resume(policy.clone(), before.clone());
-                let one_shot_minted = one_shot.project(s.history().to_vec());
+                let history = s.history();
+                let one_shot_minted = one_shot
+                    .project_cached(history[..sent].to_vec(), CacheState::Prefix(sent))
+                    + one_shot.project_cached(history[sent..].to_vec(), cache);
                 prop_assert_eq!(one_shot_minted, minted, "step {}", step);
                 prop_assert_eq!(s.log(), one_shot.log(), "step {}", step);
                 prop_assert_eq!(s.view().to_vec(), one_shot.view().to_vec(), "step {}", step);
             }
             Op::Body(api) => {
-                let closed = project_messages(s.history(), s.log(), policy);
+                // The one-shot form with the whole history cached, closed: what waits for a
+                // batch still waits.
+                let mut closed = Reducer::resume(policy.clone(), s.log().clone());
+                let cached = CacheState::Prefix(s.history().len());
+                closed.project_cached(s.history().to_vec(), cached);
+                closed.close();
                 let body = s.request_body(*api);
-                let expected = request_body(&closed.view, *api);
+                let expected = request_body(&closed.view().to_vec(), *api);
                 prop_assert_eq!(body.as_ref().ok(), expected.as_ref().ok(), "step {}", step);
-                prop_assert_eq!(s.log(), &closed.log, "step {}", step);
+                prop_assert_eq!(s.log(), closed.log(), "step {}", step);
                 prop_assert_eq!(live.request_body(*api).ok(), body.ok(), "step {}", step);
             }
             Op::Reopen => {

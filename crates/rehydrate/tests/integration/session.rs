@@ -9,8 +9,8 @@ use rehydrate::reduce::project_messages;
 use rehydrate::sidecar::request_body;
 use rehydrate::store::{SessionStore, read_store};
 use rehydrate::{
-    Api, EXPAND_REDUCTION, Error, ExportFormat, Message, ReductionLog, ReductionPolicy, Role,
-    SIDECAR_SEARCH, Session, SyncPolicy, ToolFormat,
+    Api, CacheState, EXPAND_REDUCTION, Error, ExportFormat, Message, Minting, ReductionLog,
+    ReductionPolicy, Role, SIDECAR_SEARCH, Session, SyncPolicy, ToolFormat,
 };
 
 /// A fresh directory for one test, under the target directory.
@@ -44,6 +44,15 @@ fn build_session() -> Vec<Message> {
 
 fn policy() -> ReductionPolicy {
     ReductionPolicy::default()
+}
+
+/// The default preset with each reduction shown in the push that decides it, for the tests
+/// that compare pushes turn by turn with one-shot projections.
+fn per_turn() -> ReductionPolicy {
+    ReductionPolicy {
+        minting: Minting::PerTurn,
+        ..ReductionPolicy::default()
+    }
 }
 
 fn ids(log: &ReductionLog) -> Vec<&str> {
@@ -82,7 +91,7 @@ fn one_push_gives_the_view_and_log_of_project_messages() {
 fn turn_by_turn_pushes_give_the_one_shot_log() {
     let dir = scratch("turn-by-turn");
     let history = build_session();
-    let mut session = Session::create(dir.join("s.rhyd"), policy(), SyncPolicy::Never).unwrap();
+    let mut session = Session::create(dir.join("s.rhyd"), per_turn(), SyncPolicy::Never).unwrap();
     let mut minted = vec![session.push([history[0].clone()]).unwrap()];
     for pair in history[1..].chunks(2) {
         minted.push(session.push(pair.to_vec()).unwrap());
@@ -90,9 +99,37 @@ fn turn_by_turn_pushes_give_the_one_shot_log() {
     // The oldest output leaves the protected window with the fourth, its duplicate with the
     // fifth.
     assert_eq!(minted, [0, 0, 0, 0, 1, 1]);
+    let one_shot = project_messages(&history, &ReductionLog::default(), &per_turn());
+    assert_eq!(session.log(), &one_shot.log);
+    assert_eq!(session.view().to_vec(), one_shot.view);
+}
+
+#[test]
+fn cache_aware_pushes_wait_for_a_cold_cache_and_then_give_the_one_shot_log() {
+    let dir = scratch("cache-aware");
+    let history = build_session();
+    let mut session = Session::create(dir.join("s.rhyd"), policy(), SyncPolicy::Never).unwrap();
+    let mut minted = vec![session.push([history[0].clone()]).unwrap()];
+    let mut views = vec![session.view().to_vec()];
+    for pair in history[1..].chunks(2) {
+        minted.push(session.push(pair.to_vec()).unwrap());
+        views.push(session.view().to_vec());
+    }
+    // The truncation and the duplicate wait: 31,176 wire bytes, less than a batch (32 KiB).
+    assert_eq!(minted, [0, 0, 0, 0, 0, 0]);
+    assert_eq!(session.waiting(), (2, 31_176));
+    // Each view begins with the one before, byte for byte: the cached prefix hits.
+    for pair in views.windows(2) {
+        assert_eq!(pair[1][..pair[0].len()], pair[0][..]);
+    }
+    assert_eq!(session.view().to_vec(), history);
+    // Ten minutes later the cache is cold: both are shown, as a one-shot projection shows them.
+    let idle = CacheState::Idle(std::time::Duration::from_secs(600));
+    assert_eq!(session.push_cached([], idle).unwrap(), 2);
     let one_shot = project_messages(&history, &ReductionLog::default(), &policy());
     assert_eq!(session.log(), &one_shot.log);
     assert_eq!(session.view().to_vec(), one_shot.view);
+    assert_eq!(&session.state().log, session.log(), "recorded once shown");
 }
 
 #[test]
@@ -101,8 +138,13 @@ fn a_reopened_session_has_the_view_and_log_it_was_closed_with() {
     let path = dir.join("s.rhyd");
     let history = build_session();
     let mut session = Session::create(&path, policy(), SyncPolicy::EveryRecord).unwrap();
-    session.push(history[..7].to_vec()).unwrap();
-    session.push(history[7..].to_vec()).unwrap();
+    let mut live = Session::create(dir.join("live.rhyd"), policy(), SyncPolicy::Never).unwrap();
+    for s in [&mut session, &mut live] {
+        s.push(history[..7].to_vec()).unwrap();
+        s.push(history[7..].to_vec()).unwrap();
+    }
+    // Both reductions are of messages the first push sent: they wait.
+    assert_eq!((session.log().len(), session.waiting().0), (0, 2));
     let (view, log) = (session.view().to_vec(), session.log().clone());
     drop(session);
     let mut session = Session::open(&path, policy(), SyncPolicy::EveryRecord).unwrap();
@@ -110,17 +152,21 @@ fn a_reopened_session_has_the_view_and_log_it_was_closed_with() {
     assert_eq!(session.view().to_vec(), view);
     assert_eq!(session.log(), &log);
     assert_eq!(session.history(), history);
-    // It goes on as the live session would have.
+    // It goes on as the live session does: the third output leaves the protected window, and
+    // a cold cache shows what waited.
     let more = [
         Message::tool_call("c5", "bash", "{}"),
         Message::tool_result("c5", "done"),
     ];
-    // The third output leaves the protected window: a truncation.
-    assert_eq!(session.push(more.clone()).unwrap(), 1);
+    for s in [&mut session, &mut live] {
+        s.push(more.clone()).unwrap();
+        s.push_cached([], CacheState::Cold).unwrap();
+    }
+    assert_eq!(session.view().to_vec(), live.view().to_vec());
+    assert_eq!(session.log(), live.log());
     let mut all = history.clone();
     all.extend(more);
     let one_shot = project_messages(&all, &ReductionLog::default(), &policy());
-    assert_eq!(session.view().to_vec(), one_shot.view);
     assert_eq!(session.log(), &one_shot.log);
 }
 
@@ -345,14 +391,14 @@ fn reductions_the_store_lost_are_minted_again_on_open() {
         store.append_message(m).unwrap();
     }
     drop(store);
-    let session = Session::open(&path, policy(), SyncPolicy::Never).unwrap();
+    let session = Session::open(&path, per_turn(), SyncPolicy::Never).unwrap();
     assert_eq!(session.recovered(), 2);
     assert_eq!(ids(session.log()), ["r0.17b251", "r1.17b251"]);
     assert_eq!(&session.state().log, session.log(), "recorded at once");
     drop(session);
     let (state, _) = read_store(&path).unwrap();
     assert_eq!(ids(&state.log), ["r0.17b251", "r1.17b251"]);
-    let session = Session::open(&path, policy(), SyncPolicy::Never).unwrap();
+    let session = Session::open(&path, per_turn(), SyncPolicy::Never).unwrap();
     assert_eq!(session.recovered(), 0);
 }
 
@@ -461,14 +507,14 @@ fn a_rewound_session_shows_what_a_fresh_one_of_its_messages_shows() {
             format!("build {i} step\n").repeat(1500),
         ));
     }
-    let mut session = Session::create(dir.join("s.rhyd"), policy(), SyncPolicy::Never).unwrap();
+    let mut session = Session::create(dir.join("s.rhyd"), per_turn(), SyncPolicy::Never).unwrap();
     session.push([history[0].clone()]).unwrap();
     for turn in history[1..].chunks(2) {
         session.push(turn.to_vec()).unwrap();
     }
     assert_eq!(session.log().len(), 12);
     session.rewind(21).unwrap();
-    let fresh = project_messages(&history[..21], &ReductionLog::default(), &policy());
+    let fresh = project_messages(&history[..21], &ReductionLog::default(), &per_turn());
     let stubbed: Vec<usize> = session
         .log()
         .reductions

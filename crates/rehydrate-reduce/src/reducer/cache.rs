@@ -1,0 +1,243 @@
+//! Cache-aware minting (docs/COST.md, "Cache-aware minting"): the host's [`CacheState`], the
+//! reductions that wait for their batch, and the [`Batch`]es the log grows by.
+
+use std::collections::HashSet;
+use std::ops::Range;
+use std::time::Duration;
+
+use rehydrate_model::{Message, Reduction, ReductionId, ReductionKind};
+use rehydrate_sidecar::stub_message;
+
+use super::Reducer;
+use crate::policy::Minting;
+
+/// The ordinal of a reduction decided under cache-aware minting, until it is shown: the widest
+/// an ordinal gets, so a stub that saves enough with it saves enough with its real one, and a
+/// decision does not depend on whether it waits.
+const PROVISIONAL: usize = u32::MAX as usize;
+
+/// What the provider's prompt cache holds when a projection is made: the host's hint to
+/// [`Reducer::project_cached`], which decides whether a decided reduction may change a message
+/// now (docs/COST.md, "Cache-aware minting"). Only [`Minting::CacheAware`] reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CacheState {
+    /// The view as last projected is cached: the host sends the view after every projection,
+    /// and sent the last one within the cache's lifetime. Every message the history held
+    /// before this projection is cached.
+    #[default]
+    Warm,
+    /// The first `n` messages of the history are cached, no later one (a host that knows where
+    /// its cache breakpoints fall, or that projected without sending).
+    Prefix(usize),
+    /// This long has passed since the last request: cold when at least the policy's
+    /// `cache_ttl`, warm otherwise.
+    Idle(Duration),
+    /// Nothing is cached (the lifetime passed, the model changed, the first request): every
+    /// waiting reduction is shown now, since the whole prompt is written anyway.
+    Cold,
+}
+
+/// One growth of the log: the reductions one projection (or [`Reducer::close`]) appended, in
+/// ordinal order, and why the ones that had waited were shown then. Every reduction this
+/// reducer appended belongs to exactly one ([`Reducer::batch_of`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Batch {
+    /// The ordinals appended, in log order.
+    pub ordinals: Range<usize>,
+    /// How many messages the history held at that projection.
+    pub messages: usize,
+    /// How many of them had waited (cache-aware minting): the rest were decided and shown in
+    /// this projection (per-turn minting, messages not cached, pairing repairs).
+    pub released: usize,
+    /// Why the waiting reductions were shown.
+    pub cause: BatchCause,
+}
+
+/// Why a [`Batch`] was shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BatchCause {
+    /// Nothing had waited: each reduction was shown in the projection that decided it.
+    Decided,
+    /// The waiting reductions saved at least the policy's `min_saved_bytes`: this many wire
+    /// bytes, counted when they were decided.
+    Saved(usize),
+    /// The cache was cold.
+    Cold,
+}
+
+/// The reductions of cache-aware minting that wait for their batch.
+#[derive(Debug, Clone, Default)]
+pub(super) struct Held {
+    /// In decision order: each reduction, with its provisional id, and the wire bytes it saves
+    /// over what the view shows.
+    pub(super) reductions: Vec<(Reduction, usize)>,
+    /// The history indices of the held reductions: the view shows these messages as the
+    /// history has them (their decided form waits in `stubs`).
+    pub(super) slots: HashSet<usize>,
+}
+
+impl Reducer {
+    /// The ordinal of a reduction decided now: its log position under per-turn minting, else
+    /// [`PROVISIONAL`] until it is shown.
+    pub(super) fn next_ordinal(&self) -> usize {
+        if self.provisional {
+            PROVISIONAL
+        } else {
+            self.log.len()
+        }
+    }
+
+    /// Cache-aware minting after one projection's decisions, the log's reductions from
+    /// `decided_from` on: each of a message at or after `horizon` is shown, and so is a
+    /// turns-cleared range (the view shows the decided range, a function of the history and
+    /// the log, so a reopened session shows what a live one shows); the others wait. Then,
+    /// when the cache is cold (`horizon` 0) or the waiting ones save at least the policy's
+    /// `min_saved_bytes` together, all are shown. Returns how many had waited and why they
+    /// were shown; `None` under per-turn minting or while they wait.
+    pub(super) fn settle(
+        &mut self,
+        decided_from: usize,
+        horizon: usize,
+    ) -> Option<(usize, BatchCause)> {
+        let Minting::CacheAware {
+            min_saved_bytes, ..
+        } = self.policy.minting
+        else {
+            return None;
+        };
+        let decided: Vec<Reduction> = self.log.reductions.drain(decided_from..).collect();
+        for r in decided {
+            let index = r.ptr.addr.index;
+            if index >= horizon || matches!(r.kind, ReductionKind::TurnsCleared { .. }) {
+                self.show(r);
+                continue;
+            }
+            self.held.slots.insert(index);
+            if let Some(&anchor) = self.moved.get(&index) {
+                self.refresh_moved(index, anchor);
+            }
+            let view = self.stubs[index].as_deref().map_or(0, Message::wire_len);
+            let saved = self.history[index].wire_len().saturating_sub(view);
+            self.held.reductions.push((r, saved));
+        }
+        let (_, waiting) = self.waiting();
+        if horizon == 0 {
+            let shown = self.release_held();
+            return (shown > 0).then_some((shown, BatchCause::Cold));
+        }
+        if self.held.reductions.is_empty() || waiting < min_saved_bytes {
+            return None;
+        }
+        Some((self.release_held(), BatchCause::Saved(waiting)))
+    }
+
+    /// Shows every waiting reduction, in history order (each addresses its own message), so a
+    /// reducer that decided them in other projections (a reopened session's, fed the whole
+    /// history at once) gives them the same ordinals; returns how many.
+    fn release_held(&mut self) -> usize {
+        let mut held = std::mem::take(&mut self.held.reductions);
+        held.sort_by_key(|(r, _)| r.ptr.addr.index);
+        let n = held.len();
+        for (r, _) in held {
+            self.show(r);
+        }
+        self.held.slots.clear();
+        n
+    }
+
+    /// Appends the decided reduction `r` to the log and shows it: given its ordinal when its id
+    /// is provisional, with its stub and view form written again.
+    fn show(&mut self, mut r: Reduction) {
+        let ordinal = self.log.len();
+        let renamed = r.id.ordinal() != ordinal;
+        if renamed {
+            let id = ReductionId::new(ordinal, &r.ptr.digest);
+            r.stub = r.stub.replacen(r.id.as_str(), id.as_str(), 1);
+            r.id = id;
+        }
+        if let ReductionKind::TurnsCleared { first, last, .. } = r.kind {
+            if renamed
+                && let Some(c) = self
+                    .latest_cleared
+                    .as_mut()
+                    .filter(|c| (c.first, c.last) == (first, last))
+            {
+                match stub_message(&r, &self.history[first]) {
+                    Ok(view) => c.view = view,
+                    Err(_) => {
+                        // Cannot happen (the same reduction fitted with its provisional id);
+                        // the range is then not cleared rather than shown with a wrong id.
+                        self.latest_cleared = None;
+                        self.cleared = None;
+                        self.unhidden = true;
+                        return;
+                    }
+                }
+            }
+        } else {
+            let index = r.ptr.addr.index;
+            self.held.slots.remove(&index);
+            if renamed {
+                match stub_message(&r, &self.history[index]) {
+                    Ok(view) => self.stubs[index] = Some(Box::new(view)),
+                    Err(_) => {
+                        // As above: the message is then shown as it is.
+                        self.stubs[index] = None;
+                        return;
+                    }
+                }
+            }
+            if let Some(&anchor) = self.moved.get(&index) {
+                self.refresh_moved(index, anchor);
+            }
+        }
+        self.log.reductions.push(r);
+    }
+
+    /// Records the log's growth since `before` as one [`Batch`].
+    pub(super) fn record_batch(&mut self, before: usize, released: usize, cause: BatchCause) {
+        if self.log.len() > before {
+            self.batches.push(Batch {
+                ordinals: before..self.log.len(),
+                messages: self.history.len(),
+                released,
+                cause,
+            });
+        }
+    }
+
+    /// Every growth of the log this reducer made, in order: one [`Batch`] per projection (or
+    /// [`Reducer::close`]) that appended a reduction. A resumed log's reductions belong to
+    /// none.
+    pub fn batches(&self) -> &[Batch] {
+        &self.batches
+    }
+
+    /// The batch the reduction at `ordinal` of the log was shown in; `None` for a resumed
+    /// log's reduction or an ordinal past the log.
+    pub fn batch_of(&self, ordinal: usize) -> Option<&Batch> {
+        let at = self.batches.partition_point(|b| b.ordinals.end <= ordinal);
+        self.batches
+            .get(at)
+            .filter(|b| b.ordinals.contains(&ordinal))
+    }
+
+    /// How many decided reductions wait for their batch (cache-aware minting), and the wire
+    /// bytes they would save together when shown (one inside the cleared range saves
+    /// nothing more: the range hides its message).
+    pub fn waiting(&self) -> (usize, usize) {
+        let bytes = self
+            .held
+            .reductions
+            .iter()
+            .filter(|(r, _)| !self.is_cleared(r.ptr.addr.index))
+            .map(|(_, saved)| saved)
+            .sum();
+        (self.held.reductions.len(), bytes)
+    }
+
+    /// Whether the decided reduction of message `index` waits for its batch.
+    pub(super) fn is_held(&self, index: usize) -> bool {
+        !self.held.slots.is_empty() && self.held.slots.contains(&index)
+    }
+}
