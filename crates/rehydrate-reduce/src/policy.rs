@@ -133,14 +133,20 @@ pub enum Minting {
     /// the cached prefix at every turn. The behaviour before cache-aware minting, kept for
     /// comparison (`rehydrate cost` prices it as `per-turn`).
     PerTurn,
-    /// Reductions of cached messages wait for a batch: they are shown together once they save
-    /// at least `min_saved_bytes` wire bytes (Anthropic's `clear_at_least`, in bytes), or as
-    /// soon as the cache is cold ([`crate::CacheState`]: nothing cached, or more than
-    /// `cache_ttl` since the last request). Until then the view is unchanged.
+    /// Reductions of cached messages wait for a batch (docs/COST.md, "Cache-aware minting"):
+    /// the waiting ones from some message on are shown together once they save at least
+    /// `min_saved_bytes` wire bytes (Anthropic's `clear_at_least`, in bytes) and at least
+    /// `min_saved_per_mille` thousandths of the wire bytes the next request then writes again
+    /// after that message; the rest wait on. All are shown as soon as the cache is cold
+    /// ([`crate::CacheState`]: nothing cached, or more than `cache_ttl` since the last
+    /// request). Until then the view is unchanged.
     CacheAware {
-        /// The wire bytes the waiting reductions must save together before they are shown
-        /// inside the cached prefix.
+        /// The wire bytes a batch must save.
         min_saved_bytes: usize,
+        /// The wire bytes a batch must save, in thousandths of the wire bytes of the view from
+        /// its first message on (what the request writes again instead of reading from the
+        /// cache). 1000: a batch saves at least what it rewrites.
+        min_saved_per_mille: u32,
         /// How long the provider keeps a prefix cached after a request: a longer gap means a
         /// cold cache ([`crate::CacheState::Idle`]).
         cache_ttl: Duration,
@@ -148,17 +154,25 @@ pub enum Minting {
 }
 
 impl Minting {
-    /// The wire bytes a batch of the presets must save: 32 KiB, about 8,000 tokens.
-    pub const DEFAULT_BATCH_BYTES: usize = 32 * 1024;
+    /// The wire bytes a batch of the presets must save: 4 KiB, about 1,000 tokens.
+    pub const DEFAULT_BATCH_BYTES: usize = 4 * 1024;
+
+    /// What a batch of the presets must save of what it rewrites: as much (1000 per mille).
+    /// A rewrite costs a cache write (1.25x the input price at Anthropic) where a read would
+    /// have cost 0.1x, and each later request saves a read (0.1x) of what the batch hides:
+    /// saving what it rewrites pays the rewrite back in about ten requests.
+    pub const DEFAULT_SAVED_PER_MILLE: u32 = 1000;
 
     /// Anthropic's default cache lifetime, 5 minutes.
     pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(300);
 
     /// The cache-aware minting of both presets: batches of at least
-    /// [`Minting::DEFAULT_BATCH_BYTES`], a cache that lives [`Minting::DEFAULT_CACHE_TTL`].
+    /// [`Minting::DEFAULT_BATCH_BYTES`] that save [`Minting::DEFAULT_SAVED_PER_MILLE`] of what
+    /// they rewrite, a cache that lives [`Minting::DEFAULT_CACHE_TTL`].
     pub const fn cache_aware() -> Minting {
         Minting::CacheAware {
             min_saved_bytes: Minting::DEFAULT_BATCH_BYTES,
+            min_saved_per_mille: Minting::DEFAULT_SAVED_PER_MILLE,
             cache_ttl: Minting::DEFAULT_CACHE_TTL,
         }
     }

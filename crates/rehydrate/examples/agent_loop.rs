@@ -12,11 +12,10 @@
 //! `agent_loop` runs it too.
 
 use std::path::Path;
-use std::time::Duration;
 
 use rehydrate::{
-    CacheState, EXPAND_REDUCTION, ExportFormat, Message, ReductionPolicy, Role, SIDECAR_SEARCH,
-    Session, SyncPolicy, ToolCall,
+    EXPAND_REDUCTION, ExportFormat, Message, ReductionPolicy, Role, SIDECAR_SEARCH, Session,
+    SyncPolicy, ToolCall,
 };
 use serde_json::Value;
 
@@ -41,18 +40,15 @@ struct Host {
     /// The number of tool calls made so far (for call ids).
     calls: usize,
     transcript: Vec<String>,
-    /// What the provider caches at the next push: warm unless time passes.
-    next_cache: CacheState,
 }
 
 impl Host {
     /// Pushes `messages` to the session (recorded, projected as before every model call, and
     /// the reductions that minted recorded) and lists those reductions in the transcript.
     fn record(&mut self, messages: Vec<Message>) {
-        let cache = std::mem::take(&mut self.next_cache);
         let minted = self
             .session
-            .push_cached(messages, cache)
+            .push(messages)
             .expect("the scratch store accepts appends");
         let log = self.session.log();
         for r in &log.reductions[log.len() - minted..] {
@@ -150,7 +146,6 @@ pub fn run(store_path: &Path) -> Vec<String> {
         session: Session::create(store_path, ReductionPolicy::default(), SyncPolicy::Never)
             .expect("the store path is new"),
         calls: 0,
-        next_cache: CacheState::Warm,
         transcript: vec![format!("session: {} messages", session.len())],
     };
     host.record(session);
@@ -241,15 +236,8 @@ pub fn run(store_path: &Path) -> Vec<String> {
     );
 
     // The work goes on: more long outputs push the expand result out of the protected window,
-    // and the reducer reduces it again like any other output. Its reduction waits while the
-    // provider caches the prompt (it would save less than a batch); the user steps away before
-    // the last run, the cache expires, and the waiting reductions are shown.
+    // and the reducer reduces it again like any other output.
     for run in 1..=3 {
-        if run == 3 {
-            host.transcript
-                .push("(ten minutes pass: the prompt cache expires)".to_string());
-            host.next_cache = CacheState::Idle(Duration::from_secs(600));
-        }
         host.call(
             "bash",
             &format!(r#"{{"cmd":"cargo test --run {run}"}}"#),

@@ -35,7 +35,11 @@
 //! after a restart and exported with every reduction inverted:
 //!
 //! ```
-//! use rehydrate::{Api, ExportFormat, Message, ReductionPolicy, Role, Session, SyncPolicy};
+//! use std::time::Duration;
+//!
+//! use rehydrate::{
+//!     Api, CacheState, ExportFormat, Message, ReductionPolicy, Role, Session, SyncPolicy,
+//! };
 //!
 //! # let dir = std::env::temp_dir().join(format!("rehydrate-crate-doc-{}", std::process::id()));
 //! # std::fs::create_dir_all(&dir)?;
@@ -46,16 +50,20 @@
 //! session.push([Message::text(Role::User, "run the build")])?;
 //! for i in 0..5 {
 //!     let call = Message::tool_call(format!("c{i}"), "bash", r#"{"cmd":"make"}"#);
-//!     let output = Message::tool_result(format!("c{i}"), format!("build {i}\n").repeat(5000));
-//!     // Recorded and projected; the reductions shown are recorded. Each truncation here
-//!     // saves more than a batch (32 KiB), so it is shown in the turn that decides it.
+//!     let output = Message::tool_result(format!("c{i}"), format!("build {i}\n").repeat(2000));
+//!     // Recorded and projected; the reductions shown are recorded. The oldest outputs
+//!     // leave the protected window, and their truncations wait while the provider caches
+//!     // the prompt: they save less than they would make the next request write again.
 //!     session.push([call, output])?;
 //! }
+//! assert_eq!(session.waiting().0, 2);
+//! // Ten minutes pass before the next request: the cache has expired, so they are shown.
+//! session.push_cached([], CacheState::Idle(Duration::from_secs(600)))?;
 //! let body = String::from_utf8(session.request_body(Api::OpenAi)?)?; // what the model is sent
 //! assert!(body.contains("[rehydrate:tool-output r0.")); // the oldest output, truncated
 //! let id = session.log().reductions[0].id.to_string(); // the stub the model reads
 //! let expanded = session.call("expand_reduction", &format!(r#"{{"reduction_id":"{id}"}}"#));
-//! assert_eq!(expanded.content, "build 0\n".repeat(5000)); // the exact original bytes
+//! assert_eq!(expanded.content, "build 0\n".repeat(2000)); // the exact original bytes
 //! drop(session);
 //!
 //! let session = Session::open(&path, policy, SyncPolicy::EveryRecord)?; // after a restart

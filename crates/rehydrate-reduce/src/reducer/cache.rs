@@ -74,7 +74,13 @@ pub(super) struct Held {
     /// The history indices of the held reductions: the view shows these messages as the
     /// history has them (their decided form waits in `stubs`).
     pub(super) slots: HashSet<usize>,
+    /// The wire length of each message's form as a batch would show it, by history index
+    /// ([`UNMEASURED`] until measured, and again when the form changes).
+    pub(super) wire: Vec<u32>,
 }
+
+/// A message whose wire length is not measured yet.
+const UNMEASURED: u32 = u32::MAX;
 
 impl Reducer {
     /// The ordinal of a reduction decided now: its log position under per-turn minting, else
@@ -91,16 +97,18 @@ impl Reducer {
     /// `decided_from` on: each of a message at or after `horizon` is shown, and so is a
     /// turns-cleared range (the view shows the decided range, a function of the history and
     /// the log, so a reopened session shows what a live one shows); the others wait. Then,
-    /// when the cache is cold (`horizon` 0) or the waiting ones save at least the policy's
-    /// `min_saved_bytes` together, all are shown. Returns how many had waited and why they
-    /// were shown; `None` under per-turn minting or while they wait.
+    /// when the cache is cold (`horizon` 0), all are shown; else the batch due, if any
+    /// ([`Reducer::batch_cut`]). Returns how many had waited and why they were shown; `None`
+    /// under per-turn minting or while they wait.
     pub(super) fn settle(
         &mut self,
         decided_from: usize,
         horizon: usize,
     ) -> Option<(usize, BatchCause)> {
         let Minting::CacheAware {
-            min_saved_bytes, ..
+            min_saved_bytes,
+            min_saved_per_mille,
+            ..
         } = self.policy.minting
         else {
             return None;
@@ -113,6 +121,9 @@ impl Reducer {
                 continue;
             }
             self.held.slots.insert(index);
+            if let Some(wire) = self.held.wire.get_mut(index) {
+                *wire = UNMEASURED;
+            }
             if let Some(&anchor) = self.moved.get(&index) {
                 self.refresh_moved(index, anchor);
             }
@@ -120,27 +131,87 @@ impl Reducer {
             let saved = self.history[index].wire_len().saturating_sub(view);
             self.held.reductions.push((r, saved));
         }
-        let (_, waiting) = self.waiting();
         if horizon == 0 {
             let shown = self.release_held();
             return (shown > 0).then_some((shown, BatchCause::Cold));
         }
-        if self.held.reductions.is_empty() || waiting < min_saved_bytes {
-            return None;
+        let (cut, saved) = self.batch_cut(min_saved_bytes, min_saved_per_mille)?;
+        Some((self.release_from(cut), BatchCause::Saved(saved)))
+    }
+
+    /// The first message of the batch due now, and the wire bytes it saves: the lowest
+    /// history index of a waiting reduction such that the waiting reductions from it on save
+    /// at least `min_saved_bytes` and at least `per_mille` thousandths of the wire bytes the
+    /// view then has from that message on (what the next request writes again; each message's
+    /// own form, a cleared range counted as its messages). `None` when no batch is due.
+    ///
+    /// One pass from the end of the history back to the oldest waiting reduction; each
+    /// message's wire length is measured once and kept until its form changes.
+    fn batch_cut(&mut self, min_saved_bytes: usize, per_mille: u32) -> Option<(usize, usize)> {
+        let mut waiting: Vec<(usize, usize)> = self
+            .held
+            .reductions
+            .iter()
+            .map(|(r, saved)| {
+                let index = r.ptr.addr.index;
+                (index, if self.is_cleared(index) { 0 } else { *saved })
+            })
+            .collect();
+        waiting.sort_unstable();
+        let oldest = waiting.first()?.0;
+        self.held.wire.resize(self.history.len(), UNMEASURED);
+        let (mut rewritten, mut saved, mut cut) = (0usize, 0usize, None);
+        let mut next = waiting.len();
+        for index in (oldest..self.history.len()).rev() {
+            // The form the batch would show: a waiting reduction's decided form.
+            let wire = match self.held.wire[index] {
+                UNMEASURED => {
+                    let form = match &self.stubs[index] {
+                        Some(stub) => stub,
+                        None => &self.history[index],
+                    };
+                    let wire = u32::try_from(form.wire_len()).unwrap_or(u32::MAX - 1);
+                    self.held.wire[index] = wire;
+                    wire
+                }
+                wire => wire,
+            };
+            rewritten += wire as usize;
+            while next > 0 && waiting[next - 1].0 == index {
+                next -= 1;
+                saved += waiting[next].1;
+            }
+            if next < waiting.len()
+                && waiting[next].0 == index
+                && saved >= min_saved_bytes
+                && saved as u128 * 1000 >= u128::from(per_mille) * rewritten as u128
+            {
+                cut = Some((index, saved));
+            }
         }
-        Some((self.release_held(), BatchCause::Saved(waiting)))
+        cut
+    }
+
+    /// Shows the waiting reductions of messages at or after history index `cut`, in history
+    /// order; returns how many.
+    fn release_from(&mut self, cut: usize) -> usize {
+        let (mut due, wait): (Vec<_>, Vec<_>) = std::mem::take(&mut self.held.reductions)
+            .into_iter()
+            .partition(|(r, _)| r.ptr.addr.index >= cut);
+        self.held.reductions = wait;
+        due.sort_by_key(|(r, _)| r.ptr.addr.index);
+        let n = due.len();
+        for (r, _) in due {
+            self.show(r);
+        }
+        n
     }
 
     /// Shows every waiting reduction, in history order (each addresses its own message), so a
     /// reducer that decided them in other projections (a reopened session's, fed the whole
     /// history at once) gives them the same ordinals; returns how many.
     fn release_held(&mut self) -> usize {
-        let mut held = std::mem::take(&mut self.held.reductions);
-        held.sort_by_key(|(r, _)| r.ptr.addr.index);
-        let n = held.len();
-        for (r, _) in held {
-            self.show(r);
-        }
+        let n = self.release_from(0);
         self.held.slots.clear();
         n
     }
@@ -177,6 +248,9 @@ impl Reducer {
         } else {
             let index = r.ptr.addr.index;
             self.held.slots.remove(&index);
+            if let Some(wire) = self.held.wire.get_mut(index) {
+                *wire = UNMEASURED;
+            }
             if renamed {
                 match stub_message(&r, &self.history[index]) {
                     Ok(view) => self.stubs[index] = Some(Box::new(view)),

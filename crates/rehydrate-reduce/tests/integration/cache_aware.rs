@@ -14,19 +14,27 @@ fn wire_bytes<'a>(messages: impl IntoIterator<Item = &'a Message>) -> usize {
 }
 
 /// Cache-aware policies only: batches of 0 bytes, a few hundred, or more than any of these
-/// sessions saves.
+/// sessions saves; saving nothing, some or all of what they rewrite, or more.
 fn cache_aware() -> impl Strategy<Value = ReductionPolicy> {
     (
         policy_with(prop_oneof![Just(0usize), Just(200), 0usize..3000], 400),
         prop_oneof![Just(0usize), 0usize..3000, Just(1 << 20)],
+        prop_oneof![
+            Just(0u32),
+            0u32..2000,
+            Just(Minting::DEFAULT_SAVED_PER_MILLE)
+        ],
     )
-        .prop_map(|(policy, min_saved_bytes)| ReductionPolicy {
-            minting: Minting::CacheAware {
-                min_saved_bytes,
-                cache_ttl: Minting::DEFAULT_CACHE_TTL,
+        .prop_map(
+            |(policy, min_saved_bytes, min_saved_per_mille)| ReductionPolicy {
+                minting: Minting::CacheAware {
+                    min_saved_bytes,
+                    min_saved_per_mille,
+                    cache_ttl: Minting::DEFAULT_CACHE_TTL,
+                },
+                ..policy
             },
-            ..policy
-        })
+        )
 }
 
 /// Feeds `history` in chunks ending at `cuts`, the cache cold at the steps `colds` marks,
@@ -153,6 +161,7 @@ fn truncations_wait_for_a_batch_then_show_together() {
         tail_bytes: 256,
         minting: Minting::CacheAware {
             min_saved_bytes: 16 * 1024,
+            min_saved_per_mille: 0,
             cache_ttl: Minting::DEFAULT_CACHE_TTL,
         },
         ..ReductionPolicy::default()

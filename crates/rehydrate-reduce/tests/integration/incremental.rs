@@ -276,7 +276,11 @@ fn a_whole_session_hashed_on_several_threads_gives_the_sequential_result() {
         .sum();
     assert!(text_bytes > rehydrate_reduce::PARALLEL_HASH_MIN_BYTES);
 
-    let policy = ReductionPolicy::default();
+    // Per turn: every reduction is shown when decided, as the whole projection shows it.
+    let policy = ReductionPolicy {
+        minting: Minting::PerTurn,
+        ..ReductionPolicy::default()
+    };
     let mut whole = Reducer::new(policy.clone());
     whole.project(history.iter().cloned());
     // Turn by turn (one result per call, each hashed on the calling thread).

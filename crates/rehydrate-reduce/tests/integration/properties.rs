@@ -386,12 +386,17 @@ pub(crate) fn policy_with(
 pub(crate) fn minting() -> impl Strategy<Value = Minting> {
     prop_oneof![
         Just(Minting::PerTurn),
-        prop_oneof![Just(0usize), 0usize..2000, Just(1 << 20)].prop_map(|min_saved_bytes| {
-            Minting::CacheAware {
-                min_saved_bytes,
-                cache_ttl: Minting::DEFAULT_CACHE_TTL,
-            }
-        }),
+        (
+            prop_oneof![Just(0usize), 0usize..2000, Just(1 << 20)],
+            prop_oneof![Just(0u32), Just(Minting::DEFAULT_SAVED_PER_MILLE)],
+        )
+            .prop_map(
+                |(min_saved_bytes, min_saved_per_mille)| Minting::CacheAware {
+                    min_saved_bytes,
+                    min_saved_per_mille,
+                    cache_ttl: Minting::DEFAULT_CACHE_TTL,
+                }
+            ),
     ]
 }
 

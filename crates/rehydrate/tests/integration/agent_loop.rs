@@ -36,15 +36,12 @@ fn the_agent_loop_expands_searches_and_exports_every_reduction_inverted() {
         "<- [r1.d26c33: bytes 0..200 of 13950] + 200 bytes",
         r#"-> bash {"cmd":"cargo test --run 1"}"#,
         "<- 9120 bytes",
-        // the expand result (message 18) leaves the protected window here; its duplicate stub
-        // waits while the prompt is cached (13168 bytes are less than a batch)
+        // the expand result (message 18) leaves the protected window and is reduced again
+        "   reduced message 18 as r3.b35021 (duplicate)",
         r#"-> bash {"cmd":"cargo test --run 2"}"#,
         "<- 9120 bytes",
-        "(ten minutes pass: the prompt cache expires)",
         r#"-> bash {"cmd":"cargo test --run 3"}"#,
         "<- 9120 bytes",
-        // the cold cache shows it: nothing extra is written for it
-        "   reduced message 18 as r3.b35021 (duplicate)",
         "expand result (message 18) is now r3.b35021 (duplicate)",
         "export: 30 messages, 86467 bytes, 4 reductions inverted, no stub left",
     ];

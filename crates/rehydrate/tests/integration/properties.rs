@@ -157,6 +157,8 @@ fn policy() -> impl Strategy<Value = ReductionPolicy> {
                     minting: batch.map_or(Minting::PerTurn, |min_saved_bytes| {
                         Minting::CacheAware {
                             min_saved_bytes,
+                            // Saving what it rewrites, for the large batches.
+                            min_saved_per_mille: if min_saved_bytes > 1000 { 1000 } else { 0 },
                             cache_ttl: Minting::DEFAULT_CACHE_TTL,
                         }
                     }),
