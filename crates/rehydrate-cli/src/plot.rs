@@ -40,6 +40,7 @@ pub(crate) fn cumulative_cost_svg(replays: &[Replay]) -> Result<String, String> 
             .configure_mesh()
             .x_desc("model call")
             .y_desc("cost so far (USD)")
+            .x_label_formatter(&|x| format!("{x:.0}"))
             .y_label_formatter(&|y| format!("{y:.2}"))
             .draw()
             .map_err(|e| e.to_string())?;
