@@ -226,3 +226,24 @@ fn openai_reads_whole_increments_and_bills_no_write() {
         (1452.0 * 1.25 + 2048.0 * 0.125 + 700.0 * 10.0) / 1e6
     );
 }
+
+#[test]
+fn each_distinct_wire_form_is_counted_once_across_the_strategies() {
+    let pricing = Pricing::builtin("anthropic-5m").expect("built in");
+    let history = builds([10, 20, 30, 40, 50]);
+    let mut counted = 0;
+    let mut counter = |m: &Message| {
+        counted += 1;
+        m.wire_len() as u64
+    };
+    let replays = rehydrate_cost::replay_all(
+        &history,
+        &ReductionPolicy::aggressive(),
+        &pricing,
+        &mut counter,
+    );
+    assert_eq!(replays.len(), 3);
+    // The 12 history messages and the two truncated results per-turn minting shows (the
+    // second of them in call 5 only); cache-aware minting shows none here.
+    assert_eq!(counted, 14);
+}
