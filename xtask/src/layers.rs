@@ -8,7 +8,7 @@
 //! | 0     | rehydrate-model                                                        |
 //! | 1     | rehydrate-sidecar, rehydrate-formats, rehydrate-test-support           |
 //! | 2     | rehydrate-reduce, rehydrate-search, rehydrate-replay, rehydrate-store  |
-//! | 3     | rehydrate-evidence, rehydrate-intrinsics, rehydrate-signals            |
+//! | 3     | rehydrate-evidence, rehydrate-intrinsics, rehydrate-signals, rehydrate-cost |
 //! | 4     | rehydrate (the facade)                                                 |
 //! | 5     | rehydrate-cli                                                          |
 //! | 6     | rehydrate-bench                                                        |
@@ -51,11 +51,12 @@ const LAYERS: &[&[&str]] = &[
         "rehydrate-replay",
         "rehydrate-store",
     ],
-    // layer 3 (signals read the store)
+    // layer 3 (signals read the store; cost replays the reducer)
     &[
         "rehydrate-evidence",
         "rehydrate-intrinsics",
         "rehydrate-signals",
+        "rehydrate-cost",
     ],
     // layer 4: the facade, which re-exports the crates below and wires them in `Session`
     &["rehydrate"],

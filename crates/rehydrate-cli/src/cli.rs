@@ -159,6 +159,31 @@ pub(crate) enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// What the session's model calls cost with the provider's prompt cache, replayed under
+    /// no reduction, per-turn reduction and cache-aware reduction (docs/COST.md): one row per
+    /// strategy (input tokens, cache reads and writes, uncached input, output, USD). Tokens
+    /// are o200k_base counts, an approximation of Anthropic's tokenizer; the cache lifetime
+    /// is measured from the session's timestamps where the format records them.
+    Cost {
+        /// The session file.
+        transcript: PathBuf,
+        /// Session format (default: detected).
+        #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+        format: FormatArg,
+        /// Policy preset of the per-turn and cache-aware strategies.
+        #[arg(long, value_enum, default_value_t = Preset::Aggressive)]
+        preset: Preset,
+        /// Prices and cache rules: anthropic-5m, anthropic-1h, openai (built in, with their
+        /// source and date), or a JSON file of the same shape (docs/COST.md, "Pricing").
+        #[arg(long, value_name = "NAME|FILE", default_value = "anthropic-5m")]
+        pricing: String,
+        /// Print one JSON object, with every call's figures, instead of the table.
+        #[arg(long)]
+        json: bool,
+        /// Also draw the cumulative cost per call of each strategy as an SVG file.
+        #[arg(long, value_name = "FILE.svg")]
+        plot: Option<PathBuf>,
+    },
     /// Reduce in memory and check everything: every reduction verifies and expands to the
     /// imported bytes, the view inverts to the imported messages, the written formats read back
     /// equal, and projecting again changes nothing. Used by `cargo xtask corpus`; hidden from

@@ -5,7 +5,7 @@ use rehydrate::search::{SearchMode, SearchOptions};
 use crate::cli::{Cli, Command};
 use crate::failure::Failure;
 use crate::{
-    evidence, expand, export, inspect, intrinsics, reduce, repair, replay, roundtrip, search,
+    cost, evidence, expand, export, inspect, intrinsics, reduce, repair, replay, roundtrip, search,
     signals, verify,
 };
 
@@ -65,6 +65,21 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
             max_input_bytes,
             json,
         } => evidence::run(&transcript, format.format(), max_input_bytes, json),
+        Command::Cost {
+            transcript,
+            format,
+            preset,
+            pricing,
+            json,
+            plot,
+        } => cost::run(
+            &transcript,
+            format.format(),
+            preset,
+            &pricing,
+            json,
+            plot.as_deref(),
+        ),
         Command::Roundtrip {
             transcript,
             format,

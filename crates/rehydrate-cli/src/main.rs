@@ -10,6 +10,7 @@
 mod checks;
 mod cli;
 mod commands;
+mod cost;
 mod evidence;
 mod expand;
 mod export;
@@ -18,6 +19,7 @@ mod inspect;
 mod intrinsics;
 mod load;
 mod output;
+mod plot;
 mod reduce;
 mod repair;
 mod replay;

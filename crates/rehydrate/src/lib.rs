@@ -12,8 +12,9 @@
 //!   [`store`] (the session store file), [`reduce`] (the projection: `Reducer`,
 //!   `project_messages`, `ReductionPolicy`), [`formats`] (importers of session files),
 //!   [`search`] (`sidecar_search`), [`intrinsics`] (tool definitions and dispatch),
-//!   [`replay`] (transcript replay), [`evidence`] (evidence projection) and [`signals`]
-//!   (divergence signals).
+//!   [`replay`] (transcript replay), [`evidence`] (evidence projection), [`signals`]
+//!   (divergence signals) and [`cost`] (what a session costs with prompt caching, per
+//!   reduction strategy).
 //! - At the top level, the types a host names first: [`Message`], [`Role`], [`ToolCall`],
 //!   [`Reduction`], [`ReductionId`], [`ReductionLog`], [`ReductionPolicy`], [`View`],
 //!   [`SyncPolicy`], [`SessionDir`] (what `rehydrate reduce` writes, read back and checked),
@@ -90,6 +91,7 @@ mod session;
 pub use error::Error;
 pub use session::Session;
 
+pub use rehydrate_cost as cost;
 pub use rehydrate_evidence as evidence;
 pub use rehydrate_formats as formats;
 pub use rehydrate_intrinsics as intrinsics;
