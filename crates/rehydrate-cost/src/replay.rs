@@ -38,8 +38,8 @@ impl Strategy {
     }
 
     /// The policy this strategy projects with, from the `preset` and the `pricing` (whose TTL
-    /// is the cache-aware minting's `cache_ttl`; a preset with per-turn minting gets
-    /// [`Minting::DEFAULT_BATCH_BYTES`] batches under [`Strategy::CacheAware`]).
+    /// is the cache-aware minting's `cache_ttl`; a preset with per-turn minting gets the
+    /// presets' batches, [`Minting::cache_aware`], under [`Strategy::CacheAware`]).
     pub fn policy(self, preset: &ReductionPolicy, pricing: &Pricing) -> ReductionPolicy {
         match self {
             Strategy::None => ReductionPolicy::repairs_only(),
@@ -48,15 +48,21 @@ impl Strategy {
                 ..preset.clone()
             },
             Strategy::CacheAware => {
-                let min_saved_bytes = match preset.minting {
+                let (min_saved_bytes, min_saved_per_mille) = match preset.minting {
                     Minting::CacheAware {
-                        min_saved_bytes, ..
-                    } => min_saved_bytes,
-                    Minting::PerTurn => Minting::DEFAULT_BATCH_BYTES,
+                        min_saved_bytes,
+                        min_saved_per_mille,
+                        ..
+                    } => (min_saved_bytes, min_saved_per_mille),
+                    Minting::PerTurn => (
+                        Minting::DEFAULT_BATCH_BYTES,
+                        Minting::DEFAULT_SAVED_PER_MILLE,
+                    ),
                 };
                 ReductionPolicy {
                     minting: Minting::CacheAware {
                         min_saved_bytes,
+                        min_saved_per_mille,
                         cache_ttl: pricing.ttl,
                     },
                     ..preset.clone()

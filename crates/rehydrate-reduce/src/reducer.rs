@@ -399,15 +399,18 @@ impl Reducer {
     /// decided before it, until together they save the policy's `min_saved_bytes`; a
     /// reduction of a message after the prefix is shown at once. When the cache is cold
     /// ([`CacheState::Cold`], or [`CacheState::Idle`] at least the policy's `cache_ttl`),
-    /// every waiting reduction is shown first. Until a batch is shown, the view this call
+    /// every waiting reduction is shown. Until a batch is shown, the view this call
     /// leaves begins with the previous view, byte for byte, except where a pairing repair
     /// (always shown at once) puts a result after its call inside it (a result that arrived
     /// late, moved; a synthetic result for a call the model abandoned). Waiting reductions are not in the log
     /// (a host records only what the view shows); each is decided once, with a provisional
-    /// id, and gets its ordinal when it is shown ([`Reducer::batches`]). A reducer resumed
-    /// from the log and fed the history with [`CacheState::Prefix`] of its whole length
-    /// decides them again and shows the same view. Under [`Minting::PerTurn`] `cache` is not
-    /// read.
+    /// id, and gets its ordinal when it is shown ([`Reducer::batches`]). A batch is shown only
+    /// by a projection that adds a message after the cached prefix. A reducer resumed from the
+    /// log and fed the history with [`CacheState::Prefix`] of its whole length shows the same
+    /// view and log; it decides the waiting reductions again from the whole history at once,
+    /// which may decide one otherwise than the projections that decided it turn by turn (a
+    /// result truncated while it waited is superseded instead when its re-run also arrived
+    /// before). Under [`Minting::PerTurn`] `cache` is not read.
     pub fn project_cached(
         &mut self,
         new_messages: impl IntoIterator<Item = Message>,

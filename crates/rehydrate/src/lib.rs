@@ -46,11 +46,11 @@
 //! # std::fs::create_dir_all(&dir)?;
 //! # let path = dir.join("session.rhyd");
 //! # let _ = std::fs::remove_file(&path);
-//! let policy = ReductionPolicy::default();
+//! let policy = ReductionPolicy::aggressive();
 //! let mut session = Session::create(&path, policy.clone(), SyncPolicy::EveryRecord)?;
 //! session.push([Message::text(Role::User, "run the build")])?;
 //! for i in 0..5 {
-//!     let call = Message::tool_call(format!("c{i}"), "bash", r#"{"cmd":"make"}"#);
+//!     let call = Message::tool_call(format!("c{i}"), "bash", format!(r#"{{"cmd":"make step{i}"}}"#));
 //!     let output = Message::tool_result(format!("c{i}"), format!("build {i}\n").repeat(2000));
 //!     // Recorded and projected; the reductions shown are recorded. The oldest outputs
 //!     // leave the protected window, and their truncations wait while the provider caches

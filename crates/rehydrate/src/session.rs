@@ -96,7 +96,10 @@ impl Session {
     /// when it was closed: every recorded reduction is reused where it verifies, and nothing is
     /// minted. The recorded history counts as cached ([`CacheState::Prefix`] of its length):
     /// under cache-aware minting the reductions that were waiting for their batch are decided
-    /// again and wait again, so the view sent next still begins with the view sent last. A reduction the projection mints on open is one the store does not hold (the
+    /// again and wait again (no batch is shown on open), so the view sent next still begins
+    /// with the view sent last. They are decided from the whole history at once, so one may
+    /// be decided otherwise than the live session decided it turn by turn
+    /// ([`Reducer::project_cached`]). A reduction the projection mints on open is one the store does not hold (the
     /// process stopped between recording messages and their reductions, or `policy` reduces
     /// more than the one recorded with): it is recorded at once, and [`Session::recovered`]
     /// counts them, so a host can tell that its view changed. The store does not record the

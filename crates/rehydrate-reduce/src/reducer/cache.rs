@@ -97,8 +97,8 @@ impl Reducer {
     /// `decided_from` on: each of a message at or after `horizon` is shown, and so is a
     /// turns-cleared range (the view shows the decided range, a function of the history and
     /// the log, so a reopened session shows what a live one shows); the others wait. Then,
-    /// when the cache is cold (`horizon` 0), all are shown; else the batch due, if any
-    /// ([`Reducer::batch_cut`]). Returns how many had waited and why they were shown; `None`
+    /// when the cache is cold (`horizon` 0), all are shown; else, when a message after the
+    /// cached prefix arrived, the batch due, if any ([`Reducer::batch_cut`]). Returns how many had waited and why they were shown; `None`
     /// under per-turn minting or while they wait.
     pub(super) fn settle(
         &mut self,
@@ -134,6 +134,12 @@ impl Reducer {
         if horizon == 0 {
             let shown = self.release_held();
             return (shown > 0).then_some((shown, BatchCause::Cold));
+        }
+        // A batch goes with new messages: a projection whose cached prefix is the whole
+        // history (a reopened session fed its recorded history, a request body's reopening)
+        // shows none, so it leaves the view as it was sent.
+        if horizon >= self.history.len() {
+            return None;
         }
         let (cut, saved) = self.batch_cut(min_saved_bytes, min_saved_per_mille)?;
         Some((self.release_from(cut), BatchCause::Saved(saved)))

@@ -22,7 +22,7 @@ fn cache_aware() -> impl Strategy<Value = ReductionPolicy> {
         prop_oneof![
             Just(0u32),
             0u32..2000,
-            Just(Minting::DEFAULT_SAVED_PER_MILLE)
+            Just(Minting::AGGRESSIVE_SAVED_PER_MILLE)
         ],
     )
         .prop_map(

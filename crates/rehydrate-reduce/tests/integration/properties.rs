@@ -388,7 +388,11 @@ pub(crate) fn minting() -> impl Strategy<Value = Minting> {
         Just(Minting::PerTurn),
         (
             prop_oneof![Just(0usize), 0usize..2000, Just(1 << 20)],
-            prop_oneof![Just(0u32), Just(Minting::DEFAULT_SAVED_PER_MILLE)],
+            prop_oneof![
+                Just(0u32),
+                Just(Minting::DEFAULT_SAVED_PER_MILLE),
+                Just(Minting::AGGRESSIVE_SAVED_PER_MILLE)
+            ],
         )
             .prop_map(
                 |(min_saved_bytes, min_saved_per_mille)| Minting::CacheAware {

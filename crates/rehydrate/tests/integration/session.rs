@@ -46,6 +46,15 @@ fn policy() -> ReductionPolicy {
     ReductionPolicy::default()
 }
 
+/// The aggressive preset's cache-aware minting (batches that save what they rewrite) over the
+/// default preset's reductions.
+fn batched() -> ReductionPolicy {
+    ReductionPolicy {
+        minting: Minting::cache_aware(Minting::AGGRESSIVE_SAVED_PER_MILLE),
+        ..ReductionPolicy::default()
+    }
+}
+
 /// The default preset with each reduction shown in the push that decides it, for the tests
 /// that compare pushes turn by turn with one-shot projections.
 fn per_turn() -> ReductionPolicy {
@@ -108,7 +117,7 @@ fn turn_by_turn_pushes_give_the_one_shot_log() {
 fn cache_aware_pushes_wait_for_a_cold_cache_and_then_give_the_one_shot_log() {
     let dir = scratch("cache-aware");
     let history = build_session();
-    let mut session = Session::create(dir.join("s.rhyd"), policy(), SyncPolicy::Never).unwrap();
+    let mut session = Session::create(dir.join("s.rhyd"), batched(), SyncPolicy::Never).unwrap();
     let mut minted = vec![session.push([history[0].clone()]).unwrap()];
     let mut views = vec![session.view().to_vec()];
     for pair in history[1..].chunks(2) {
@@ -126,7 +135,7 @@ fn cache_aware_pushes_wait_for_a_cold_cache_and_then_give_the_one_shot_log() {
     // Ten minutes later the cache is cold: both are shown, as a one-shot projection shows them.
     let idle = CacheState::Idle(std::time::Duration::from_secs(600));
     assert_eq!(session.push_cached([], idle).unwrap(), 2);
-    let one_shot = project_messages(&history, &ReductionLog::default(), &policy());
+    let one_shot = project_messages(&history, &ReductionLog::default(), &batched());
     assert_eq!(session.log(), &one_shot.log);
     assert_eq!(session.view().to_vec(), one_shot.view);
     assert_eq!(&session.state().log, session.log(), "recorded once shown");
@@ -137,8 +146,8 @@ fn a_reopened_session_has_the_view_and_log_it_was_closed_with() {
     let dir = scratch("reopen");
     let path = dir.join("s.rhyd");
     let history = build_session();
-    let mut session = Session::create(&path, policy(), SyncPolicy::EveryRecord).unwrap();
-    let mut live = Session::create(dir.join("live.rhyd"), policy(), SyncPolicy::Never).unwrap();
+    let mut session = Session::create(&path, batched(), SyncPolicy::EveryRecord).unwrap();
+    let mut live = Session::create(dir.join("live.rhyd"), batched(), SyncPolicy::Never).unwrap();
     for s in [&mut session, &mut live] {
         s.push(history[..7].to_vec()).unwrap();
         s.push(history[7..].to_vec()).unwrap();
@@ -147,7 +156,7 @@ fn a_reopened_session_has_the_view_and_log_it_was_closed_with() {
     assert_eq!((session.log().len(), session.waiting().0), (0, 2));
     let (view, log) = (session.view().to_vec(), session.log().clone());
     drop(session);
-    let mut session = Session::open(&path, policy(), SyncPolicy::EveryRecord).unwrap();
+    let mut session = Session::open(&path, batched(), SyncPolicy::EveryRecord).unwrap();
     assert_eq!(session.recovered(), 0);
     assert_eq!(session.view().to_vec(), view);
     assert_eq!(session.log(), &log);
@@ -166,7 +175,7 @@ fn a_reopened_session_has_the_view_and_log_it_was_closed_with() {
     assert_eq!(session.log(), live.log());
     let mut all = history.clone();
     all.extend(more);
-    let one_shot = project_messages(&all, &ReductionLog::default(), &policy());
+    let one_shot = project_messages(&all, &ReductionLog::default(), &batched());
     assert_eq!(session.log(), &one_shot.log);
 }
 
