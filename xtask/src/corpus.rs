@@ -296,15 +296,12 @@ pub(crate) fn run(root: &Path, presets: Presets, strict: bool) -> Result<()> {
 /// percent, on every long session (issue 18).
 const COST_TARGET_PERCENT: f64 = 40.0;
 
-/// Whether a long session that misses the cost target fails the check. Off until the target
-/// is tuned against the figures (issue 18): the misses are printed.
-const COST_TARGET_ENFORCED: bool = false;
-
 /// The cost table: `rehydrate cost --preset aggressive --pricing anthropic-5m --json` on every
 /// file, and for each session over [`LARGE_SESSION_TOKENS`] the totals of the three strategies
-/// against issue 18's target (cache-aware at least [`COST_TARGET_PERCENT`]% cheaper than no
-/// reduction, and cheaper than per-turn). A run that fails is a failure; a missed target only
-/// when [`COST_TARGET_ENFORCED`].
+/// against issue 18's target. A run that fails is a failure, and so is a long session where
+/// cache-aware reduction does not cost less than both per-turn reduction and no reduction; one
+/// where it saves less than [`COST_TARGET_PERCENT`]% is printed as a miss (docs/COST.md,
+/// "Corpus", shows why one session cannot reach it).
 fn cost_table(bin: &Path, dir: &Path, files: &[PathBuf], failures: &mut Vec<String>) -> Result<()> {
     println!(
         "\ncost (cost --preset aggressive --pricing anthropic-5m, sessions over {LARGE_SESSION_TOKENS} tokens; USD, and against none)"
@@ -327,12 +324,17 @@ fn cost_table(bin: &Path, dir: &Path, files: &[PathBuf], failures: &mut Vec<Stri
                     vs(per_turn),
                     vs(cache_aware),
                 );
-                if vs(cache_aware) > -COST_TARGET_PERCENT || cache_aware >= per_turn {
-                    missed.push(format!(
-                        "{relative} cost: cache-aware {cache_aware:.4} USD is {:+.1}% against none ({none:.4}) and {:+.1}% against per-turn ({per_turn:.4}); the target (issue 18) is at most -{COST_TARGET_PERCENT}% and below per-turn",
-                        vs(cache_aware),
-                        100.0 * (cache_aware / per_turn.max(f64::MIN_POSITIVE) - 1.0),
+                let line = format!(
+                    "{relative} cost: cache-aware {cache_aware:.4} USD is {:+.1}% against none ({none:.4}) and {:+.1}% against per-turn ({per_turn:.4})",
+                    vs(cache_aware),
+                    100.0 * (cache_aware / per_turn.max(f64::MIN_POSITIVE) - 1.0),
+                );
+                if cache_aware >= per_turn || cache_aware >= none {
+                    failures.push(format!(
+                        "{line}: cache-aware reduction must cost less than both"
                     ));
+                } else if vs(cache_aware) > -COST_TARGET_PERCENT {
+                    missed.push(line);
                 }
             }
             Ok(_) => {}
@@ -343,18 +345,10 @@ fn cost_table(bin: &Path, dir: &Path, files: &[PathBuf], failures: &mut Vec<Stri
         }
     }
     println!(
-        "target (issue 18): cache-aware --preset aggressive costs at least {COST_TARGET_PERCENT}% less than no reduction, and less than per-turn, on every session over {LARGE_SESSION_TOKENS} tokens ({})",
-        if COST_TARGET_ENFORCED {
-            "enforced"
-        } else {
-            "reported, not enforced yet"
-        }
+        "target (issue 18): cache-aware --preset aggressive costs less than per-turn and than no reduction (checked), and at least {COST_TARGET_PERCENT}% less than no reduction (reported), on every session over {LARGE_SESSION_TOKENS} tokens"
     );
     for m in &missed {
-        println!("  missed: {m}");
-    }
-    if COST_TARGET_ENFORCED {
-        failures.extend(missed);
+        println!("  missed {COST_TARGET_PERCENT}%: {m}");
     }
     Ok(())
 }
