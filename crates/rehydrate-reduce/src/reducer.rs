@@ -443,9 +443,12 @@ impl Reducer {
             (Minting::CacheAware { .. }, CacheState::Warm | CacheState::Idle(_)) => base,
             (Minting::CacheAware { .. }, CacheState::Prefix(n)) => n.min(self.history.len()),
         };
-        // Decided with the widest id whatever the cache, so a decision does not depend on
-        // whether it waits (a reopened session decides again what a live one decided).
-        self.provisional = matches!(self.policy.minting, Minting::CacheAware { .. });
+        // While something is cached, a decision takes the widest id, so it does not depend on
+        // whether it waits (a reopened session decides again what waited). A cold projection
+        // shows everything it decides, in order: their ids are final as decided. (A message
+        // decided cold is either logged or, not minted with its real id, not minted with the
+        // wider one either, so a reopened session decides it alike.)
+        self.provisional = horizon > 0;
         let decided_from = self.log.len();
         self.decide_cleared();
         // When the cleared range shrank, messages it hid are looked at again.

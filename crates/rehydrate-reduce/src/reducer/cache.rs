@@ -11,9 +11,9 @@ use rehydrate_sidecar::stub_message;
 use super::Reducer;
 use crate::policy::Minting;
 
-/// The ordinal of a reduction decided under cache-aware minting, until it is shown: the widest
-/// an ordinal gets, so a stub that saves enough with it saves enough with its real one, and a
-/// decision does not depend on whether it waits.
+/// The ordinal of a reduction decided under cache-aware minting while something is cached,
+/// until it is shown: the widest an ordinal gets, so a stub that saves enough with it saves
+/// enough with its real one, and a decision does not depend on whether it waits.
 const PROVISIONAL: usize = u32::MAX as usize;
 
 /// What the provider's prompt cache holds when a projection is made: the host's hint to
@@ -83,8 +83,8 @@ pub(super) struct Held {
 const UNMEASURED: u32 = u32::MAX;
 
 impl Reducer {
-    /// The ordinal of a reduction decided now: its log position under per-turn minting, else
-    /// [`PROVISIONAL`] until it is shown.
+    /// The ordinal of a reduction decided now: its log position under per-turn minting or a
+    /// cold cache, else [`PROVISIONAL`] until it is shown.
     pub(super) fn next_ordinal(&self) -> usize {
         if self.provisional {
             PROVISIONAL
