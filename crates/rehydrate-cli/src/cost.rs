@@ -22,27 +22,11 @@ struct CostReport<'a> {
     file: String,
     format: &'static str,
     preset: &'static str,
-    pricing: PricingReport<'a>,
+    pricing: &'a Pricing,
     /// Tokens of the whole imported session, each message once.
     session_tokens: u64,
     /// One per strategy: none, per-turn, cache-aware.
     strategies: Vec<StrategyReport<'a>>,
-}
-
-#[derive(serde::Serialize)]
-struct PricingReport<'a> {
-    name: &'a str,
-    model: &'a str,
-    input: f64,
-    cache_write: f64,
-    cache_read: f64,
-    output: f64,
-    ttl_secs: f64,
-    min_cached_tokens: u64,
-    cached_increment: u64,
-    writes_billed: bool,
-    source: &'a str,
-    date: &'a str,
 }
 
 #[derive(serde::Serialize)]
@@ -86,20 +70,7 @@ pub(crate) fn run(
             file: crate::term::json_path(path),
             format: imported.format.as_str(),
             preset: preset.as_str(),
-            pricing: PricingReport {
-                name: &pricing.name,
-                model: &pricing.model,
-                input: pricing.input,
-                cache_write: pricing.cache_write,
-                cache_read: pricing.cache_read,
-                output: pricing.output,
-                ttl_secs: pricing.ttl.as_secs_f64(),
-                min_cached_tokens: pricing.min_cached_tokens,
-                cached_increment: pricing.cached_increment,
-                writes_billed: pricing.writes_billed,
-                source: &pricing.source,
-                date: &pricing.date,
-            },
+            pricing: &pricing,
             session_tokens,
             strategies: replays
                 .iter()

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::Error;
@@ -49,8 +49,9 @@ pub struct Pricing {
     pub date: String,
 }
 
-/// One entry of a pricing file, as written (docs/COST.md, "Pricing").
-#[derive(Debug, Deserialize)]
+/// One entry of a pricing file, as written (docs/COST.md, "Pricing"); a [`Pricing`] is
+/// serialized in the same shape.
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 struct Entry {
     #[serde(default)]
@@ -69,6 +70,28 @@ struct Entry {
     source: String,
     #[serde(default)]
     date: String,
+}
+
+impl Serialize for Pricing {
+    /// The pricing as one entry of a pricing file (its `name` included), which
+    /// [`Pricing::from_json`] reads back.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        Entry {
+            name: Some(self.name.clone()),
+            model: self.model.clone(),
+            input: self.input,
+            cache_write: self.cache_write,
+            cache_read: self.cache_read,
+            output: self.output,
+            ttl_secs: self.ttl.as_secs_f64(),
+            min_cached_tokens: self.min_cached_tokens,
+            cached_increment: self.cached_increment,
+            writes_billed: self.writes_billed,
+            source: self.source.clone(),
+            date: self.date.clone(),
+        }
+        .serialize(serializer)
+    }
 }
 
 impl Pricing {
