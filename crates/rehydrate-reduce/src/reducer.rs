@@ -25,6 +25,8 @@ use crate::window::Window;
 mod cache;
 
 use cache::Held;
+#[cfg(test)]
+pub(crate) use cache::WireSums;
 pub use cache::{Batch, BatchCause, CacheState};
 
 /// The projection state of one session: its history (the sidecar), its reduction log and its

@@ -184,3 +184,31 @@ fn repeated_texts_take_their_first_digest_and_lookalikes_are_hashed() {
     let got = cache.digests(&first, &second);
     assert_eq!(got, vec![d(&lookalike), d(&base), d("")]);
 }
+
+proptest::proptest! {
+    /// The sums of [`crate::reducer::WireSums`] are the naive sums after any pushes and sets.
+    #[test]
+    fn wire_sums_match_naive_sums(
+        ops in proptest::collection::vec((proptest::bool::ANY, 0usize..64, 0u64..1_000_000), 0..200),
+    ) {
+        let mut sums = crate::reducer::WireSums::default();
+        let mut naive: Vec<u64> = Vec::new();
+        for (push, at, value) in ops {
+            if push || naive.is_empty() {
+                sums.push(value);
+                naive.push(value);
+            } else {
+                let index = at % (naive.len() + 2); // past the end too: ignored
+                sums.set(index, value);
+                if let Some(v) = naive.get_mut(index) {
+                    *v = value;
+                }
+            }
+            proptest::prop_assert_eq!(sums.len(), naive.len());
+            for from in 0..=naive.len() + 1 {
+                let expected: u64 = naive.iter().skip(from).sum();
+                proptest::prop_assert_eq!(sums.suffix(from), expected);
+            }
+        }
+    }
+}

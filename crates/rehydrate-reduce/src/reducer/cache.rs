@@ -74,13 +74,67 @@ pub(super) struct Held {
     /// The history indices of the held reductions: the view shows these messages as the
     /// history has them (their decided form waits in `stubs`).
     pub(super) slots: HashSet<usize>,
-    /// The wire length of each message's form as a batch would show it, by history index
-    /// ([`UNMEASURED`] until measured, and again when the form changes).
-    pub(super) wire: Vec<u32>,
+    /// The wire length of each message's form as a batch would show it (a waiting
+    /// reduction's decided form), by history index, over the messages measured so far.
+    pub(super) wire: WireSums,
 }
 
-/// A message whose wire length is not measured yet.
-const UNMEASURED: u32 = u32::MAX;
+/// Numbers by position with their prefix sums (a Fenwick tree), growing at the end: the wire
+/// lengths [`Reducer::batch_cut`] sums from a message to the end of the history, each
+/// measured once and updated in `O(log n)` when its message's form changes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct WireSums {
+    values: Vec<u64>,
+    /// `tree[i - 1]` holds the sum of `values` over `(i - lowbit(i), i]`, 1-based.
+    tree: Vec<u64>,
+}
+
+impl WireSums {
+    /// How many positions are measured (the first that many messages).
+    pub(crate) fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Measures the next position.
+    pub(crate) fn push(&mut self, value: u64) {
+        let i = self.values.len() + 1;
+        let low = i & i.wrapping_neg();
+        let covered = self.prefix(i - 1) - self.prefix(i - low);
+        self.tree.push(covered + value);
+        self.values.push(value);
+    }
+
+    /// The sum of the first `n` values.
+    fn prefix(&self, n: usize) -> u64 {
+        let (mut i, mut sum) = (n, 0u64);
+        while i > 0 {
+            sum += self.tree[i - 1];
+            i &= i - 1;
+        }
+        sum
+    }
+
+    /// The sum of the values from position `from` on.
+    pub(crate) fn suffix(&self, from: usize) -> u64 {
+        self.prefix(self.values.len()) - self.prefix(from.min(self.values.len()))
+    }
+
+    /// Sets the value at `index`, if measured (a later one is measured when it is reached).
+    pub(crate) fn set(&mut self, index: usize, value: u64) {
+        let Some(old) = self.values.get_mut(index) else {
+            return;
+        };
+        // The sums stay exact: every node covering `index` gains the same difference, and
+        // each sum it joins is a sum of current values.
+        let delta = value.wrapping_sub(*old);
+        *old = value;
+        let mut i = index + 1;
+        while i <= self.tree.len() {
+            self.tree[i - 1] = self.tree[i - 1].wrapping_add(delta);
+            i += i & i.wrapping_neg();
+        }
+    }
+}
 
 impl Reducer {
     /// The ordinal of a reduction decided now: its log position under per-turn minting or a
@@ -121,9 +175,7 @@ impl Reducer {
                 continue;
             }
             self.held.slots.insert(index);
-            if let Some(wire) = self.held.wire.get_mut(index) {
-                *wire = UNMEASURED;
-            }
+            self.remeasure(index);
             if let Some(&anchor) = self.moved.get(&index) {
                 self.refresh_moved(index, anchor);
             }
@@ -151,8 +203,10 @@ impl Reducer {
     /// view then has from that message on (what the next request writes again; each message's
     /// own form, a cleared range counted as its messages). `None` when no batch is due.
     ///
-    /// One pass from the end of the history back to the oldest waiting reduction; each
-    /// message's wire length is measured once and kept until its form changes.
+    /// Each message's wire length is measured once (the messages arrived since the last call
+    /// now) and measured again when its form changes; the sums from each waiting reduction's
+    /// message on come from [`WireSums`], so a call costs `O(k log n)` for `k` waiting
+    /// reductions, not a walk back through the history.
     fn batch_cut(&mut self, min_saved_bytes: usize, per_mille: u32) -> Option<(usize, usize)> {
         let mut waiting: Vec<(usize, usize)> = self
             .held
@@ -164,38 +218,44 @@ impl Reducer {
             })
             .collect();
         waiting.sort_unstable();
-        let oldest = waiting.first()?.0;
-        self.held.wire.resize(self.history.len(), UNMEASURED);
-        let (mut rewritten, mut saved, mut cut) = (0usize, 0usize, None);
-        let mut next = waiting.len();
-        for index in (oldest..self.history.len()).rev() {
-            // The form the batch would show: a waiting reduction's decided form.
-            let wire = match self.held.wire[index] {
-                UNMEASURED => {
-                    let form = match &self.stubs[index] {
-                        Some(stub) => stub,
-                        None => &self.history[index],
-                    };
-                    let wire = u32::try_from(form.wire_len()).unwrap_or(u32::MAX - 1);
-                    self.held.wire[index] = wire;
-                    wire
-                }
-                wire => wire,
-            };
-            rewritten += wire as usize;
-            while next > 0 && waiting[next - 1].0 == index {
-                next -= 1;
-                saved += waiting[next].1;
+        while self.held.wire.len() < self.history.len() {
+            let wire = self.batch_form_wire(self.held.wire.len());
+            self.held.wire.push(wire);
+        }
+        let (mut saved, mut cut) = (0usize, None);
+        let mut at = waiting.len();
+        while at > 0 {
+            let index = waiting[at - 1].0;
+            while at > 0 && waiting[at - 1].0 == index {
+                at -= 1;
+                saved += waiting[at].1;
             }
-            if next < waiting.len()
-                && waiting[next].0 == index
-                && saved >= min_saved_bytes
-                && saved as u128 * 1000 >= u128::from(per_mille) * rewritten as u128
+            let rewritten = self.held.wire.suffix(index);
+            if saved >= min_saved_bytes
+                && saved as u128 * 1000 >= u128::from(per_mille) * u128::from(rewritten)
             {
                 cut = Some((index, saved));
             }
         }
         cut
+    }
+
+    /// The wire length of the form a batch would show of message `index`: its own reduced
+    /// form (a waiting reduction's decided one), or the message.
+    fn batch_form_wire(&self, index: usize) -> u64 {
+        let form = match &self.stubs[index] {
+            Some(stub) => stub,
+            None => &self.history[index],
+        };
+        form.wire_len() as u64
+    }
+
+    /// Measures again message `index`, whose form changed, if it is measured.
+    fn remeasure(&mut self, index: usize) {
+        if index < self.held.wire.len() {
+            let wire = self.batch_form_wire(index);
+            self.held.wire.set(index, wire);
+        }
     }
 
     /// Shows the waiting reductions of messages at or after history index `cut`, in history
@@ -254,9 +314,6 @@ impl Reducer {
         } else {
             let index = r.ptr.addr.index;
             self.held.slots.remove(&index);
-            if let Some(wire) = self.held.wire.get_mut(index) {
-                *wire = UNMEASURED;
-            }
             if renamed {
                 match stub_message(&r, &self.history[index]) {
                     Ok(view) => self.stubs[index] = Some(Box::new(view)),
@@ -267,6 +324,7 @@ impl Reducer {
                     }
                 }
             }
+            self.remeasure(index);
             if let Some(&anchor) = self.moved.get(&index) {
                 self.refresh_moved(index, anchor);
             }
