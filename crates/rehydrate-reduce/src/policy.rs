@@ -116,8 +116,8 @@ pub struct ReductionPolicy {
     pub protect_last_n_image_messages: usize,
     /// When a reduction the reducer decides is shown in the view (docs/COST.md, "Cache-aware
     /// minting"). Default: cache-aware, batches that save at least 4 KiB and a quarter of what
-    /// they rewrite ([`Minting::DEFAULT_SAVED_PER_MILLE`]); aggressive: as much as they
-    /// rewrite ([`Minting::AGGRESSIVE_SAVED_PER_MILLE`]).
+    /// they rewrite ([`Minting::DEFAULT_SAVED_PER_MILLE`]); aggressive: one and a half times
+    /// what they rewrite ([`Minting::AGGRESSIVE_SAVED_PER_MILLE`]).
     pub minting: Minting,
 }
 
@@ -137,15 +137,16 @@ pub enum Minting {
     PerTurn,
     /// Reductions of cached messages wait for a batch (docs/COST.md, "Cache-aware minting"):
     /// the waiting ones from some message on are shown together once they save at least
-    /// `min_saved_bytes` wire bytes (Anthropic's `clear_at_least`, in bytes) and at least
-    /// `min_saved_per_mille` thousandths of the wire bytes the next request then writes again
+    /// `min_saved_bytes` bytes (Anthropic's `clear_at_least`, in bytes: the UTF-8 of texts,
+    /// call arguments and ids, escapes not counted) and at least `min_saved_per_mille`
+    /// thousandths of the bytes the next request then writes again
     /// after that message; the rest wait on. All are shown as soon as the cache is cold
     /// ([`crate::CacheState`]: nothing cached, or more than `cache_ttl` since the last
     /// request). Until then the view is unchanged.
     CacheAware {
-        /// The wire bytes a batch must save.
+        /// The bytes a batch must save.
         min_saved_bytes: usize,
-        /// The wire bytes a batch must save, in thousandths of the wire bytes of the view from
+        /// The bytes a batch must save, in thousandths of the bytes of the view from
         /// its first message on (what the request writes again instead of reading from the
         /// cache). 1000: a batch saves at least what it rewrites.
         min_saved_per_mille: u32,
@@ -156,19 +157,20 @@ pub enum Minting {
 }
 
 impl Minting {
-    /// The wire bytes a batch of the presets must save: 4 KiB, about 1,000 tokens.
+    /// The bytes a batch of the presets must save: 4 KiB, about 1,000 tokens.
     pub const DEFAULT_BATCH_BYTES: usize = 4 * 1024;
 
     /// What a batch of the default preset must save of what it rewrites: a quarter (250 per
     /// mille). Its reductions are few and large (outputs over 8 KiB), so they are shown soon.
     pub const DEFAULT_SAVED_PER_MILLE: u32 = 250;
 
-    /// What a batch of the aggressive preset must save of what it rewrites: as much (1000 per
-    /// mille). Its reductions are many and small, so they wait until they are worth a
-    /// rewrite: a rewrite costs a cache write (1.25x the input price at Anthropic) where a
-    /// read would have cost 0.1x, and each later request saves a read (0.1x) of what the
-    /// batch hides, so saving what it rewrites pays the rewrite back in about ten requests.
-    pub const AGGRESSIVE_SAVED_PER_MILLE: u32 = 1000;
+    /// What a batch of the aggressive preset must save of what it rewrites: one and a half
+    /// times as much (1500 per mille). Its reductions are many and small, so they wait until
+    /// they are worth a rewrite: a rewrite costs a cache write (1.25x the input price at
+    /// Anthropic) where a read would have cost 0.1x, and each later request saves a read
+    /// (0.1x) of what the batch hides, so saving 1.5 times what it rewrites pays the rewrite
+    /// back in about eight requests.
+    pub const AGGRESSIVE_SAVED_PER_MILLE: u32 = 1500;
 
     /// Anthropic's default cache lifetime, 5 minutes.
     pub const DEFAULT_CACHE_TTL: Duration = Duration::from_secs(300);

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 use std::time::Duration;
 
-use rehydrate_model::{Message, Reduction, ReductionId, ReductionKind};
+use rehydrate_model::{Content, Message, Reduction, ReductionId, ReductionKind};
 use rehydrate_sidecar::stub_message;
 
 use super::Reducer;
@@ -58,8 +58,9 @@ pub struct Batch {
 pub enum BatchCause {
     /// Nothing had waited: each reduction was shown in the projection that decided it.
     Decided,
-    /// The waiting reductions saved at least the policy's `min_saved_bytes`: this many wire
-    /// bytes, counted when they were decided.
+    /// The waiting reductions saved at least the policy's `min_saved_bytes`: this many bytes
+    /// (UTF-8 of texts, call arguments and ids, as a batch measures them), counted when they
+    /// were decided.
     Saved(usize),
     /// The cache was cold.
     Cold,
@@ -68,19 +69,19 @@ pub enum BatchCause {
 /// The reductions of cache-aware minting that wait for their batch.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Held {
-    /// In decision order: each reduction, with its provisional id, and the wire bytes it saves
+    /// In decision order: each reduction, with its provisional id, and the bytes it saves
     /// over what the view shows.
     pub(super) reductions: Vec<(Reduction, usize)>,
     /// The history indices of the held reductions: the view shows these messages as the
     /// history has them (their decided form waits in `stubs`).
     pub(super) slots: HashSet<usize>,
-    /// The wire length of each message's form as a batch would show it (a waiting
+    /// The bytes ([`batch_bytes`]) of each message's form as a batch would show it (a waiting
     /// reduction's decided form), by history index, over the messages measured so far.
     pub(super) wire: WireSums,
 }
 
-/// Numbers by position with their prefix sums (a Fenwick tree), growing at the end: the wire
-/// lengths [`Reducer::batch_cut`] sums from a message to the end of the history, each
+/// Numbers by position with their prefix sums (a Fenwick tree), growing at the end: the
+/// message sizes [`Reducer::batch_cut`] sums from a message to the end of the history, each
 /// measured once and updated in `O(log n)` when its message's form changes.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct WireSums {
@@ -179,8 +180,8 @@ impl Reducer {
             if let Some(&anchor) = self.moved.get(&index) {
                 self.refresh_moved(index, anchor);
             }
-            let view = self.stubs[index].as_deref().map_or(0, Message::wire_len);
-            let saved = self.history[index].wire_len().saturating_sub(view);
+            let view = self.stubs[index].as_deref().map_or(0, batch_bytes);
+            let saved = batch_bytes(&self.history[index]).saturating_sub(view);
             self.held.reductions.push((r, saved));
         }
         if horizon == 0 {
@@ -197,13 +198,13 @@ impl Reducer {
         Some((self.release_from(cut), BatchCause::Saved(saved)))
     }
 
-    /// The first message of the batch due now, and the wire bytes it saves: the lowest
+    /// The first message of the batch due now, and the bytes ([`batch_bytes`]) it saves: the lowest
     /// history index of a waiting reduction such that the waiting reductions from it on save
-    /// at least `min_saved_bytes` and at least `per_mille` thousandths of the wire bytes the
+    /// at least `min_saved_bytes` and at least `per_mille` thousandths of the bytes the
     /// view then has from that message on (what the next request writes again; each message's
     /// own form, a cleared range counted as its messages). `None` when no batch is due.
     ///
-    /// Each message's wire length is measured once (the messages arrived since the last call
+    /// Each message's size is measured once (the messages arrived since the last call
     /// now) and measured again when its form changes; the sums from each waiting reduction's
     /// message on come from [`WireSums`], so a call costs `O(k log n)` for `k` waiting
     /// reductions, not a walk back through the history.
@@ -219,7 +220,7 @@ impl Reducer {
             .collect();
         waiting.sort_unstable();
         while self.held.wire.len() < self.history.len() {
-            let wire = self.batch_form_wire(self.held.wire.len());
+            let wire = self.batch_form_bytes(self.held.wire.len());
             self.held.wire.push(wire);
         }
         let (mut saved, mut cut) = (0usize, None);
@@ -240,20 +241,20 @@ impl Reducer {
         cut
     }
 
-    /// The wire length of the form a batch would show of message `index`: its own reduced
-    /// form (a waiting reduction's decided one), or the message.
-    fn batch_form_wire(&self, index: usize) -> u64 {
+    /// The bytes ([`batch_bytes`]) of the form a batch would show of message `index`: its own
+    /// reduced form (a waiting reduction's decided one), or the message.
+    fn batch_form_bytes(&self, index: usize) -> u64 {
         let form = match &self.stubs[index] {
             Some(stub) => stub,
             None => &self.history[index],
         };
-        form.wire_len() as u64
+        batch_bytes(form) as u64
     }
 
     /// Measures again message `index`, whose form changed, if it is measured.
     fn remeasure(&mut self, index: usize) {
         if index < self.held.wire.len() {
-            let wire = self.batch_form_wire(index);
+            let wire = self.batch_form_bytes(index);
             self.held.wire.set(index, wire);
         }
     }
@@ -360,8 +361,9 @@ impl Reducer {
             .filter(|b| b.ordinals.contains(&ordinal))
     }
 
-    /// How many decided reductions wait for their batch (cache-aware minting), and the wire
-    /// bytes they would save together when shown (one inside the cleared range saves
+    /// How many decided reductions wait for their batch (cache-aware minting), and the bytes
+    /// (UTF-8 of texts, call arguments and ids, escapes not counted) they would save together
+    /// when shown (one inside the cleared range saves
     /// nothing more: the range hides its message).
     pub fn waiting(&self) -> (usize, usize) {
         let bytes = self
@@ -378,4 +380,23 @@ impl Reducer {
     pub(super) fn is_held(&self, index: usize) -> bool {
         !self.held.slots.is_empty() && self.held.slots.contains(&index)
     }
+}
+
+/// The bytes cache-aware minting measures a message by: the UTF-8 bytes of its text, its tool
+/// calls' names and arguments and its tool call id, what its wire form spends its bytes on,
+/// without the JSON around them or their escapes; a message with content parts, by its wire
+/// length. Constant time for a text message (a batch measures every message once, and each
+/// waiting reduction twice), where the wire length scans the text.
+fn batch_bytes(m: &Message) -> usize {
+    let content = match &m.content {
+        None => 0,
+        Some(Content::Text(text)) => text.len(),
+        Some(Content::Parts(_)) => return m.wire_len(),
+    };
+    let calls: usize = m
+        .tool_calls
+        .iter()
+        .map(|c| c.id.len() + c.name.len() + c.arguments.len())
+        .sum();
+    content + calls + m.tool_call_id.as_ref().map_or(0, String::len)
 }
