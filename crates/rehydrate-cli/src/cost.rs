@@ -47,8 +47,17 @@ pub(crate) fn run(
     plot: Option<&Path>,
 ) -> Result<(), Failure> {
     let pricing = resolve_pricing(pricing)?;
+    if let Some(plot) = plot
+        && same_file(path, plot)
+    {
+        return Err(input(format!(
+            "cannot write the plot {}: it is the transcript being read",
+            shown(plot)
+        )));
+    }
     let imported = load::import(path, format)?;
     let history = &imported.messages;
+    warn_times(path, history);
     let mut counter = TokenCounter::new();
     let mut tokens = |m: &Message| counter.count([m]) as u64;
     let replays = replay_all(history, &preset.policy(), &pricing, &mut tokens);
@@ -183,4 +192,40 @@ fn pricing_line(p: &Pricing) -> String {
     }
     line.push_str("; tokens o200k_base (OpenAI's tokenizer, an approximation of Anthropic's)");
     line
+}
+
+/// Whether `a` and `b` name the same existing file.
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Warns on stderr when the session's times are partly missing or go back, which changes
+/// what the replay takes to be cached (docs/COST.md, "Model calls"): a call without a time is
+/// taken to be within the cache's lifetime of the one before, and a clock that goes back
+/// gives a gap of 0.
+fn warn_times(path: &Path, history: &[Message]) {
+    let calls = rehydrate::cost::calls(history);
+    let timed = calls.iter().filter(|c| c.time.is_some()).count();
+    if timed > 0 && timed < calls.len() {
+        eprintln!(
+            "warning: {}: {} of {} model calls have no time that parses as RFC 3339; each is taken to be within the cache's lifetime of the call before",
+            shown(load::name(path)),
+            calls.len() - timed,
+            calls.len()
+        );
+    }
+    let back = calls
+        .windows(2)
+        .filter(|w| matches!((&w[0].time, &w[1].time), (Some(a), Some(b)) if b < a))
+        .count();
+    if back > 0 {
+        eprintln!(
+            "warning: {}: the clock goes back at {back} of {} model calls; each such gap counts as 0 seconds",
+            shown(load::name(path)),
+            calls.len()
+        );
+    }
 }

@@ -38,7 +38,7 @@ pub struct Pricing {
     /// A request (and a cached prefix) shorter than this many tokens is never cached.
     pub min_cached_tokens: u64,
     /// Cached tokens are counted in steps of this many after the first `min_cached_tokens`
-    /// (OpenAI: 128; Anthropic: 1). 0 counts as 1.
+    /// (OpenAI: 128; Anthropic: 1); at least 1 (a file with 0 is refused).
     pub cached_increment: u64,
     /// Whether writing the cache is billed at `cache_write` (Anthropic) or the written tokens
     /// are plain input at `input` (OpenAI).
@@ -136,7 +136,8 @@ impl Pricing {
     ///
     /// [`Error::Parse`] when the text is not JSON of that shape (serde_json's message names
     /// the missing, unknown or mistyped field), [`Error::Field`] when a price or the TTL is
-    /// negative or not finite, or the increment is 0, and [`Error::EntryCount`] for a map of
+    /// negative, over 10^6 USD per million tokens or not finite, a TTL over 10^9 seconds, or
+    /// the increment is 0, and [`Error::EntryCount`] for a map of
     /// no entry or several.
     ///
     /// # Example
@@ -207,6 +208,22 @@ fn entry_pricing(name: Option<&str>, value: Value) -> Result<Pricing, Error> {
     Ok(pricing)
 }
 
+/// The highest price an entry may name, in USD per million tokens: far above any provider's,
+/// low enough that a session's cost stays a finite number.
+const MAX_PRICE: f64 = 1e6;
+
+/// The longest cache lifetime an entry may name, in seconds (about 31 years).
+const MAX_TTL_SECS: f64 = 1e9;
+
+/// `value` as an error line shows it: plain when short, in exponent form when huge.
+fn compact(value: f64) -> String {
+    if value.is_finite() && value.abs() < 1e15 {
+        format!("{value}")
+    } else {
+        format!("{value:e}")
+    }
+}
+
 /// The pricing of `entry`, its values checked.
 fn validated(map_name: Option<&str>, entry: Entry) -> Result<Pricing, Error> {
     let field = |field: &'static str, reason: String| Error::Field {
@@ -220,22 +237,28 @@ fn validated(map_name: Option<&str>, entry: Entry) -> Result<Pricing, Error> {
         ("cache_read", entry.cache_read),
         ("output", entry.output),
     ] {
-        if !value.is_finite() || value < 0.0 {
+        if !value.is_finite() || !(0.0..=MAX_PRICE).contains(&value) {
             return Err(field(
                 name,
-                format!("must be a price of at least 0 USD per million tokens, got {value}"),
+                format!(
+                    "must be a price from 0 to {MAX_PRICE:e} USD per million tokens, got {}",
+                    compact(value)
+                ),
             ));
         }
     }
-    let ttl = Duration::try_from_secs_f64(entry.ttl_secs).map_err(|_| {
-        field(
-            "ttl_secs",
-            format!(
-                "must be a number of seconds of at least 0, got {}",
-                entry.ttl_secs
-            ),
-        )
-    })?;
+    let ttl = Duration::try_from_secs_f64(entry.ttl_secs)
+        .ok()
+        .filter(|ttl| ttl.as_secs_f64() <= MAX_TTL_SECS)
+        .ok_or_else(|| {
+            field(
+                "ttl_secs",
+                format!(
+                    "must be a number of seconds from 0 to {MAX_TTL_SECS:e}, got {}",
+                    compact(entry.ttl_secs)
+                ),
+            )
+        })?;
     if entry.cached_increment == 0 {
         return Err(field(
             "cached_increment",

@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use rehydrate_model::Message;
-use rehydrate_reduce::{CacheState, Minting, Reducer, ReductionPolicy};
+use rehydrate_reduce::{BatchCause, CacheState, Minting, Reducer, ReductionPolicy};
 
 use crate::account::{Bill, bill};
 use crate::{Call, Pricing, calls};
@@ -93,8 +93,9 @@ pub struct CallFigures {
     pub output: u64,
     /// The call's cost in USD.
     pub cost_usd: f64,
-    /// The position in [`Reducer::batches`] of the last batch the reducer showed while this
-    /// request was projected, if it showed one.
+    /// The position in [`Reducer::batches`] of the last cache-aware batch the reducer showed
+    /// while this request was projected (cause `Saved` or `Cold`, not `Decided`), if it
+    /// showed one: always `None` under per-turn minting and no reduction.
     pub batch: Option<usize>,
     /// Seconds since the previous call's request, when both times are known.
     pub gap_secs: Option<f64>,
@@ -277,11 +278,11 @@ pub fn replay(
         };
         fed = call.request_end;
         reducer.close();
-        let batch = reducer
-            .batches()
-            .len()
-            .checked_sub(1)
-            .filter(|&b| b >= batches);
+        // A cache-aware batch shown in this projection (waiting reductions that saved enough,
+        // or a cold cache), not a growth of the log by reductions shown as decided.
+        let batch = (batches..reducer.batches().len())
+            .rev()
+            .find(|&b| reducer.batches()[b].cause != BatchCause::Decided);
 
         let view = reducer.view();
         let mut keys = Vec::with_capacity(view.len());
@@ -353,9 +354,8 @@ fn gap(before: &jiff::Timestamp, after: &jiff::Timestamp) -> Duration {
     Duration::from_nanos(u64::try_from(nanos.max(0)).unwrap_or(u64::MAX))
 }
 
-/// The seconds since the previous call's request, when both times are known (negative when
-/// the clock went back).
+/// The seconds since the previous call's request, when both times are known: the [`gap`],
+/// 0 when the clock went back.
 fn gap_secs(before: Option<&jiff::Timestamp>, call: &Call) -> Option<f64> {
-    let (before, after) = (before?, call.time.as_ref()?);
-    Some((after.as_nanosecond() - before.as_nanosecond()) as f64 / 1e9)
+    Some(gap(before?, call.time.as_ref()?).as_secs_f64())
 }

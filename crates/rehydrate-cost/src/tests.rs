@@ -103,7 +103,7 @@ fn pricing_errors_name_the_entry_and_the_field() {
             "{{{}}}",
             ENTRY.replace(r#""output": 10"#, r#""output": -1"#)
         )),
-        "invalid pricing: field `output` must be a price of at least 0 USD per million tokens, got -1"
+        "invalid pricing: field `output` must be a price from 0 to 1e6 USD per million tokens, got -1"
     );
     assert_eq!(
         err(&format!(
@@ -114,7 +114,7 @@ fn pricing_errors_name_the_entry_and_the_field() {
     );
     assert_eq!(
         err(&format!("{{{}}}", ENTRY.replace("90.5", "-3"))),
-        "invalid pricing: field `ttl_secs` must be a number of seconds of at least 0, got -3"
+        "invalid pricing: field `ttl_secs` must be a number of seconds from 0 to 1e9, got -3"
     );
     assert_eq!(
         err(&format!(r#"{{"a": {{{ENTRY}}}, "b": {{{ENTRY}}}}}"#)),

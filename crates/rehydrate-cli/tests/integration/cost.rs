@@ -162,6 +162,25 @@ fn cost_reads_a_pricing_file_and_names_a_bad_one() {
             bad.display()
         )
     );
+    // A price that would make the cost overflow is refused, shown in exponent form.
+    let huge = dir.join("huge.json");
+    std::fs::write(
+        &huge,
+        r#"{"input": 3, "cache_write": 3.75, "cache_read": 0.3, "output": 1e308,
+            "ttl_secs": 300, "min_cached_tokens": 1024, "cached_increment": 1,
+            "writes_billed": true}"#,
+    )
+    .unwrap();
+    let out = rehydrate(&["cost", &session(), "--pricing", huge.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "error: {}: invalid pricing: field `output` must be a price from 0 to 1e6 USD per million tokens, got 1e308\n",
+            huge.display()
+        )
+    );
     let out = rehydrate(&["cost", &session(), "--pricing", "gemini"]);
     assert_eq!(out.status.code(), Some(2));
     assert_eq!(
@@ -222,4 +241,51 @@ fn cost_plot_draws_each_strategy_and_the_batches() {
         "{}",
         stderr(&out)
     );
+}
+
+#[test]
+fn cost_refuses_to_plot_over_the_transcript_and_warns_of_a_clock_going_back() {
+    let dir = scratch("cost-refusals");
+    let copy = dir.join("session.jsonl");
+    std::fs::copy(session(), &copy).unwrap();
+    let before = std::fs::read(&copy).unwrap();
+    let path = copy.to_str().unwrap();
+    let out = rehydrate(&["cost", path, "--plot", path]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    assert_eq!(
+        stderr(&out),
+        format!("error: cannot write the plot {path}: it is the transcript being read\n")
+    );
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        before,
+        "the transcript is untouched"
+    );
+
+    // The fixture with one line's timestamp moved back to 2000: one gap goes back.
+    let back = dir.join("back.jsonl");
+    let text = String::from_utf8(before).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut moved: Vec<String> = lines.iter().map(|l| (*l).to_owned()).collect();
+    let at = lines.len() / 2;
+    let mut record: Value = serde_json::from_str(lines[at]).unwrap();
+    record["timestamp"] = Value::from("2000-01-01T00:00:00Z");
+    moved[at] = record.to_string();
+    std::fs::write(&back, moved.join("\n") + "\n").unwrap();
+    let out = rehydrate(&["cost", back.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "warning: {}: the clock goes back at 1 of 10 model calls; each such gap counts as 0 seconds\n",
+            back.display()
+        )
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for strategy in report["strategies"].as_array().unwrap() {
+        for call in strategy["calls"].as_array().unwrap() {
+            assert!(call["gap_secs"].as_f64().is_none_or(|g| g >= 0.0), "{call}");
+        }
+    }
 }

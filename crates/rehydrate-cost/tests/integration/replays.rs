@@ -151,8 +151,8 @@ fn a_mint_inside_the_cached_prefix_writes_from_the_stub_on() {
             (9200, 3100, 6100, 0, 1000),
         ]
     );
-    assert_eq!(per_turn.calls[4].batch, Some(0));
-    assert_eq!(per_turn.calls[5].batch, Some(1));
+    // Per-turn minting shows no cache-aware batch.
+    assert!(per_turn.calls.iter().all(|c| c.batch.is_none()));
     // Cache-aware: the truncations save less than a batch and wait; the view stays as sent.
     let cache_aware = run(&history, Strategy::CacheAware, &pricing, 1000);
     let none = run(&history, Strategy::None, &pricing, 1000);

@@ -62,7 +62,8 @@ pub enum BatchCause {
     /// (UTF-8 of texts, call arguments and ids, as a batch measures them), counted when they
     /// were decided.
     Saved(usize),
-    /// The cache was cold.
+    /// The cache was cold (nothing cached: a cold hint, a lifetime passed, or a reducer's
+    /// first projection): everything decided and everything waiting was shown.
     Cold,
 }
 
@@ -185,8 +186,7 @@ impl Reducer {
             self.held.reductions.push((r, saved));
         }
         if horizon == 0 {
-            let shown = self.release_held();
-            return (shown > 0).then_some((shown, BatchCause::Cold));
+            return Some((self.release_held(), BatchCause::Cold));
         }
         // A batch goes with new messages: a projection whose cached prefix is the whole
         // history (a reopened session fed its recorded history, a request body's reopening)
