@@ -70,9 +70,12 @@ pub enum BatchCause {
 /// The reductions of cache-aware minting that wait for their batch.
 #[derive(Debug, Clone, Default)]
 pub(super) struct Held {
-    /// In decision order: each reduction, with its provisional id, and the bytes it saves
-    /// over what the view shows.
-    pub(super) reductions: Vec<(Reduction, usize)>,
+    /// In decision order: each reduction, with its provisional id, the bytes it saves over
+    /// what the view shows, and the projection that decided it (of `projections`).
+    pub(super) reductions: Vec<(Reduction, usize, u64)>,
+    /// How many cache-aware projections this reducer has made: the age of a waiting
+    /// reduction is counted in them.
+    pub(super) projections: u64,
     /// The history indices of the held reductions: the view shows these messages as the
     /// history has them (their decided form waits in `stubs`).
     pub(super) slots: HashSet<usize>,
@@ -80,6 +83,17 @@ pub(super) struct Held {
     /// reduction's decided form), by history index, over the messages measured so far.
     pub(super) wire: WireSums,
 }
+
+/// The rent rule of a batch, as the fraction `RENT_NUMERATOR / RENT_DENOMINATOR` (11.5): the
+/// waiting reductions from a message on are due, whatever they save at once, when the bytes
+/// they saved have waited, summed over the projections each waited, 11.5 times the bytes the
+/// batch rewrites. At Anthropic's prices each projection a byte waits costs a read (0.1x the
+/// input price) and a rewrite costs a write instead of a read (1.25x - 0.1x = 1.15x): the
+/// waiting has then cost as much as the rewrite (the ski-rental rule), so a long warm session
+/// shows its deep reductions in time instead of never.
+const RENT_NUMERATOR: u128 = 23;
+/// See [`RENT_NUMERATOR`].
+const RENT_DENOMINATOR: u128 = 2;
 
 /// Numbers by position with their prefix sums (a Fenwick tree), growing at the end: the
 /// message sizes [`Reducer::batch_cut`] sums from a message to the end of the history, each
@@ -169,6 +183,7 @@ impl Reducer {
         else {
             return None;
         };
+        self.held.projections += 1;
         let decided: Vec<Reduction> = self.log.reductions.drain(decided_from..).collect();
         for r in decided {
             let index = r.ptr.addr.index;
@@ -183,7 +198,7 @@ impl Reducer {
             }
             let view = self.stubs[index].as_deref().map_or(0, batch_bytes);
             let saved = batch_bytes(&self.history[index]).saturating_sub(view);
-            self.held.reductions.push((r, saved));
+            self.held.reductions.push((r, saved, self.held.projections));
         }
         if horizon == 0 {
             return Some((self.release_held(), BatchCause::Cold));
@@ -209,13 +224,15 @@ impl Reducer {
     /// message on come from [`WireSums`], so a call costs `O(k log n)` for `k` waiting
     /// reductions, not a walk back through the history.
     fn batch_cut(&mut self, min_saved_bytes: usize, per_mille: u32) -> Option<(usize, usize)> {
-        let mut waiting: Vec<(usize, usize)> = self
+        let now = self.held.projections;
+        let mut waiting: Vec<(usize, usize, u64)> = self
             .held
             .reductions
             .iter()
-            .map(|(r, saved)| {
+            .map(|&(ref r, saved, since)| {
                 let index = r.ptr.addr.index;
-                (index, if self.is_cleared(index) { 0 } else { *saved })
+                let saved = if self.is_cleared(index) { 0 } else { saved };
+                (index, saved, now - since)
             })
             .collect();
         waiting.sort_unstable();
@@ -223,17 +240,19 @@ impl Reducer {
             let wire = self.batch_form_bytes(self.held.wire.len());
             self.held.wire.push(wire);
         }
-        let (mut saved, mut cut) = (0usize, None);
+        let (mut saved, mut rent, mut cut) = (0usize, 0u128, None);
         let mut at = waiting.len();
         while at > 0 {
             let index = waiting[at - 1].0;
             while at > 0 && waiting[at - 1].0 == index {
                 at -= 1;
                 saved += waiting[at].1;
+                rent += waiting[at].1 as u128 * u128::from(waiting[at].2);
             }
-            let rewritten = self.held.wire.suffix(index);
+            let rewritten = u128::from(self.held.wire.suffix(index));
+            let worth = saved as u128 * 1000 >= u128::from(per_mille) * rewritten;
             if saved >= min_saved_bytes
-                && saved as u128 * 1000 >= u128::from(per_mille) * u128::from(rewritten)
+                && (worth || rent * RENT_DENOMINATOR >= RENT_NUMERATOR * rewritten)
             {
                 cut = Some((index, saved));
             }
@@ -264,11 +283,11 @@ impl Reducer {
     fn release_from(&mut self, cut: usize) -> usize {
         let (mut due, wait): (Vec<_>, Vec<_>) = std::mem::take(&mut self.held.reductions)
             .into_iter()
-            .partition(|(r, _)| r.ptr.addr.index >= cut);
+            .partition(|(r, _, _)| r.ptr.addr.index >= cut);
         self.held.reductions = wait;
-        due.sort_by_key(|(r, _)| r.ptr.addr.index);
+        due.sort_by_key(|(r, _, _)| r.ptr.addr.index);
         let n = due.len();
-        for (r, _) in due {
+        for (r, _, _) in due {
             self.show(r);
         }
         n
@@ -370,8 +389,8 @@ impl Reducer {
             .held
             .reductions
             .iter()
-            .filter(|(r, _)| !self.is_cleared(r.ptr.addr.index))
-            .map(|(_, saved)| saved)
+            .filter(|(r, _, _)| !self.is_cleared(r.ptr.addr.index))
+            .map(|(_, saved, _)| saved)
             .sum();
         (self.held.reductions.len(), bytes)
     }

@@ -200,3 +200,53 @@ fn truncations_wait_for_a_batch_then_show_together() {
         .collect();
     assert_eq!(ids, [2, 4, 6, 8, 10, 12]);
 }
+
+/// A reduction deep in a warm session, worth less than its rewrite, is shown once it has
+/// waited long enough to have cost the rewrite in reads (the rent rule): 11.5 times the bytes
+/// the batch rewrites, summed over the projections it waited.
+#[test]
+fn a_deep_reduction_is_shown_once_its_wait_has_cost_the_rewrite() {
+    let policy = ReductionPolicy {
+        tool_output_trigger_bytes: 1024,
+        head_bytes: 256,
+        tail_bytes: 256,
+        protect_last_n_tool_results: 1,
+        minting: Minting::CacheAware {
+            min_saved_bytes: 0,
+            min_saved_per_mille: 1_000_000,
+            cache_ttl: Minting::DEFAULT_CACHE_TTL,
+        },
+        ..ReductionPolicy::default()
+    };
+    let mut reducer = Reducer::new(policy);
+    reducer.project([Message::text(Role::User, "go")]);
+    // One 4,000-byte output, then small ones: it leaves the window at the next turn and waits
+    // (it saves far less than 1000 times what it rewrites).
+    let big = "x".repeat(3999) + "\n";
+    reducer.project([
+        Message::tool_call("c0", "bash", "{}"),
+        Message::tool_result("c0", big),
+    ]);
+    let mut shown_at = None;
+    for i in 1..200 {
+        let id = format!("c{i}");
+        let shown = reducer.project([
+            Message::tool_call(&id, "bash", "{}"),
+            Message::tool_result(&id, "ok"),
+        ]);
+        if shown > 0 {
+            shown_at = Some(i);
+            break;
+        }
+        assert_eq!(reducer.waiting().0, 1);
+    }
+    // The truncation saves S bytes and waits while its rent, S times the turns since it was
+    // decided (i - 1 at turn i), is under 11.5 times the bytes from its message on: its
+    // shown form (R0 bytes) and 12 bytes a turn (the call's id, name and arguments, the
+    // result's id and text). With S = 3,374 and R0 = 628, 2 S (i - 1) >= 23 (R0 + 12 i)
+    // first holds at turn 4 (20,244 >= 15,548; at turn 3, 13,496 < 15,272).
+    let at = shown_at.expect("the deep reduction is shown in time");
+    assert_eq!(at, 4);
+    assert_eq!(reducer.log().reductions[0].ptr.addr.index, 2);
+    assert_eq!(reducer.batches()[0].cause, BatchCause::Saved(3374));
+}
