@@ -139,8 +139,10 @@ pub enum Minting {
     /// the waiting ones from some message on are shown together once they save at least
     /// `min_saved_bytes` bytes (Anthropic's `clear_at_least`, in bytes: the UTF-8 of texts,
     /// call arguments and ids, escapes not counted) and at least `min_saved_per_mille`
-    /// thousandths of the bytes the next request then writes again
-    /// after that message; the rest wait on. All are shown as soon as the cache is cold
+    /// thousandths of the bytes the next request then writes again after that message, or
+    /// once they have waited long enough to have cost that rewrite in reads (their saved
+    /// bytes summed over the projections each waited reach 11.5 times the bytes rewritten);
+    /// the rest wait on. All are shown as soon as the cache is cold
     /// ([`crate::CacheState`]: nothing cached, or more than `cache_ttl` since the last
     /// request). Until then the view is unchanged.
     CacheAware {
