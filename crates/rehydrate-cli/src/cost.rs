@@ -202,12 +202,19 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Warns on stderr when the session's times are partly missing or go back, which changes
+/// Warns on stderr when the session has no model call, and when its times are partly missing
+/// or go back, which changes
 /// what the replay takes to be cached (docs/COST.md, "Model calls"): a call without a time is
 /// taken to be within the cache's lifetime of the one before, and a clock that goes back
 /// gives a gap of 0.
 fn warn_times(path: &Path, history: &[Message]) {
     let calls = rehydrate::cost::calls(history);
+    if calls.is_empty() {
+        eprintln!(
+            "warning: {}: no model call (no assistant message): every figure is 0",
+            shown(load::name(path))
+        );
+    }
     let timed = calls.iter().filter(|c| c.time.is_some()).count();
     if timed > 0 && timed < calls.len() {
         eprintln!(

@@ -289,3 +289,30 @@ fn cost_refuses_to_plot_over_the_transcript_and_warns_of_a_clock_going_back() {
         }
     }
 }
+
+#[test]
+fn cost_of_a_session_without_a_model_call_warns_and_prices_nothing() {
+    let dir = scratch("cost-no-call");
+    let file = dir.join("question.json");
+    std::fs::write(&file, r#"[{"role": "user", "content": "hello?"}]"#).unwrap();
+    let out = rehydrate(&["cost", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "warning: {}: no model call (no assistant message): every figure is 0\n",
+            file.display()
+        )
+    );
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = stdout.lines().skip(2).take(3).collect();
+    assert_eq!(
+        rows,
+        [
+            // No comparison against a cost of 0.
+            "none              0             0            0             0          0         0     0.0000        -",
+            "per-turn          0             0            0             0          0         0     0.0000        -",
+            "cache-aware       0             0            0             0          0         0     0.0000        -",
+        ]
+    );
+}
