@@ -26,7 +26,7 @@ mod cache;
 
 use cache::Held;
 #[cfg(test)]
-pub(crate) use cache::WireSums;
+pub(crate) use cache::SizeSums;
 pub use cache::{Batch, BatchCause, CacheState};
 
 /// The projection state of one session: its history (the sidecar), its reduction log and its
@@ -1317,36 +1317,11 @@ impl Reducer {
         let Some(digest) = self.result_digest(index) else {
             return false; // no text: never reduced
         };
-        let msg = &self.history[index];
-        let Some(text) = msg.content_text() else {
+        let Some(text) = self.history[index].content_text() else {
             return false;
         };
-        let mut reduction = Reduction {
-            id: ReductionId::new(self.next_ordinal(), &digest),
-            kind: kind(text.len()),
-            ptr: SidecarPtr {
-                addr: MessageAddr {
-                    index,
-                    role: msg.role,
-                },
-                span: None,
-                digest,
-            },
-            stub: String::new(),
-        };
-        reduction.stub = expected_stub(&reduction, &self.history);
-        if reduction.stub.is_empty() {
-            return false;
-        }
-        let Ok(view) = stub_message(&reduction, msg) else {
-            return false;
-        };
-        if !saves_enough(msg.wire_len(), view.wire_len(), &self.policy) {
-            return false;
-        }
-        self.log.reductions.push(reduction);
-        self.stubs[index] = Some(Box::new(view));
-        true
+        let kind = kind(text.len());
+        self.mint_whole(index, kind, digest)
     }
 
     /// The digest of the text of the tool result at history `index`, computed when it arrived;
@@ -1513,8 +1488,9 @@ impl Reducer {
     }
 
     /// Mints `kind` for the message at `index`, hidden without a span behind `digest`: the stub
-    /// written from the history, the view message, and the reduction pushed to the log only
-    /// where the view saves `min_saved_bytes` wire bytes. Returns whether it was minted.
+    /// written from the history (none when its facts do not hold), the view message, and the
+    /// reduction pushed to the log only where the view saves `min_saved_bytes` wire bytes.
+    /// Returns whether it was minted.
     fn mint_whole(&mut self, index: usize, kind: ReductionKind, digest: Digest) -> bool {
         let msg = &self.history[index];
         let mut reduction = Reduction {
@@ -1531,6 +1507,10 @@ impl Reducer {
             stub: String::new(),
         };
         reduction.stub = expected_stub(&reduction, &self.history);
+        // No stub: the facts do not hold (a re-read whose pair is not as its kind says).
+        if reduction.stub.is_empty() {
+            return false;
+        }
         let Ok(view_msg) = stub_message(&reduction, msg) else {
             return false;
         };

@@ -186,12 +186,12 @@ fn repeated_texts_take_their_first_digest_and_lookalikes_are_hashed() {
 }
 
 proptest::proptest! {
-    /// The sums of [`crate::reducer::WireSums`] are the naive sums after any pushes and sets.
+    /// The sums of [`crate::reducer::SizeSums`] are the naive sums after any pushes and sets.
     #[test]
     fn wire_sums_match_naive_sums(
         ops in proptest::collection::vec((proptest::bool::ANY, 0usize..64, 0u64..1_000_000), 0..200),
     ) {
-        let mut sums = crate::reducer::WireSums::default();
+        let mut sums = crate::reducer::SizeSums::default();
         let mut naive: Vec<u64> = Vec::new();
         for (push, at, value) in ops {
             if push || naive.is_empty() {

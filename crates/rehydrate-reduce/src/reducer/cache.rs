@@ -81,7 +81,7 @@ pub(super) struct Held {
     pub(super) slots: HashSet<usize>,
     /// The bytes ([`batch_bytes`]) of each message's form as a batch would show it (a waiting
     /// reduction's decided form), by history index, over the messages measured so far.
-    pub(super) wire: WireSums,
+    pub(super) sizes: SizeSums,
 }
 
 /// The rent rule of a batch, as the fraction `RENT_NUMERATOR / RENT_DENOMINATOR` (11.5): the
@@ -99,16 +99,21 @@ const RENT_DENOMINATOR: u128 = 2;
 /// message sizes [`Reducer::batch_cut`] sums from a message to the end of the history, each
 /// measured once and updated in `O(log n)` when its message's form changes.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct WireSums {
+pub(crate) struct SizeSums {
     values: Vec<u64>,
     /// `tree[i - 1]` holds the sum of `values` over `(i - lowbit(i), i]`, 1-based.
     tree: Vec<u64>,
 }
 
-impl WireSums {
+impl SizeSums {
     /// How many positions are measured (the first that many messages).
     pub(crate) fn len(&self) -> usize {
         self.values.len()
+    }
+
+    /// Whether no position is measured yet.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.values.is_empty()
     }
 
     /// Measures the next position.
@@ -184,6 +189,20 @@ impl Reducer {
             return None;
         };
         self.held.projections += 1;
+        if horizon == 0 {
+            // Cold: what was decided is shown as it stands (final ids, in order); only the
+            // sizes of messages measured before change, and everything waiting is shown after.
+            if !self.held.sizes.is_empty() {
+                let indices: Vec<usize> = self.log.reductions[decided_from..]
+                    .iter()
+                    .map(|r| r.ptr.addr.index)
+                    .collect();
+                for index in indices {
+                    self.remeasure(index);
+                }
+            }
+            return Some((self.release_from(0), BatchCause::Cold));
+        }
         let decided: Vec<Reduction> = self.log.reductions.drain(decided_from..).collect();
         for r in decided {
             let index = r.ptr.addr.index;
@@ -199,9 +218,6 @@ impl Reducer {
             let view = self.stubs[index].as_deref().map_or(0, batch_bytes);
             let saved = batch_bytes(&self.history[index]).saturating_sub(view);
             self.held.reductions.push((r, saved, self.held.projections));
-        }
-        if horizon == 0 {
-            return Some((self.release_held(), BatchCause::Cold));
         }
         // A batch goes with new messages: a projection whose cached prefix is the whole
         // history (a reopened session fed its recorded history, a request body's reopening)
@@ -221,7 +237,7 @@ impl Reducer {
     ///
     /// Each message's size is measured once (the messages arrived since the last call
     /// now) and measured again when its form changes; the sums from each waiting reduction's
-    /// message on come from [`WireSums`], so a call costs `O(k log n)` for `k` waiting
+    /// message on come from [`SizeSums`], so a call costs `O(k log n)` for `k` waiting
     /// reductions, not a walk back through the history.
     fn batch_cut(&mut self, min_saved_bytes: usize, per_mille: u32) -> Option<(usize, usize)> {
         let now = self.held.projections;
@@ -236,9 +252,9 @@ impl Reducer {
             })
             .collect();
         waiting.sort_unstable();
-        while self.held.wire.len() < self.history.len() {
-            let wire = self.batch_form_bytes(self.held.wire.len());
-            self.held.wire.push(wire);
+        while self.held.sizes.len() < self.history.len() {
+            let size = self.batch_form_bytes(self.held.sizes.len());
+            self.held.sizes.push(size);
         }
         let (mut saved, mut rent, mut cut) = (0usize, 0u128, None);
         let mut at = waiting.len();
@@ -249,7 +265,7 @@ impl Reducer {
                 saved += waiting[at].1;
                 rent += waiting[at].1 as u128 * u128::from(waiting[at].2);
             }
-            let rewritten = u128::from(self.held.wire.suffix(index));
+            let rewritten = u128::from(self.held.sizes.suffix(index));
             let worth = saved as u128 * 1000 >= u128::from(per_mille) * rewritten;
             if saved >= min_saved_bytes
                 && (worth || rent * RENT_DENOMINATOR >= RENT_NUMERATOR * rewritten)
@@ -272,14 +288,16 @@ impl Reducer {
 
     /// Measures again message `index`, whose form changed, if it is measured.
     fn remeasure(&mut self, index: usize) {
-        if index < self.held.wire.len() {
-            let wire = self.batch_form_bytes(index);
-            self.held.wire.set(index, wire);
+        if index < self.held.sizes.len() {
+            let size = self.batch_form_bytes(index);
+            self.held.sizes.set(index, size);
         }
     }
 
     /// Shows the waiting reductions of messages at or after history index `cut`, in history
-    /// order; returns how many.
+    /// order (each addresses its own message), so a reducer that decided them in other
+    /// projections (a reopened session's, fed the whole history at once) gives them the same
+    /// ordinals; returns how many.
     fn release_from(&mut self, cut: usize) -> usize {
         let (mut due, wait): (Vec<_>, Vec<_>) = std::mem::take(&mut self.held.reductions)
             .into_iter()
@@ -290,15 +308,6 @@ impl Reducer {
         for (r, _, _) in due {
             self.show(r);
         }
-        n
-    }
-
-    /// Shows every waiting reduction, in history order (each addresses its own message), so a
-    /// reducer that decided them in other projections (a reopened session's, fed the whole
-    /// history at once) gives them the same ordinals; returns how many.
-    fn release_held(&mut self) -> usize {
-        let n = self.release_from(0);
-        self.held.slots.clear();
         n
     }
 
