@@ -442,7 +442,7 @@ mod tests {
     fn matching_rows_pass() -> Result<()> {
         let rows = "\
 | 0 | `rehydrate-model` | serde (dev-only: proptest) |
-| 1 | `rehydrate-sidecar` | model, blake3 (a note (nested), with commas), `cc` (dev-only: formats (fixtures)) |
+| 2 | `rehydrate-sidecar` | model, blake3 (a note (nested), with commas), `cc` (dev-only: formats (fixtures)) |
 | 1 | `rehydrate-formats` (`publish = false`) | none (dev-only: insta) |";
         assert_eq!(check(&doc(rows), &metadata(vec![]))?, Vec::<String>::new());
         Ok(())
@@ -452,8 +452,8 @@ mod tests {
     fn differences_fail() -> Result<()> {
         let rows = "\
 | 1 | `rehydrate-model` | serde, serde_json (dev-only: proptest) |
-| 1 | `rehydrate-sidecar` | model, cc (dev-only: formats, insta) |
-| 1 | `rehydrate-sidecar` | model |
+| 2 | `rehydrate-sidecar` | model, cc (dev-only: formats, insta) |
+| 2 | `rehydrate-sidecar` | model |
 | 1 | `rehydrate-gone` | model |
 | 2 | `rehydrate-unlisted` | none |
 | 2 | `rehydrate-reduce` | model, sidecar only |";

@@ -10,7 +10,7 @@
 //! refuse with evidence-too-large (exit 3), and prints its turns and bytes before and after.
 //! Then reduces each file under each preset and exports it to both request bodies, inverted
 //! (repaired) and with `--view`, and prints the repairs by kind: every body must pass its API's
-//! rules (`rehydrate_sidecar::check_request`, which export applies before writing).
+//! rules (`rehydrate_formats::check_request`, which export applies before writing).
 //! Then runs `rehydrate cost <FILE> --preset aggressive --pricing anthropic-5m --json` on each
 //! file and prints, for each session over 50k tokens, the cost of no reduction, per-turn and
 //! cache-aware reduction, against issue 18's target (reported, not enforced yet).

@@ -6,12 +6,13 @@
 //! | layer | crates                                                                 |
 //! |-------|------------------------------------------------------------------------|
 //! | 0     | rehydrate-model                                                        |
-//! | 1     | rehydrate-sidecar, rehydrate-formats, rehydrate-test-support           |
-//! | 2     | rehydrate-reduce, rehydrate-search, rehydrate-replay, rehydrate-store  |
-//! | 3     | rehydrate-evidence, rehydrate-intrinsics, rehydrate-signals, rehydrate-cost |
-//! | 4     | rehydrate (the facade)                                                 |
-//! | 5     | rehydrate-cli                                                          |
-//! | 6     | rehydrate-bench                                                        |
+//! | 1     | rehydrate-formats, rehydrate-test-support                              |
+//! | 2     | rehydrate-sidecar                                                      |
+//! | 3     | rehydrate-reduce, rehydrate-search, rehydrate-replay, rehydrate-store  |
+//! | 4     | rehydrate-evidence, rehydrate-intrinsics, rehydrate-signals, rehydrate-cost |
+//! | 5     | rehydrate (the facade)                                                 |
+//! | 6     | rehydrate-cli                                                          |
+//! | 7     | rehydrate-bench                                                        |
 //!
 //! Rules, checked against `cargo metadata --format-version 1 --no-deps`:
 //!
@@ -38,31 +39,29 @@ use crate::{architecture, cmd};
 const LAYERS: &[&[&str]] = &[
     // layer 0
     &["rehydrate-model"],
-    // layer 1
-    &[
-        "rehydrate-sidecar",
-        "rehydrate-formats",
-        "rehydrate-test-support",
-    ],
-    // layer 2 (the store verifies through the sidecar)
+    // layer 1: the format codecs (every byte layout, the APIs' rules) and the test helpers
+    &["rehydrate-formats", "rehydrate-test-support"],
+    // layer 2: hashing, verification, inversion, the leak guard (writes through the codecs)
+    &["rehydrate-sidecar"],
+    // layer 3 (the store verifies through the sidecar)
     &[
         "rehydrate-reduce",
         "rehydrate-search",
         "rehydrate-replay",
         "rehydrate-store",
     ],
-    // layer 3 (signals read the store; cost replays the reducer)
+    // layer 4 (signals read the store; cost replays the reducer)
     &[
         "rehydrate-evidence",
         "rehydrate-intrinsics",
         "rehydrate-signals",
         "rehydrate-cost",
     ],
-    // layer 4: the facade, which re-exports the crates below and wires them in `Session`
+    // layer 5: the facade, which re-exports the crates below and wires them in `Session`
     &["rehydrate"],
-    // layer 5
+    // layer 6
     &["rehydrate-cli"],
-    // layer 6: benchmarks, which may depend on everything (and alone on the peer)
+    // layer 7: benchmarks, which may depend on everything (and alone on the peer)
     &["rehydrate-bench"],
 ];
 
@@ -324,8 +323,8 @@ mod tests {
             [
                 ("rehydrate-model", Some(0), 0),
                 ("rehydrate-formats", Some(1), 0),
-                ("rehydrate-sidecar", Some(1), 0),
-                ("rehydrate-reduce", Some(2), 0),
+                ("rehydrate-sidecar", Some(2), 0),
+                ("rehydrate-reduce", Some(3), 0),
             ]
         );
         Ok(())
@@ -341,7 +340,7 @@ mod tests {
         assert_eq!(
             found,
             [
-                "rehydrate-sidecar (layer 1) depends on rehydrate-reduce (layer 2): \
+                "rehydrate-sidecar (layer 2) depends on rehydrate-reduce (layer 3): \
               dependencies must point to a lower layer"
             ]
         );
@@ -357,7 +356,7 @@ mod tests {
         assert_eq!(
             found,
             [
-                "rehydrate-model (layer 0) depends on rehydrate-cli (layer 5): \
+                "rehydrate-model (layer 0) depends on rehydrate-cli (layer 6): \
               dependencies must point to a lower layer"
             ]
         );
@@ -367,13 +366,13 @@ mod tests {
     #[test]
     fn same_layer_edge_fails() -> Result<()> {
         let found = errors(vec![
-            package("rehydrate-formats", &[("rehydrate-sidecar", None)]),
-            package("rehydrate-sidecar", &[]),
+            package("rehydrate-reduce", &[("rehydrate-search", None)]),
+            package("rehydrate-search", &[]),
         ])?;
         assert_eq!(
             found,
-            ["rehydrate-formats depends on rehydrate-sidecar: \
-              crates on the same layer (1) never depend on each other"]
+            ["rehydrate-reduce depends on rehydrate-search: \
+              crates on the same layer (3) never depend on each other"]
         );
         Ok(())
     }
@@ -387,7 +386,7 @@ mod tests {
         assert_eq!(
             found,
             [
-                "rehydrate-reduce (layer 2) has a dev-dependency on rehydrate-cli (layer 5): \
+                "rehydrate-reduce (layer 3) has a dev-dependency on rehydrate-cli (layer 6): \
               dev-dependencies must not point to a higher layer"
             ]
         );

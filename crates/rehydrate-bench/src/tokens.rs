@@ -9,8 +9,9 @@
 
 use std::collections::HashMap;
 
+use rehydrate_formats::Api;
 use rehydrate_model::{Content, Message};
-use rehydrate_sidecar::{Api, image_data, image_size, image_tokens, strip_image_data};
+use rehydrate_sidecar::{image_data, image_size, image_tokens, strip_image_data};
 
 /// Counts o200k_base tokens of message wire forms, remembering the count of every wire form it
 /// has seen (a view shares most of its messages with its history).

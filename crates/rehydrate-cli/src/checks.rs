@@ -1,8 +1,9 @@
 //! The checks more than one subcommand makes: a projection against its messages, a view as
 //! a request body of both APIs.
 
+use rehydrate::formats::{Api, Rule, check_request};
 use rehydrate::model::{Message, ReductionLog};
-use rehydrate::sidecar::{Api, Rule, check_inverts, check_request, verify_log};
+use rehydrate::sidecar::{check_inverts, verify_log};
 
 use crate::failure::Failure;
 

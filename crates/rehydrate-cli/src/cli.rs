@@ -268,8 +268,8 @@ pub(crate) enum ExportTo {
 }
 
 impl ExportTo {
-    pub(crate) fn format(self) -> rehydrate::sidecar::ExportFormat {
-        use rehydrate::sidecar::ExportFormat;
+    pub(crate) fn format(self) -> rehydrate::formats::ExportFormat {
+        use rehydrate::formats::ExportFormat;
         match self {
             ExportTo::Jsonl => ExportFormat::Jsonl,
             ExportTo::Openai => ExportFormat::OpenAi,

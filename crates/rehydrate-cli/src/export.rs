@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
+use rehydrate::formats::{Api, ExportFormat, RequestError, request_body};
 use rehydrate::model::{Reduction, ReductionKind};
 use rehydrate::reduce::{repairs_in_view, session_request_body};
 use rehydrate::sidecar::{
-    Api, ExportError, ExportFormat, RequestError, check_exportable, check_inverts, export_session,
-    request_body, verify_log,
+    ExportError, check_exportable, check_inverts, export_session, verify_log,
 };
 use rehydrate::store::SessionDir;
 

@@ -13,8 +13,9 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use rehydrate::formats::Api;
 use rehydrate::model::{Content, Message};
-use rehydrate::sidecar::{Api, image_data, image_size, image_tokens, strip_image_data};
+use rehydrate::sidecar::{image_data, image_size, image_tokens, strip_image_data};
 
 /// Counts `o200k_base` tokens of message wire forms, remembering the count of every wire form
 /// it has seen.

@@ -1,8 +1,13 @@
-//! Importers of agent session files into canonical [`rehydrate_model::Message`]s.
+//! The codecs of agent session formats and API request bodies: importers into canonical
+//! [`rehydrate_model::Message`]s, the writers back out, and the APIs' validity rules. This crate
+//! owns every byte layout rehydrate reads or writes, but for its own records (the session
+//! store, `rehydrate-store`).
 //!
 //! # Where to start
 //!
 //! - [`import`] turns one session file's bytes into an [`Import`]: format, messages, warnings.
+//! - [`write`] writes canonical messages in an [`ExportFormat`]; [`request_body`] writes a
+//!   request body for an [`Api`] and [`check_request`] states that API's rules.
 //! - [`import_each`] does the same and hands the messages over one at a time.
 //! - [`import_events`] reads a session as an event log instead, for evidence projection.
 //! - [`detect`] only guesses the [`Format`].
@@ -67,14 +72,18 @@
 
 #![forbid(unsafe_code)]
 
+mod anthropic;
+mod canonical;
 mod claude_code;
 mod detect;
 mod error;
 mod events;
+mod export;
 mod json;
 pub mod keys;
 mod links;
 mod openai;
+mod request;
 mod swe_agent;
 mod swe_agent_editor;
 
@@ -84,7 +93,12 @@ use std::str::FromStr;
 
 pub use error::Error;
 pub use events::{EventImport, events_from_messages, import_events};
+pub use export::{ExportFormat, write};
 use rehydrate_model::Message;
+pub use request::{
+    Api, CallDefect, RequestError, Rule, Violation, call_defect, check_request, has_content,
+    left_out_of_bodies, request_body, unsendable_calls,
+};
 
 /// A session file format this crate imports.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

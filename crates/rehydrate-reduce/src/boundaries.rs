@@ -68,7 +68,7 @@ impl Boundaries {
     }
 
     /// Takes the next message of the history; `folded` are the positions of its calls that
-    /// are folded (`rehydrate_sidecar::unsendable_calls`), which nothing answers.
+    /// are folded (`rehydrate_formats::unsendable_calls`), which nothing answers.
     pub(crate) fn push(&mut self, message: &Message, folded: &[usize]) {
         let i = self.len;
         self.len += 1;
@@ -77,7 +77,7 @@ impl Boundaries {
         if message.is_turn_start() {
             self.turn_starts.push(i);
         }
-        if message.role == Role::Assistant && !rehydrate_sidecar::left_out_of_bodies(message) {
+        if message.role == Role::Assistant && !rehydrate_formats::left_out_of_bodies(message) {
             // The model was called again: a call still pending will get no result (the view
             // gives it a synthetic one right after it), so it crosses no later boundary.
             for (_, call) in self.pending.drain(..) {

@@ -11,8 +11,8 @@
 
 use std::collections::HashMap;
 
+use rehydrate_formats::{has_content, left_out_of_bodies};
 use rehydrate_model::{Message, Role};
-use rehydrate_sidecar::{has_content, left_out_of_bodies};
 
 /// What one message means for pairing.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -257,7 +257,7 @@ impl Pairing {
     }
 }
 
-/// [`rehydrate_sidecar::unsendable_calls`] of each message of `messages`, in order; on several
+/// [`rehydrate_formats::unsendable_calls`] of each message of `messages`, in order; on several
 /// threads when their calls' arguments are large ([`crate::batch::map_batch`]: a whole session
 /// at once, where validating the arguments is most of the pairing work).
 pub(crate) fn unsendable_batch(messages: &[Message]) -> Vec<Vec<usize>> {
@@ -275,7 +275,7 @@ pub(crate) fn unsendable_batch(messages: &[Message]) -> Vec<Vec<usize>> {
             if m.tool_calls.is_empty() {
                 Vec::new()
             } else {
-                rehydrate_sidecar::unsendable_calls(m)
+                rehydrate_formats::unsendable_calls(m)
             }
         },
     )

@@ -42,7 +42,7 @@ pub struct Projection {
 /// - everything else is kept as it is.
 ///
 /// Whatever the input's defects, the view is a valid request body for both APIs as far as
-/// tool-call pairing goes (`rehydrate_sidecar::check_request`): each change made for that is a
+/// tool-call pairing goes (`rehydrate_formats::check_request`): each change made for that is a
 /// pairing repair, a reduction like any other (docs/FORMATS.md, "Pairing repairs"): a call that
 /// got no result is answered by a synthetic result saying so, a result whose call is not right
 /// before it or that answers a call a second time is hidden behind a stub, and a result that

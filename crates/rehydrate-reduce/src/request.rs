@@ -3,10 +3,10 @@
 
 use std::collections::BTreeSet;
 
+use rehydrate_formats::{Api, RequestError, request_body};
 use rehydrate_model::{
     MOVED_METADATA_KEY, Message, REDUCTION_METADATA_KEY, Reduction, ReductionLog,
 };
-use rehydrate_sidecar::{Api, RequestError, request_body};
 
 use crate::project::Projection;
 use crate::reducer::Reducer;
@@ -18,7 +18,7 @@ impl Reducer {
     /// # Errors
     ///
     /// [`RequestError`] when the view breaks a rule the pairing repairs do not cover
-    /// (`rehydrate_sidecar::check_request`): a view with no message to send, a system
+    /// (`rehydrate_formats::check_request`): a view with no message to send, a system
     /// content part that is not text (Anthropic), an empty text part (Anthropic).
     ///
     /// # Example
@@ -26,13 +26,13 @@ impl Reducer {
     /// ```
     /// use rehydrate_model::{Message, Role};
     /// use rehydrate_reduce::{ReductionPolicy, Reducer};
-    /// use rehydrate_sidecar::Api;
+    /// use rehydrate_formats::Api;
     ///
     /// let mut reducer = Reducer::new(ReductionPolicy::default());
     /// reducer.project([Message::text(Role::User, "run it"), Message::tool_call("t1", "run", "{}")]);
     /// let body = String::from_utf8(reducer.request_body(Api::OpenAi)?).unwrap();
     /// assert!(body.contains(r#"{"role":"tool","content":"[rehydrate:unanswered-call r0."#));
-    /// # Ok::<(), rehydrate_sidecar::RequestError>(())
+    /// # Ok::<(), rehydrate_formats::RequestError>(())
     /// ```
     pub fn request_body(&mut self, api: Api) -> Result<Vec<u8>, RequestError> {
         self.close();
@@ -54,7 +54,7 @@ impl Reducer {
 /// the view uses.
 ///
 /// This is the form in which a session with every reduction undone (the minted view, an
-/// export) is sent again; `rehydrate_sidecar::request_body(&projection.view, api)` writes it.
+/// export) is sent again; `rehydrate_formats::request_body(&projection.view, api)` writes it.
 ///
 /// # Example
 ///

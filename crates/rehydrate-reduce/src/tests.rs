@@ -138,7 +138,7 @@ proptest::proptest! {
         for end in 0..=history.len() {
             if end > 0 {
                 let m = &history[end - 1];
-                boundaries.push(m, &rehydrate_sidecar::unsendable_calls(m));
+                boundaries.push(m, &rehydrate_formats::unsendable_calls(m));
             }
             let prefix = &history[..end];
             let safe = safe_boundaries(prefix);

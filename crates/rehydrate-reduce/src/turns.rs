@@ -28,7 +28,7 @@ pub fn turn_starts(history: &[Message]) -> Vec<usize> {
 /// Calls and results are matched by `tool_call_id`; a result matches the latest earlier call
 /// with its id, made by the latest assistant message: a call still waiting when another
 /// assistant message arrives is abandoned (it gets no result) and crosses nothing, and a call
-/// the APIs refuse as written (`rehydrate_sidecar::unsendable_calls`) is folded and answered
+/// the APIs refuse as written (`rehydrate_formats::unsendable_calls`) is folded and answered
 /// by nothing. Linear in
 /// the number of messages.
 pub fn safe_boundaries(history: &[Message]) -> Vec<bool> {
@@ -44,12 +44,12 @@ pub fn safe_boundaries(history: &[Message]) -> Vec<bool> {
             diff[c + 1] += 1;
             diff[i + 1] -= 1;
         }
-        if m.role == Role::Assistant && !rehydrate_sidecar::left_out_of_bodies(m) {
+        if m.role == Role::Assistant && !rehydrate_formats::left_out_of_bodies(m) {
             // A call still pending when the model is called again is abandoned: it gets no
             // result (the view gives it a synthetic one), so it crosses nothing.
             pending.clear();
             // A call the APIs refuse as written is folded into text: nothing answers it.
-            let folded = rehydrate_sidecar::unsendable_calls(m);
+            let folded = rehydrate_formats::unsendable_calls(m);
             for (_, c) in m
                 .tool_calls
                 .iter()

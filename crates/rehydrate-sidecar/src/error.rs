@@ -2,7 +2,9 @@
 
 use rehydrate_model::{Digest, Role};
 
-use crate::{ExportError, RequestError};
+use rehydrate_formats::RequestError;
+
+use crate::ExportError;
 
 /// Why a reduction could not be resolved, expanded or inverted, or (through the last two
 /// variants) why an export or a request body was refused.

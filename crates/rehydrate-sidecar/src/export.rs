@@ -14,37 +14,7 @@ use rehydrate_model::{
 
 use crate::error::Error;
 use crate::invert::{check_inverts, verify_log};
-use crate::request::{Api, Violation, anthropic, check_request, left_out_of_bodies, write_openai};
-
-/// The form [`export_session`] writes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ExportFormat {
-    /// Canonical JSONL: one canonical message (docs/FORMATS.md, "Canonical message") per line,
-    /// metadata and details included, each line ended by `\n`.
-    Jsonl,
-    /// An OpenAI chat-completions request body, `{"messages":[…]}`, each message in its wire
-    /// form ([`Message::write_wire`]).
-    OpenAi,
-    /// An Anthropic Messages request body, `{"system":…,"messages":[…]}`, with content blocks.
-    Anthropic,
-}
-
-impl ExportFormat {
-    /// The token naming the format: `jsonl`, `openai` or `anthropic`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ExportFormat::Jsonl => "jsonl",
-            ExportFormat::OpenAi => "openai",
-            ExportFormat::Anthropic => "anthropic",
-        }
-    }
-}
-
-impl std::fmt::Display for ExportFormat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+use rehydrate_formats::{ExportFormat, Violation, left_out_of_bodies, write};
 
 /// Why a session could not be exported. Nothing is written when export fails: there is no
 /// partial export.
@@ -133,7 +103,7 @@ pub enum ExportError {
     },
     /// A rule of the request body that the tool-call links do not cover (for Anthropic: an
     /// input that is not a JSON object, a system part that is not text, a first message that
-    /// is not a user message, a tool id of another shape, …; see [`crate::check_request`]).
+    /// is not a user message, a tool id of another shape, …; see [`rehydrate_formats::check_request`]).
     #[error("{0}")]
     Invalid(Violation),
 }
@@ -195,13 +165,14 @@ impl ExportError {
 /// (naming the reduction id or the view index); [`ExportError::ReductionKeyLeft`] and
 /// [`ExportError::StubLeft`] from the leak guard; for the request bodies, the errors of
 /// [`check_tool_links`], then [`ExportError::Invalid`] with the first other violation of
-/// [`crate::check_request`].
+/// [`rehydrate_formats::check_request`].
 ///
 /// # Example
 ///
 /// ```
 /// use rehydrate_model::{Message, ReductionLog, Role};
-/// use rehydrate_sidecar::{ExportFormat, export_session};
+/// use rehydrate_formats::ExportFormat;
+/// use rehydrate_sidecar::export_session;
 ///
 /// let minted = vec![Message::text(Role::System, "be brief"), Message::text(Role::User, "hi")];
 /// let log = ReductionLog::default();
@@ -245,24 +216,13 @@ pub fn export_shown(
 
 /// Writes `messages` (an inverted session) in `format`, after the checks a request body needs.
 fn write_export(messages: &[Message], format: ExportFormat) -> Result<Vec<u8>, ExportError> {
-    match format {
-        ExportFormat::Jsonl => Ok(write_jsonl(messages)),
-        ExportFormat::OpenAi => {
-            check_tool_links(messages)?;
-            if let Some(v) = check_request(messages, Api::OpenAi).into_iter().next() {
-                return Err(ExportError::Invalid(v));
-            }
-            Ok(write_openai(messages))
-        }
-        ExportFormat::Anthropic => {
-            check_tool_links(messages)?;
-            let (body, violations) = anthropic(messages);
-            if let Some(v) = violations.into_iter().next() {
-                return Err(ExportError::Invalid(v));
-            }
-            Ok(body.write())
-        }
+    if format.api().is_some() {
+        check_tool_links(messages)?;
     }
+    write(messages, format).map_err(|e| {
+        let first = e.violations.into_iter().next();
+        ExportError::Invalid(first.expect("a RequestError holds at least one violation"))
+    })
 }
 
 /// The checks [`export_session`] makes before it writes anything, in its order: the view
@@ -301,7 +261,7 @@ pub fn check_exportable(
 /// answers nothing. A call id is scoped to its assistant message, so a later message may reuse
 /// it (SWE-agent replays do) and needs its own result. Observations (user messages) are not
 /// tool results here: they are sent as user messages. A message both bodies leave out
-/// ([`crate::left_out_of_bodies`]) is passed over, as the bodies pass over it.
+/// ([`rehydrate_formats::left_out_of_bodies`]) is passed over, as the bodies pass over it.
 ///
 /// # Errors
 ///
@@ -540,17 +500,6 @@ fn stubs_in_value(value: &serde_json::Value) -> Vec<Stub> {
             .collect(),
         Value::Null | Value::Bool(_) | Value::Number(_) => Vec::new(),
     }
-}
-
-/// Canonical JSONL: one canonical message per line.
-fn write_jsonl(messages: &[Message]) -> Vec<u8> {
-    let mut out = Vec::new();
-    for m in messages {
-        serde_json::to_writer(&mut out, m)
-            .expect("a message serializes: string keys only, and a Vec cannot fail to grow");
-        out.push(b'\n');
-    }
-    out
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-use crate::Api;
+use rehydrate_formats::Api;
 
 /// The base64 image data a content part carries, and its media type when the part names one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

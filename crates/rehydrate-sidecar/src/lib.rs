@@ -6,8 +6,8 @@
 //! - [`expand_reduction`] serves the exact original bytes behind a reduction, verified first.
 //! - [`invert`] gives back the original messages from a view, its log and the minted view.
 //! - [`verify_log`] checks every reduction of a log against the minted view.
-//! - [`check_request`] and [`request_body`] state the APIs' rules and write their request bodies.
-//! - [`export_session`] writes the session with every reduction undone.
+//! - [`export_session`] writes the session with every reduction undone, in any form
+//!   `rehydrate-formats` writes, behind the leak guard.
 //!
 //! A reduction points into the *minted view*: the full-fidelity message list it was minted
 //! against (the sidecar). Everything here is a pure function over that slice and a
@@ -30,10 +30,10 @@
 //! - [`invert`] splices every original back into a view: view + log + minted view give back the
 //!   original messages byte for byte; [`check_inverts`] makes the same checks without building
 //!   them. [`verify_log`] checks every reduction of a log.
-//! - [`export_session`] writes the inverted session as canonical JSONL, an OpenAI
-//!   chat-completions body or an Anthropic Messages body; it refuses to leave a stub in the
-//!   bytes, and [`check_tool_links`] keeps the bodies valid (every tool call answered once,
-//!   right after it).
+//! - [`export_session`] writes the inverted session in a [`rehydrate_formats::ExportFormat`]
+//!   (the formats crate owns every byte layout and the APIs' rules); it refuses to leave a stub
+//!   in the bytes, and [`check_tool_links`] keeps the request bodies valid (every tool call
+//!   answered once, right after it).
 //!
 //! # Example
 //!
@@ -64,7 +64,6 @@ mod hash;
 mod image;
 mod invert;
 mod render;
-mod request;
 mod reread;
 mod rerun;
 mod resolve;
@@ -75,9 +74,7 @@ mod tool_input;
 pub use diff::{DIFF_MAX_EDIT_LINES, apply_unified_diff, unified_diff, unified_diff_with_bound};
 pub use error::Error;
 pub use expand::{ExpandOutcome, expand_reduction, reduction_total_bytes};
-pub use export::{
-    ExportError, ExportFormat, check_exportable, check_tool_links, export_session, export_shown,
-};
+pub use export::{ExportError, check_exportable, check_tool_links, export_session, export_shown};
 pub use hash::{TurnsHasher, content_digest, turns_digest};
 pub use image::{
     ImageData, hidden_images_text, image_data, image_size, image_tokens, redacted_parts,
@@ -86,10 +83,6 @@ pub use image::{
 pub use invert::{check_inverts, invert, verify_log};
 pub use render::{
     TurnsFacts, expected_stub, expected_stub_from_facts, moved_message, render_turns, stub_message,
-};
-pub use request::{
-    Api, CallDefect, RequestError, Rule, Violation, call_defect, check_request, has_content,
-    left_out_of_bodies, request_body, unsendable_calls,
 };
 pub use reread::{REREAD_DIFF_CONTEXT_LINES, diff_within_share, reread_diff, whole_read};
 pub use rerun::{CommandFields, answered_call, canonical_arguments, rerun_key};

@@ -9,10 +9,10 @@ use rehydrate_model::{
 
 use crate::error::Error;
 use crate::image::redacted_parts;
-use crate::request::{CallDefect, call_defect};
 use crate::rerun::answered_call;
 use crate::terminal::normalize_terminal;
 use crate::tool_input::replace_argument;
+use rehydrate_formats::{CallDefect, call_defect};
 
 /// The view message that stands for reduction `r`, given the message it addresses in the
 /// minted view (`addressed`; for turns cleared, the first cleared message, which is not used).

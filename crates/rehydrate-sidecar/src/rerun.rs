@@ -5,7 +5,7 @@
 use rehydrate_model::{Digest, Message, Role, ToolCall, write_json_value};
 use serde_json::Value;
 
-use crate::request::{call_defect, left_out_of_bodies};
+use rehydrate_formats::{call_defect, left_out_of_bodies};
 
 /// Which top-level string fields of a call's arguments are commands, whose runs of spaces and
 /// tabs [`canonical_arguments`] collapses (outside quotes).

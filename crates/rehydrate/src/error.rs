@@ -3,7 +3,8 @@
 
 use std::path::PathBuf;
 
-use rehydrate_sidecar::{ExportError, RequestError};
+use rehydrate_formats::RequestError;
+use rehydrate_sidecar::ExportError;
 use rehydrate_store::Error as StoreError;
 
 /// Why a [`crate::Session`] operation failed. Every variant names the session store's file.
@@ -34,7 +35,7 @@ pub enum Error {
         id: String,
     },
     /// The view breaks an API rule no pairing repair covers (an empty view, a system part that
-    /// is not text, an empty text part; `rehydrate_sidecar::check_request`).
+    /// is not text, an empty text part; `rehydrate_formats::check_request`).
     #[error("session store {path}: the view is not a valid request body: {source}")]
     Request {
         /// The store file.

@@ -103,12 +103,12 @@ pub use rehydrate_sidecar as sidecar;
 pub use rehydrate_signals as signals;
 pub use rehydrate_store as store;
 
+pub use rehydrate_formats::{Api, ExportFormat};
 pub use rehydrate_intrinsics::{
     EXPAND_REDUCTION, SIDECAR_SEARCH, ToolFormat, ToolResult, tool_definitions,
 };
 pub use rehydrate_model::{Message, Reduction, ReductionId, ReductionLog, Role, ToolCall};
 pub use rehydrate_reduce::{CacheState, Minting, ReductionPolicy, View};
-pub use rehydrate_sidecar::{Api, ExportFormat};
 pub use rehydrate_store::{SessionDir, SyncPolicy};
 
 /// The README's Rust examples, compiled and run as doctests.

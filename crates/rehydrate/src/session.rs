@@ -4,10 +4,11 @@
 
 use std::path::Path;
 
+use rehydrate_formats::{Api, ExportFormat};
 use rehydrate_intrinsics::{CallContext, Intrinsics, ToolFormat, ToolResult, tool_definitions};
 use rehydrate_model::{Message, ReductionLog, filter_reasoning_artifacts};
 use rehydrate_reduce::{CacheState, Reducer, ReductionPolicy, View};
-use rehydrate_sidecar::{Api, ExportFormat, Sources, export_session, export_shown};
+use rehydrate_sidecar::{Sources, export_session, export_shown};
 use rehydrate_store::{MissReason, SessionStore, StoreState, SyncPolicy};
 
 use crate::error::Error;

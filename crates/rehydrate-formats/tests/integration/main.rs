@@ -5,6 +5,7 @@
 
 mod corpus;
 mod fixtures;
+mod request;
 mod robustness;
 mod snapshots;
 

@@ -5,9 +5,10 @@
 
 use std::path::Path;
 
+use rehydrate_formats::{Api, request_body};
 use rehydrate_model::{Message, ReductionLog};
 use rehydrate_reduce::{ReductionPolicy, project_messages};
-use rehydrate_sidecar::{Api, expand_reduction, invert, request_body, verify_log};
+use rehydrate_sidecar::{expand_reduction, invert, verify_log};
 use serde_json::Value;
 
 fn policy_from(overrides: &Value) -> ReductionPolicy {

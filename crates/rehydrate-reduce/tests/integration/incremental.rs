@@ -3,9 +3,10 @@
 //! one-shot form gives for the prefix and the previous log.
 
 use proptest::prelude::*;
+use rehydrate_formats::Api;
 use rehydrate_model::{Content, Message, ReductionLog, Role};
 use rehydrate_reduce::{CacheState, Minting, Reducer, ReductionPolicy, project_messages};
-use rehydrate_sidecar::{Api, invert, verify_log};
+use rehydrate_sidecar::{invert, verify_log};
 use rehydrate_test_support::{assistant_call, call, calling};
 
 /// One message of a chaotic session: calls and results drawn from a small id pool, so calls go

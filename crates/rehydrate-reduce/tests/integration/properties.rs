@@ -3,14 +3,13 @@
 use std::collections::HashSet;
 
 use proptest::prelude::*;
+use rehydrate_formats::{Api, Rule, check_request};
 use rehydrate_model::{
     Message, REDUCTION_METADATA_KEY, ReductionKind, ReductionLog, Role, THINKING_METADATA_KEY,
     THINKING_SIGNATURE_METADATA_KEY, ToolDetails,
 };
 use rehydrate_reduce::{Minting, ReductionPolicy, project_messages};
-use rehydrate_sidecar::{
-    Api, Rule, check_request, expand_reduction, invert, render_turns, verify_log,
-};
+use rehydrate_sidecar::{expand_reduction, invert, render_turns, verify_log};
 
 /// Text made of pieces that stress cuts: multi-byte chars, line breaks, ASCII runs.
 fn text(max_pieces: usize) -> impl Strategy<Value = String> {
@@ -428,7 +427,7 @@ pub(crate) fn repair_bytes(view: &[Message], log: &ReductionLog) -> usize {
 pub(crate) fn repairable_violations(
     view: &[Message],
     api: Api,
-) -> Vec<rehydrate_sidecar::Violation> {
+) -> Vec<rehydrate_formats::Violation> {
     check_request(view, api)
         .into_iter()
         .filter(|v| v.rule != Rule::NoMessages)

@@ -4,12 +4,13 @@
 //! all three forms, whatever the policy and whatever pairing repairs the view carries.
 
 use proptest::prelude::*;
+use rehydrate_formats::{Api, ExportFormat, request_body};
 use rehydrate_model::{
     Content, Message, REDUCTION_METADATA_KEY, ReductionKind, ReductionLog, Role, ToolDetails,
     find_stubs,
 };
 use rehydrate_reduce::{ReductionPolicy, project_messages};
-use rehydrate_sidecar::{Api, ExportFormat, check_tool_links, export_session, request_body};
+use rehydrate_sidecar::{check_tool_links, export_session};
 use rehydrate_test_support::assistant_call;
 
 use crate::defects::{Defect, defect, inject};

@@ -2,12 +2,13 @@
 //! check, the Anthropic merges and reasoning, and a round trip of every Claude Code and SWE-agent
 //! session of the shared corpus.
 
+use rehydrate_formats::ExportFormat;
 use rehydrate_model::{
     Content, Message, REDUCTION_METADATA_KEY, Reduction, ReductionKind, ReductionLog, Role,
     ToolDetails,
 };
 use rehydrate_sidecar::{
-    ExportError, ExportFormat, check_tool_links, expected_stub, export_session, stub_message,
+    ExportError, check_tool_links, expected_stub, export_session, stub_message,
 };
 use rehydrate_test_support::{call, calling, corpus_sessions};
 use serde_json::Value;
@@ -693,5 +694,24 @@ fn redacted_thinking_opens_its_message_and_empty_assistants_leave_the_openai_bod
     assert_eq!(
         String::from_utf8(openai).unwrap(),
         r#"{"messages":[{"role":"user","content":"go"},{"role":"assistant","content":"ok"},{"role":"user","content":"again"}]}"#
+    );
+}
+
+#[test]
+fn the_link_check_passes_over_a_message_both_bodies_leave_out() {
+    let mut thinking = Message::text(Role::Assistant, " ");
+    thinking.metadata.insert("thinking".into(), "hmm".into());
+    let messages = vec![
+        Message::text(Role::User, "go"),
+        calling(None, vec![call("a", "ls", "{}")]),
+        thinking,
+        Message::tool_result("a", "1"),
+    ];
+    assert_eq!(check_tool_links(&messages), Ok(()));
+    let mut unanswered = messages.clone();
+    unanswered.pop();
+    assert_eq!(
+        check_tool_links(&unanswered).unwrap_err().to_string(),
+        "message 1: tool call a has no tool result right after it"
     );
 }

@@ -3,7 +3,8 @@
 
 use base64::Engine as _;
 use proptest::prelude::*;
-use rehydrate_sidecar::{Api, ImageData, image_data, image_size, image_tokens};
+use rehydrate_formats::Api;
+use rehydrate_sidecar::{ImageData, image_data, image_size, image_tokens};
 use serde_json::json;
 
 fn b64(bytes: &[u8]) -> String {

@@ -9,7 +9,6 @@ mod export;
 mod image;
 mod image_redacted;
 mod normalized;
-mod request;
 mod reread;
 mod rerun;
 mod sources;

@@ -2,14 +2,12 @@
 //! model copied into a tool call) is content: a reduced session holding it exports exactly as
 //! its unreduced copy does, in every form, and a stub the input lacks still never gets out.
 
+use rehydrate_formats::{Api, ExportFormat, request_body};
 use rehydrate_model::{
     Content, Message, REDUCTION_METADATA_KEY, Reduction, ReductionLog, Role, ToolDetails,
     check_tool_input, find_stubs,
 };
-use rehydrate_sidecar::{
-    Api, Error, ExportError, ExportFormat, check_exportable, export_session, request_body,
-    stub_message,
-};
+use rehydrate_sidecar::{Error, ExportError, check_exportable, export_session, stub_message};
 use rehydrate_test_support::{call, calling};
 
 use crate::export::{duplicate, read_jsonl};

@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use rehydrate::ReductionLog;
 use rehydrate::ReductionPolicy;
 use rehydrate::formats::import;
+use rehydrate::formats::{Api, check_request};
 use rehydrate::reduce::project_messages;
-use rehydrate::sidecar::{Api, check_request, expand_reduction, invert, verify_log};
+use rehydrate::sidecar::{expand_reduction, invert, verify_log};
 
 /// What the aggressive preset mints on each fixture: its stub tokens with their counts. The
 /// images sessions hold three messages with an image over the trigger, all inside the protected

@@ -8,9 +8,10 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proptest::prelude::*;
+use rehydrate::formats::request_body;
 use rehydrate::model::Content;
 use rehydrate::reduce::Reducer;
-use rehydrate::sidecar::{invert, request_body, verify_log};
+use rehydrate::sidecar::{invert, verify_log};
 use rehydrate::store::read_store;
 use rehydrate::{
     Api, CacheState, ExportFormat, Message, Minting, ReductionPolicy, Role, Session, SyncPolicy,

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
+use rehydrate::formats::request_body;
 use rehydrate::model::{Content, ReductionKind};
 use rehydrate::reduce::project_messages;
-use rehydrate::sidecar::request_body;
 use rehydrate::store::{SessionStore, read_store};
 use rehydrate::{
     Api, CacheState, EXPAND_REDUCTION, Error, ExportFormat, Message, Minting, ReductionLog,
