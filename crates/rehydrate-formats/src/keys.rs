@@ -26,3 +26,21 @@ pub const SWE_AGENT_IS_DEMO: &str = "swe_agent.is_demo";
 /// OpenAI: the role as the file wrote it where it maps to another (`developer` to system,
 /// `function` to tool).
 pub const OPENAI_ROLE: &str = "openai.role";
+
+/// Every format with a writer: on the first message made from a group of source records, the
+/// exact text of the group (for JSONL, its lines with their line breaks, and the lines before
+/// it that made no message); the writer gives it back verbatim while the group's messages are
+/// unchanged (docs/FORMATS.md, "Source records").
+pub const SOURCE: &str = "rehydrate.source";
+/// Every format with a writer: `"true"` on a later message of the group the last message with
+/// [`SOURCE`] opened.
+pub const SOURCE_PART: &str = "rehydrate.source_part";
+/// JSONL formats with a writer: on the last message, the lines after the last group.
+pub const SOURCE_TAIL: &str = "rehydrate.source_tail";
+/// Whole-document formats with a writer: on the first message, the document without its
+/// messages, as compact JSON text, so the writer gives back the same JSON value.
+pub const DOCUMENT: &str = "rehydrate.document";
+/// The keys that hold a message's own source bytes, which a stub drops (a stub's source is the
+/// sidecar, and the view never carries hidden bytes): [`SOURCE`], [`SOURCE_PART`] and
+/// [`SOURCE_TAIL`]. [`DOCUMENT`] is the session's, not the message's, and stays.
+pub const SOURCE_KEYS: [&str; 3] = [SOURCE, SOURCE_PART, SOURCE_TAIL];

@@ -1,5 +1,6 @@
 //! Renderings: the view message standing for a reduction, and the text of cleared turns.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use rehydrate_model::{
@@ -12,7 +13,7 @@ use crate::image::redacted_parts;
 use crate::rerun::answered_call;
 use crate::terminal::normalize_terminal;
 use crate::tool_input::replace_argument;
-use rehydrate_formats::{CallDefect, call_defect};
+use rehydrate_formats::{CallDefect, call_defect, keys};
 
 /// The view message that stands for reduction `r`, given the message it addresses in the
 /// minted view (`addressed`; for turns cleared, the first cleared message, which is not used).
@@ -55,7 +56,8 @@ use rehydrate_formats::{CallDefect, call_defect};
 ///   that reduction's view form with the key added ([`moved_message`]).
 ///
 /// In every other case the message's `metadata` gains [`REDUCTION_METADATA_KEY`] = the
-/// reduction id, and the stub carries no `details` (they describe the hidden content; the
+/// reduction id and loses the keys holding its source bytes (`rehydrate_formats::keys::SOURCE`,
+/// `SOURCE_PART`, `SOURCE_TAIL`: the view never carries hidden bytes), and the stub carries no `details` (they describe the hidden content; the
 /// sidecar keeps them).
 /// This is the only place the view form of a reduction is defined (docs/FORMATS.md, "View").
 ///
@@ -112,8 +114,7 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
                     Content::Parts(parts)
                 }
             };
-            let mut metadata = addressed.metadata.clone();
-            metadata.insert(REDUCTION_METADATA_KEY.to_string(), id);
+            let metadata = stub_metadata(addressed, id);
             return Ok(Message {
                 content: Some(content),
                 tool_calls: addressed
@@ -157,8 +158,7 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
                         token(field).unwrap_or("of that name")
                     ))
                 })?;
-            let mut metadata = addressed.metadata.clone();
-            metadata.insert(REDUCTION_METADATA_KEY.to_string(), id);
+            let metadata = stub_metadata(addressed, id);
             return Ok(Message {
                 tool_calls,
                 metadata,
@@ -180,8 +180,7 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
                     reason: format!("message {index} has no content part at position {k}"),
                 });
             }
-            let mut metadata = addressed.metadata.clone();
-            metadata.insert(REDUCTION_METADATA_KEY.to_string(), id);
+            let metadata = stub_metadata(addressed, id);
             return Ok(Message {
                 content: Some(Content::Parts(redacted_parts(parts, &hidden, &r.stub))),
                 metadata,
@@ -229,8 +228,7 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
         }
         ReductionKind::OutputNormalized { cut, .. } => normalized_view(r, addressed, *cut)?,
     };
-    let mut metadata = addressed.metadata.clone();
-    metadata.insert(REDUCTION_METADATA_KEY.to_string(), id);
+    let metadata = stub_metadata(addressed, id);
     Ok(Message {
         role: addressed.role,
         content: Some(Content::Text(content)),
@@ -241,6 +239,20 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
         metadata,
         details: None,
     })
+}
+
+/// The metadata of a stub standing in `addressed`: its metadata without the keys that hold its
+/// source bytes (`rehydrate_formats::keys::SOURCE_KEYS`: the view never carries hidden bytes,
+/// and a writer gives a stub's message afresh), with [`REDUCTION_METADATA_KEY`] = `id`.
+fn stub_metadata(addressed: &Message, id: String) -> BTreeMap<String, String> {
+    let mut metadata: BTreeMap<String, String> = addressed
+        .metadata
+        .iter()
+        .filter(|(k, _)| !keys::SOURCE_KEYS.contains(&k.as_str()))
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    metadata.insert(REDUCTION_METADATA_KEY.to_string(), id);
+    metadata
 }
 
 /// The view text of a normalized output (see [`stub_message`]).

@@ -283,3 +283,27 @@ fn a_stub_the_input_lacks_never_reaches_the_export() {
     bare[3].metadata.clear();
     refused(&bare, 3, 3);
 }
+
+#[test]
+fn a_stub_drops_the_source_bytes_of_its_message_and_inverting_gives_them_back() {
+    use rehydrate_formats::keys;
+    let big = numbered(6);
+    let mut result = Message::tool_result("c1", big.clone());
+    for (key, value) in [
+        (keys::SOURCE, "{\"type\":\"function_call_output\"}\n"),
+        (keys::SOURCE_TAIL, "{\"type\":\"event_msg\"}\n"),
+        (keys::DOCUMENT, "{\"model\":\"m\"}"),
+        ("timestamp", "2026-12-01T00:00:00Z"),
+    ] {
+        result.metadata.insert(key.to_string(), value.to_string());
+    }
+    let minted = vec![Message::text(Role::User, "go"), result];
+    let log = log_of(vec![truncation(0, 1, &big, middle(&big, 2, 1))]);
+    let view = view_of(&minted, &log);
+    let kept: Vec<&str> = view[1].metadata.keys().map(String::as_str).collect();
+    assert_eq!(kept, [keys::DOCUMENT, "rehydrate.reduction", "timestamp"]);
+    assert_eq!(
+        rehydrate_sidecar::invert(&view, &log, &minted).unwrap(),
+        minted
+    );
+}
