@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use rehydrate::formats::{Api, ExportFormat, RequestError, request_body};
+use rehydrate::formats::{ExportFormat, RequestError, write};
 use rehydrate::model::{Reduction, ReductionKind};
 use rehydrate::reduce::{repairs_in_view, session_request_body};
 use rehydrate::sidecar::{
@@ -26,25 +26,28 @@ pub(crate) fn run(
 ) -> Result<(), Failure> {
     let loaded = SessionDir::open(dir)?;
     loaded.refuse_mismatched()?;
-    let api = match to.format() {
-        ExportFormat::OpenAi => Some(Api::OpenAi),
-        ExportFormat::Anthropic => Some(Api::Anthropic),
-        ExportFormat::Jsonl => None,
-    };
+    let format = to.format();
+    let api = format.api();
     let (bytes, report) = match (api, view) {
         (None, true) => {
-            return Err(input(
-                "--view writes a request body: use --to openai or --to anthropic (jsonl is the lossless record of the session)",
-            ));
+            let sent: Vec<&str> = ExportFormat::ALL
+                .iter()
+                .filter(|f| f.api().is_some())
+                .map(|f| f.as_str())
+                .collect();
+            return Err(input(format!(
+                "--view writes what a model is sent: use --to {} ({format} is the lossless record of the session)",
+                or_list(&sent)
+            )));
         }
-        (Some(api), true) => {
-            let body = view_body(dir, &loaded, api)?;
+        (Some(_), true) => {
+            let body = view_body(dir, &loaded, format)?;
             // The view is the directory's own: its repairs are the log's.
             let rows = rows(&loaded, repairs_in_view(&loaded.view, &loaded.log));
             (
                 body,
                 Report {
-                    api: Some(api),
+                    format,
                     view: true,
                     strict,
                     rows,
@@ -52,25 +55,25 @@ pub(crate) fn run(
             )
         }
         (None, false) => (
-            exported(dir, &loaded, to.format())?,
-            Report::none(None, strict),
+            exported(dir, &loaded, format)?,
+            Report::none(format, strict),
         ),
-        (Some(api), false) if strict => (
-            exported(dir, &loaded, to.format())?,
-            Report::none(Some(api), strict),
+        (Some(_), false) if strict => (
+            exported(dir, &loaded, format)?,
+            Report::none(format, strict),
         ),
-        (Some(api), false) => {
+        (Some(_), false) => {
             // The inverted session verifies and leaks no stub, then is repaired into a valid
             // body, reusing the log's repairs (same ids).
             check_exportable(&loaded.view, &loaded.log, &loaded.sidecar)
                 .map_err(|e| export_failure(dir, &e))?;
-            let (body, projection) = session_request_body(&loaded.sidecar, &loaded.log, api)
+            let (body, projection) = session_request_body(&loaded.sidecar, &loaded.log, format)
                 .map_err(|e| invalid(dir, &e))?;
             let rows = rows(&loaded, projection.repairs_in_view());
             (
                 body,
                 Report {
-                    api: Some(api),
+                    format,
                     view: false,
                     strict,
                     rows,
@@ -82,16 +85,25 @@ pub(crate) fn run(
     print_stdout(&bytes)
 }
 
-/// The reduced view as a request body for `api`, after checking that it inverts to the sidecar
-/// under a log that verifies.
-fn view_body(dir: &Path, loaded: &SessionDir, api: Api) -> Result<Vec<u8>, Failure> {
+/// `items` as prose: `a`, `a or b`, `a, b or c`.
+fn or_list(items: &[&str]) -> String {
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => (*last).to_string(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+    }
+}
+
+/// The reduced view written in `format`, after checking that it inverts to the sidecar under a
+/// log that verifies.
+fn view_body(dir: &Path, loaded: &SessionDir, format: ExportFormat) -> Result<Vec<u8>, Failure> {
     let unverified =
         |e: rehydrate::sidecar::Error| Failure::Verify(vec![format!("{}: {e}", shown(dir))]);
     check_inverts(&loaded.view, &loaded.log, &loaded.sidecar).map_err(unverified)?;
     if let Some(e) = verify_log(&loaded.log, &loaded.sidecar).into_iter().next() {
         return Err(unverified(e));
     }
-    request_body(&loaded.view, api).map_err(|e| invalid(dir, &e))
+    write(&loaded.view, format).map_err(|e| invalid(dir, &e))
 }
 
 /// `export_session` of the directory, its errors mapped to exit codes: a reduction that does
@@ -152,16 +164,16 @@ fn rows(loaded: &SessionDir, repairs: Vec<&Reduction>) -> Vec<Row> {
 
 /// What an export reports about the repairs in its body.
 struct Report {
-    api: Option<Api>,
+    format: ExportFormat,
     view: bool,
     strict: bool,
     rows: Vec<Row>,
 }
 
 impl Report {
-    fn none(api: Option<Api>, strict: bool) -> Report {
+    fn none(format: ExportFormat, strict: bool) -> Report {
         Report {
-            api,
+            format,
             view: false,
             strict,
             rows: Vec::new(),
@@ -195,7 +207,7 @@ impl Report {
                 .collect();
             let report = serde_json::json!({
                 "dir": crate::term::json_path(dir),
-                "to": self.api.map_or("jsonl", Api::as_str),
+                "to": self.format.as_str(),
                 "view": self.view,
                 "strict": self.strict,
                 "repairs": repairs,

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use rehydrate_formats::{Api, RequestError, request_body};
+use rehydrate_formats::{Api, ExportFormat, RequestError, request_body, write};
 use rehydrate_model::{
     MOVED_METADATA_KEY, Message, REDUCTION_METADATA_KEY, Reduction, ReductionLog,
 };
@@ -77,19 +77,20 @@ pub fn repair_session(history: &[Message], log: &ReductionLog) -> Projection {
     Projection { view, log, minted }
 }
 
-/// The request body for `api` of the whole session `history` with its log `log`, repaired
-/// ([`repair_session`]), and that projection (its view, its log, the repairs minted).
+/// The whole session `history` with its log `log`, repaired ([`repair_session`]), written in
+/// `format` (`rehydrate_formats::write`: a request body, or a format a host loads again), and
+/// that projection (its view, its log, the repairs minted).
 ///
 /// # Errors
 ///
-/// As [`Reducer::request_body`].
+/// As `rehydrate_formats::write`: the format's API rules broken by a defect no repair covers.
 pub fn session_request_body(
     history: &[Message],
     log: &ReductionLog,
-    api: Api,
+    format: ExportFormat,
 ) -> Result<(Vec<u8>, Projection), RequestError> {
     let projection = repair_session(history, log);
-    let body = request_body(&projection.view, api)?;
+    let body = write(&projection.view, format)?;
     Ok((body, projection))
 }
 

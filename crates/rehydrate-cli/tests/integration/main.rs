@@ -1459,12 +1459,12 @@ fn export_repairs_a_defective_session_into_valid_bodies() {
         stderr(&strict),
         format!("error: {d}: message 2: tool call t1 has no tool result right after it\n")
     );
-    // --view writes a request body, never JSONL.
+    // --view writes what a model is sent, never JSONL.
     let usage = rehydrate(&["export", d, "--to", "jsonl", "--view"]);
     assert_eq!(usage.status.code(), Some(2));
     assert_eq!(
         stderr(&usage),
-        "error: --view writes a request body: use --to openai or --to anthropic (jsonl is the lossless record of the session)\n"
+        "error: --view writes what a model is sent: use --to openai or anthropic (jsonl is the lossless record of the session)\n"
     );
     // A hidden result is searched and expanded like any reduction.
     let search = rehydrate(&["search", d, "compaction dropped", "--json"]);
