@@ -79,6 +79,7 @@ mod detect;
 mod error;
 mod events;
 mod export;
+mod ids;
 mod json;
 pub mod keys;
 mod links;
@@ -94,6 +95,7 @@ use std::str::FromStr;
 pub use error::Error;
 pub use events::{EventImport, events_from_messages, import_events};
 pub use export::{ExportFormat, write};
+pub use ids::{MAPPED_ID_PREFIX, api_id, api_name, original_id};
 use rehydrate_model::Message;
 pub use request::{
     Api, CallDefect, RequestError, Rule, Violation, call_defect, check_request, has_content,

@@ -10,6 +10,8 @@ use std::borrow::Borrow;
 
 use rehydrate_model::{Content, Message, Role, ToolCall};
 
+use crate::ids::api_name;
+
 use crate::anthropic::write::anthropic;
 use crate::openai::write::{check_openai, write_openai};
 
@@ -64,9 +66,8 @@ pub enum Rule {
     TextBeforeToolResult,
     /// Anthropic: text blocks are non-empty.
     EmptyText,
-    /// Anthropic: tool use ids match `^[a-zA-Z0-9_-]+$`.
-    BadToolId,
-    /// OpenAI: function names match `^[a-zA-Z0-9_-]{1,64}$`.
+    /// Both APIs: function names match `^[a-zA-Z0-9_-]{1,64}$` once mapped
+    /// ([`crate::api_name`]).
     BadFunctionName,
     /// Anthropic: a `tool_use` input is a JSON object.
     ArgumentsNotObject,
@@ -89,7 +90,6 @@ impl Rule {
             Rule::FirstNotUser => "first-not-user",
             Rule::TextBeforeToolResult => "text-before-tool-result",
             Rule::EmptyText => "empty-text",
-            Rule::BadToolId => "bad-tool-id",
             Rule::BadFunctionName => "bad-function-name",
             Rule::ArgumentsNotObject => "arguments-not-object",
             Rule::SystemPart => "system-part",
@@ -311,20 +311,18 @@ pub(crate) fn stray_result(index: usize, m: &Message, rule: Rule) -> Violation {
 pub enum CallDefect {
     /// An earlier call of the same assistant message has its id (both APIs).
     RepeatedId,
-    /// The id does not match `^[a-zA-Z0-9_-]+$` (Anthropic).
-    Id,
-    /// The function name does not match `^[a-zA-Z0-9_-]{1,64}$` (OpenAI).
+    /// The function name, mapped ([`crate::api_name`]), is longer than 64 bytes (both APIs
+    /// take names matching `^[a-zA-Z0-9_-]{1,64}$`).
     Name,
     /// The arguments are not a JSON object (Anthropic `tool_use.input`).
     Arguments,
 }
 
 impl CallDefect {
-    /// What the API refuses, as a stub says it: `repeated id`, `id`, `name` or `arguments`.
+    /// What the API refuses, as a stub says it: `repeated id`, `name` or `arguments`.
     pub fn as_str(self) -> &'static str {
         match self {
             CallDefect::RepeatedId => "repeated id",
-            CallDefect::Id => "id",
             CallDefect::Name => "name",
             CallDefect::Arguments => "arguments",
         }
@@ -332,10 +330,11 @@ impl CallDefect {
 }
 
 /// Why an API refuses call `k` of `calls` (one assistant message's tool calls) as written, or
-/// `None` when both accept it: its id is used by an earlier call of the message, its id does
-/// not match `^[a-zA-Z0-9_-]+$`, its name does not match `^[a-zA-Z0-9_-]{1,64}$`, or its
-/// arguments are not a JSON object, checked in that order. The arguments are validated
-/// without building a value.
+/// `None` when both accept it: its id is used by an earlier call of the message, its name as
+/// mapped ([`crate::api_name`]) is longer than 64 bytes, or its arguments are not a JSON
+/// object, checked in that order. An id or name that does not match the APIs' patterns is no
+/// defect: the writers map it ([`crate::api_id`]). The arguments are validated without
+/// building a value.
 ///
 /// # Panics
 ///
@@ -344,8 +343,6 @@ pub fn call_defect(calls: &[ToolCall], k: usize) -> Option<CallDefect> {
     let call = &calls[k];
     if calls[..k].iter().any(|c| c.id == call.id) {
         Some(CallDefect::RepeatedId)
-    } else if !is_tool_id(&call.id) {
-        Some(CallDefect::Id)
     } else if !is_function_name(&call.name) {
         Some(CallDefect::Name)
     } else if !is_json_object(&call.arguments) {
@@ -561,29 +558,22 @@ fn skip_number(b: &[u8], mut i: usize) -> Option<usize> {
     Some(i)
 }
 
-/// The violations of the shape of the calls of assistant message `index`: an id that does not
-/// match `^[a-zA-Z0-9_-]+$` or a name that does not match `^[a-zA-Z0-9_-]{1,64}$`, checked for
-/// both APIs (the Messages API takes the same patterns for `tool_use` ids and tool names; one
-/// view serves both).
+/// The violations of the shape of the calls of assistant message `index`: a name that, mapped
+/// ([`crate::api_name`]), does not match `^[a-zA-Z0-9_-]{1,64}$`, checked for both APIs (the
+/// Messages API takes the same pattern for tool names; one view serves both). Ids are mapped
+/// to the pattern by the writers and never break it.
 pub(crate) fn call_shapes(index: usize, calls: &[ToolCall], out: &mut Vec<Violation>) {
     for c in calls {
-        if !is_tool_id(&c.id) {
-            out.push(violation(
-                index,
-                Rule::BadToolId,
-                Some(&c.id),
-                format!("tool id `{}` does not match ^[a-zA-Z0-9_-]+$", shown(&c.id)),
-            ));
-        }
         if !is_function_name(&c.name) {
             out.push(violation(
                 index,
                 Rule::BadFunctionName,
                 Some(&c.id),
                 format!(
-                    "tool call {}: function name `{}` does not match ^[a-zA-Z0-9_-]{{1,64}}$",
+                    "tool call {}: function name `{}` is {} bytes once mapped to ^[a-zA-Z0-9_-]+$, over the 64 both APIs take",
                     shown(&c.id),
-                    shown(&c.name)
+                    shown(&c.name),
+                    api_name(&c.name).len()
                 ),
             ));
         }
@@ -601,17 +591,10 @@ pub(crate) fn shown(s: &str) -> String {
     }
 }
 
-/// Whether `name` matches `^[a-zA-Z0-9_-]{1,64}$`.
+/// Whether `name`, mapped ([`crate::api_name`]), is at most 64 bytes: the mapped form always
+/// matches `^[a-zA-Z0-9_-]+$`.
 fn is_function_name(name: &str) -> bool {
-    (1..=64).contains(&name.len()) && is_tool_id(name)
-}
-
-/// Whether `id` matches `^[a-zA-Z0-9_-]+$`.
-pub(crate) fn is_tool_id(id: &str) -> bool {
-    !id.is_empty()
-        && id
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    api_name(name).len() <= 64
 }
 
 /// Checks that a call's arguments parse as a JSON object, the only `input` Anthropic accepts;

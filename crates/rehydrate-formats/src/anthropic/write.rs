@@ -10,9 +10,10 @@ use rehydrate_model::{
     THINKING_SIGNATURE_METADATA_KEY as THINKING_SIGNATURE_KEY,
 };
 
+use crate::ids::{api_id, api_name};
 use crate::request::{
-    Rule, Violation, call_shapes, check_arguments, is_blank_text_part, is_tool_id,
-    left_out_of_bodies, shown, stray_result, violation, write_str,
+    Rule, Violation, call_shapes, check_arguments, is_blank_text_part, left_out_of_bodies, shown,
+    stray_result, violation, write_str,
 };
 
 /// One content block of an Anthropic message, borrowed from the canonical messages.
@@ -59,9 +60,9 @@ impl Block<'_> {
             }
             Block::ToolUse(call) => {
                 out.extend_from_slice(b"{\"type\":\"tool_use\",\"id\":");
-                write_str(&call.id, out);
+                write_str(&api_id(&call.id), out);
                 out.extend_from_slice(b",\"name\":");
-                write_str(&call.name, out);
+                write_str(&api_name(&call.name), out);
                 out.extend_from_slice(b",\"input\":");
                 // A body is written only when every input parsed as a JSON object.
                 out.extend_from_slice(call.arguments.as_bytes());
@@ -69,7 +70,7 @@ impl Block<'_> {
             }
             Block::ToolResult(m) => {
                 out.extend_from_slice(b"{\"type\":\"tool_result\",\"tool_use_id\":");
-                write_str(m.tool_call_id.as_deref().unwrap_or_default(), out);
+                write_str(&api_id(m.tool_call_id.as_deref().unwrap_or_default()), out);
                 if let Some(content) = &m.content {
                     out.extend_from_slice(b",\"content\":");
                     content.write_wire(out);
@@ -242,21 +243,7 @@ fn check_turns(len: usize, turns: &[Turn<'_>], out: &mut Vec<Violation>) {
                     "text block empty or only whitespace in a tool result".to_string(),
                 ));
             }
-            // A tool_use id is checked with its call (`call_shapes`).
-            let id = match block {
-                Block::ToolResult(m) => m.tool_call_id.as_deref(),
-                _ => None,
-            };
-            if let Some(id) = id
-                && !is_tool_id(id)
-            {
-                out.push(violation(
-                    *index,
-                    Rule::BadToolId,
-                    Some(id),
-                    format!("tool id `{}` does not match ^[a-zA-Z0-9_-]+$", shown(id)),
-                ));
-            }
+            // Ids are mapped as written (`api_id`): none breaks the pattern.
         }
         if turn.assistant {
             let calls: Vec<(usize, &ToolCall)> = turn

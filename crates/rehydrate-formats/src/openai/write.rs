@@ -5,9 +5,11 @@ use std::borrow::Borrow;
 
 use rehydrate_model::{Message, Role, ToolCall};
 
+use crate::ids::{api_name, is_plain};
 use crate::request::{Rule, Violation, call_shapes, left_out_of_bodies, stray_result, violation};
 
-/// The OpenAI chat-completions body: `{"messages":[…]}` of wire forms.
+/// The OpenAI chat-completions body: `{"messages":[…]}` of wire forms, each function name the
+/// API refuses as written mapped ([`crate::api_name`]).
 pub(crate) fn write_openai<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
     let mut out = Vec::from(&b"{\"messages\":["[..]);
     let mut first = true;
@@ -20,7 +22,16 @@ pub(crate) fn write_openai<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
             out.push(b',');
         }
         first = false;
-        m.write_wire(&mut out);
+        if m.tool_calls.iter().all(|c| is_plain(&c.name)) {
+            m.write_wire(&mut out);
+        } else {
+            // A name the API refuses as written goes out mapped (`api_name`).
+            let mut mapped = m.clone();
+            for c in &mut mapped.tool_calls {
+                c.name = api_name(&c.name).into_owned();
+            }
+            mapped.write_wire(&mut out);
+        }
     }
     out.extend_from_slice(b"]}");
     out

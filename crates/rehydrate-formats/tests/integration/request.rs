@@ -86,15 +86,17 @@ fn anthropic_rules_apply_to_the_merged_messages() {
 
 #[test]
 fn call_shapes_are_checked_for_both_apis_and_inputs_for_anthropic() {
+    // 32 bytes with a space: mapped, 4 + 64 bytes, over the 64 both APIs take.
+    let long = format!("{} x", "n".repeat(30));
     let messages = vec![
         Message::text(Role::User, "go"),
         calling(
             None,
             vec![
                 call("functions.Bash:0", "Bash", "{}"),
-                call("c2", "list files", "{}"),
+                call("c2", &long, "{}"),
                 call("c3", "ls", "ls -la"),
-                call("c4", "ls", r#"{"a":1e400}"#),
+                call("c4", "list files", r#"{"a":1e400}"#),
                 call("c5", "ls", r#"{"a":"\ud83d"}"#),
             ],
         ),
@@ -103,18 +105,15 @@ fn call_shapes_are_checked_for_both_apis_and_inputs_for_anthropic() {
     for id in ["functions.Bash:0", "c2", "c3", "c4", "c5"] {
         results.push(Message::tool_result(id, "ok"));
     }
-    assert_eq!(
-        rules(&results, Api::OpenAi),
-        ["1 bad-tool-id functions.Bash:0", "1 bad-function-name c2"]
-    );
+    // An id or a name the APIs refuse as written is mapped by the writers; only a name too
+    // long once mapped is refused.
+    assert_eq!(rules(&results, Api::OpenAi), ["1 bad-function-name c2"]);
     assert_eq!(
         rules(&results, Api::Anthropic),
         [
-            "1 bad-tool-id functions.Bash:0",
             "1 bad-function-name c2",
             "1 arguments-not-object c3",
             "1 arguments-not-object c5",
-            "2 bad-tool-id functions.Bash:0",
         ]
     );
     // The reducer folds exactly these calls, so one view serves both APIs.
@@ -124,14 +123,14 @@ fn call_shapes_are_checked_for_both_apis_and_inputs_for_anthropic() {
     assert_eq!(
         defects,
         [
-            Some(CallDefect::Id),
+            None,
             Some(CallDefect::Name),
             Some(CallDefect::Arguments),
             None,
             Some(CallDefect::Arguments),
         ]
     );
-    assert_eq!(unsendable_calls(&messages[1]), [0, 1, 2, 4]);
+    assert_eq!(unsendable_calls(&messages[1]), [1, 2, 4]);
     // JSON sets no range for numbers, and a surrogate pair is a whole character.
     let fine = calling(
         None,
@@ -289,5 +288,56 @@ proptest::proptest! {
         let oracle = matches!(parsed, Ok(serde_json::Value::Object(_)));
         let calls = [call("a", "ls", &candidate)];
         proptest::prop_assert_eq!(call_defect(&calls, 0).is_none(), oracle, "{}", candidate);
+    }
+}
+
+#[test]
+fn ids_and_names_the_apis_refuse_are_mapped_alike_on_both_sides_of_a_pairing() {
+    let messages = vec![
+        Message::text(Role::User, "go"),
+        calling(None, vec![call("functions.Bash:0", "mcp.fs read", "{}")]),
+        Message::tool_result("functions.Bash:0", "ok"),
+    ];
+    let id = "rhx_66756e6374696f6e732e426173683a30";
+    let name = "rhx_6d63702e66732072656164";
+    assert_eq!(
+        String::from_utf8(request_body(&messages, Api::Anthropic).unwrap()).unwrap(),
+        format!(
+            r#"{{"messages":[{{"role":"user","content":[{{"type":"text","text":"go"}}]}},{{"role":"assistant","content":[{{"type":"tool_use","id":"{id}","name":"{name}","input":{{}}}}]}},{{"role":"user","content":[{{"type":"tool_result","tool_use_id":"{id}","content":"ok"}}]}}]}}"#
+        )
+    );
+    // OpenAI sets no pattern for call ids: only the name is mapped.
+    assert_eq!(
+        String::from_utf8(request_body(&messages, Api::OpenAi).unwrap()).unwrap(),
+        format!(
+            r#"{{"messages":[{{"role":"user","content":"go"}},{{"role":"assistant","tool_calls":[{{"id":"functions.Bash:0","type":"function","function":{{"name":"{name}","arguments":"{{}}"}}}}]}},{{"role":"tool","content":"ok","tool_call_id":"functions.Bash:0"}}]}}"#
+        )
+    );
+    assert_eq!(
+        rehydrate_formats::original_id(id).as_deref(),
+        Some("functions.Bash:0")
+    );
+    assert_eq!(
+        rehydrate_formats::original_id(name).as_deref(),
+        Some("mcp.fs read")
+    );
+    // A text that only looks mapped is its own original.
+    assert_eq!(rehydrate_formats::original_id("rhx_41"), None);
+    assert_eq!(rehydrate_formats::original_id("rhx_zz"), None);
+}
+
+proptest::proptest! {
+    #[test]
+    fn the_id_map_is_injective_and_reversible(a in ".{0,12}", b in "[a-z_]{0,3}[a-zA-Z0-9_-]{0,8}") {
+        use rehydrate_formats::{api_id, original_id};
+        for id in [a.as_str(), b.as_str()] {
+            let mapped = api_id(id);
+            proptest::prop_assert!(!mapped.is_empty() && mapped.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-'));
+            let back = original_id(&mapped).unwrap_or_else(|| mapped.to_string());
+            proptest::prop_assert_eq!(back.as_str(), id);
+        }
+        if a != b {
+            proptest::prop_assert_ne!(api_id(&a), api_id(&b));
+        }
     }
 }
