@@ -152,7 +152,7 @@ fn a_result_answers_the_call_right_before_it() {
         Message::tool_result("a", "second answer"),
         Message::text(Role::User, "between"),
         Message::tool_result("b", "moved"),
-        assistant_call("c", "bad name!", "{}"),
+        assistant_call("c", "ls", "not json"),
         Message::tool_result("c", "folded"),
         Message::tool_result("zz", "orphan"),
     ];
