@@ -26,11 +26,7 @@ pub(crate) fn run(
 ) -> Result<(), Failure> {
     let loaded = SessionDir::open(dir)?;
     loaded.refuse_mismatched()?;
-    let api = match to.format() {
-        ExportFormat::OpenAi => Some(Api::OpenAi),
-        ExportFormat::Anthropic => Some(Api::Anthropic),
-        ExportFormat::Jsonl => None,
-    };
+    let api = to.format().api();
     let (bytes, report) = match (api, view) {
         (None, true) => {
             return Err(input(

@@ -26,3 +26,19 @@ pub const SWE_AGENT_IS_DEMO: &str = "swe_agent.is_demo";
 /// OpenAI: the role as the file wrote it where it maps to another (`developer` to system,
 /// `function` to tool).
 pub const OPENAI_ROLE: &str = "openai.role";
+/// Responses: the role as the input wrote it where it maps to another (`developer` to system).
+pub const RESPONSES_ROLE: &str = "responses.role";
+/// Responses: an assistant message's `phase` (`commentary`, `final_answer`), given back on write.
+pub const RESPONSES_PHASE: &str = "responses.phase";
+/// The call ids, one per line, of an assistant message's custom (freeform) tool calls, whose
+/// arguments are `{"input":…}`; on a tool result, the id of the custom call it answers.
+pub const CUSTOM_CALLS: &str = "rehydrate.custom_calls";
+/// The exact source text of the record group a message was made from, on the group's first
+/// message (docs/FORMATS.md, "Keeping the source").
+pub const SOURCE: &str = "rehydrate.source";
+/// `"true"` on every later message made from the same record group as the one before it.
+pub const SOURCE_PART: &str = "rehydrate.source_part";
+/// JSON documents (Responses, Anthropic): on the first message, the top-level object without
+/// the key that holds the items or messages (and, for Anthropic, without `system`), as compact
+/// JSON text; `[]` for a bare Responses items array.
+pub const DOCUMENT: &str = "rehydrate.document";
