@@ -14,13 +14,19 @@
 //! - [`keys`] names the metadata keys importers write.
 //!
 //! rehydrate reduces and verifies the context of agent sessions.
-//! Agent frameworks write their sessions in their own formats; this crate reads three of them
+//! Agent frameworks write their sessions in their own formats; this crate reads five of them
 //! and produces the canonical messages every other crate works on:
 //!
 //! - [`Format::ClaudeCode`]: Claude Code session JSONL (`~/.claude/projects/<project>/<session>.jsonl`),
 //!   a tree of records from which the main-chain conversation is rebuilt;
 //! - [`Format::SweAgent`]: SWE-agent `.traj` files (a JSON object with a `history` array);
-//! - [`Format::OpenAi`]: an OpenAI chat-completions messages array, bare or under `messages`.
+//! - [`Format::OpenAi`]: an OpenAI chat-completions messages array, bare or under `messages`;
+//! - [`Format::Responses`]: OpenAI Responses API input items, bare or under `input`;
+//! - [`Format::Anthropic`]: an Anthropic Messages request body.
+//!
+//! The two request-body formats keep each message group's source in metadata
+//! ([`keys::SOURCE`], [`keys::DOCUMENT`]), so [`write`] gives an unchanged import back as the
+//! same JSON value.
 //!
 //! The mapping of each format, every metadata key set and every warning text are specified in
 //! docs/FORMATS.md, section "Importers".
