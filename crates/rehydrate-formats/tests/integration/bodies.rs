@@ -255,3 +255,44 @@ proptest! {
         prop_assert_eq!(round_trip(&bytes, Format::Anthropic, Api::Anthropic), Ok(()));
     }
 }
+
+#[test]
+fn event_logs_have_turns_tool_names_and_outcomes() {
+    use rehydrate_model::EventKind;
+    let bytes = std::fs::read(fixture_dir().join("anthropic/body.json")).unwrap();
+    let log = rehydrate_formats::import_events(Path::new("x.json"), &bytes, None).unwrap();
+    let results: Vec<(Option<&str>, bool, Option<u64>)> = log
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ToolResult { name, ok, .. } => Some((name.as_deref(), *ok, e.turn)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            (Some("read"), true, Some(1)),
+            (Some("read"), false, Some(1))
+        ]
+    );
+    let users = log
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::UserMessage { .. }))
+        .count();
+    assert_eq!(users, 2);
+
+    let bytes = std::fs::read(fixture_dir().join("responses/object.json")).unwrap();
+    let log = rehydrate_formats::import_events(Path::new("x.json"), &bytes, None).unwrap();
+    let names: Vec<Option<&str>> = log
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ToolResult { name, .. } => Some(name.as_deref()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(names, [Some("ls"), Some("apply_patch")]);
+    assert_eq!(log.events.last().and_then(|e| e.turn), Some(1));
+}
