@@ -34,6 +34,14 @@ pub(crate) fn detect_text(text: &str) -> Detected {
     let trimmed = text.trim_start();
     if trimmed.starts_with('[') {
         return match serde_json::from_str::<Value>(text) {
+            Ok(doc)
+                if doc
+                    .as_array()
+                    .and_then(|a| a.first())
+                    .is_some_and(is_responses_item) =>
+            {
+                Detected::Format(Format::Responses, None)
+            }
             Ok(doc) if is_openai_array(&doc) => Detected::Format(Format::OpenAi, Some(Ok(doc))),
             Ok(_) => Detected::Unknown,
             Err(e) => Detected::Format(Format::OpenAi, Some(Err(e))),
@@ -86,6 +94,53 @@ struct Shape {
     history: bool,
     /// `messages` is an array that is empty or starts with an object with a `role` key.
     messages: bool,
+    /// A message holds a sign of OpenAI chat (a role other than user and assistant, or a
+    /// `tool_calls`, `tool_call_id` or `function_call` key).
+    openai_sign: bool,
+    /// A message's content holds a block of a type only the Anthropic Messages API has.
+    anthropic_block: bool,
+    /// A top-level key only an Anthropic body has ([`ANTHROPIC_KEYS`]).
+    anthropic_key: bool,
+    /// `input` is an array or a string.
+    input: bool,
+}
+
+/// Top-level keys of an Anthropic Messages body that an OpenAI chat body does not have.
+const ANTHROPIC_KEYS: [&str; 6] = [
+    "system",
+    "stop_sequences",
+    "top_k",
+    "anthropic_version",
+    "anthropic_beta",
+    "thinking",
+];
+
+/// Content block types of the Anthropic Messages API that OpenAI chat content parts never have.
+const ANTHROPIC_BLOCKS: [&str; 16] = [
+    "tool_use",
+    "tool_result",
+    "thinking",
+    "redacted_thinking",
+    "image",
+    "document",
+    "search_result",
+    "server_tool_use",
+    "web_search_tool_result",
+    "web_fetch_tool_result",
+    "code_execution_tool_result",
+    "bash_code_execution_tool_result",
+    "text_editor_code_execution_tool_result",
+    "mcp_tool_use",
+    "mcp_tool_result",
+    "container_upload",
+];
+
+/// Whether `v` is an object whose `type` is a Responses input item type (a bare array whose
+/// first element is one is a Responses input, detection rule 1).
+pub(crate) fn is_responses_item(v: &Value) -> bool {
+    v.get("type")
+        .and_then(Value::as_str)
+        .is_some_and(crate::responses::is_item_type)
 }
 
 impl Shape {
@@ -97,12 +152,19 @@ impl Shape {
     }
 
     /// The format of a whole JSON object document: `history` array → SWE-agent; `messages`
-    /// array of role-bearing objects → OpenAI.
+    /// array of role-bearing objects → Anthropic when an Anthropic-only key or block is there
+    /// and no OpenAI sign, OpenAI otherwise; `input` array or string → Responses.
     fn whole_document_format(&self) -> Option<Format> {
         if self.history {
             Some(Format::SweAgent)
         } else if self.messages {
-            Some(Format::OpenAi)
+            if (self.anthropic_key || self.anthropic_block) && !self.openai_sign {
+                Some(Format::Anthropic)
+            } else {
+                Some(Format::OpenAi)
+            }
+        } else if self.input {
+            Some(Format::Responses)
         } else {
             None
         }
@@ -142,12 +204,24 @@ impl<'de> Visitor<'de> for ShapeSeed {
             match key {
                 Key::Type => shape.kind = map.next_value_seed(TypeSeed)?,
                 Key::History => shape.history = map.next_value_seed(IsArray)?,
-                Key::Messages => shape.messages = map.next_value_seed(MessagesSeed)?,
+                Key::Messages => {
+                    let messages = map.next_value_seed(MessagesSeed)?;
+                    shape.messages = messages.ok;
+                    shape.openai_sign = messages.openai_sign;
+                    shape.anthropic_block = messages.anthropic_block;
+                }
                 Key::UuidOrSession => {
                     shape.uuid_or_session = true;
                     map.next_value_seed(Skip)?;
                 }
-                Key::Other | Key::Role => map.next_value_seed(Skip)?,
+                Key::Input => shape.input = map.next_value_seed(IsArrayOrString)?,
+                Key::Anthropic => {
+                    shape.anthropic_key = true;
+                    map.next_value_seed(Skip)?;
+                }
+                Key::Other | Key::Role | Key::OpenAiOnly | Key::Content => {
+                    map.next_value_seed(Skip)?;
+                }
             }
         }
         Ok(Some(shape))
@@ -161,6 +235,11 @@ enum Key {
     Messages,
     UuidOrSession,
     Role,
+    Input,
+    Anthropic,
+    /// `tool_calls`, `tool_call_id`, `function_call`: keys of OpenAI chat messages.
+    OpenAiOnly,
+    Content,
     Other,
 }
 
@@ -181,6 +260,10 @@ impl<'de> Visitor<'de> for KeySeed {
             "messages" => Key::Messages,
             "uuid" | "sessionId" => Key::UuidOrSession,
             "role" => Key::Role,
+            "input" => Key::Input,
+            "tool_calls" | "tool_call_id" | "function_call" => Key::OpenAiOnly,
+            "content" => Key::Content,
+            k if ANTHROPIC_KEYS.contains(&k) => Key::Anthropic,
             _ => Key::Other,
         })
     }
@@ -232,12 +315,127 @@ impl<'de> Visitor<'de> for IsArray {
     }
 }
 
-/// Whether `messages` is an array that is empty or starts with an object with `role`.
+/// What detection learns of `messages`.
+#[derive(Default)]
+struct Messages {
+    /// An array that is empty or starts with an object with `role`.
+    ok: bool,
+    openai_sign: bool,
+    anthropic_block: bool,
+}
+
+/// `messages`: whether it is an array that is empty or starts with an object with `role`, and
+/// the signs of OpenAI chat and Anthropic Messages over all its elements.
 struct MessagesSeed;
 
 seed_via_any!(MessagesSeed);
 
 impl<'de> Visitor<'de> for MessagesSeed {
+    type Value = Messages;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    scalars_return!(Messages::default());
+    fn visit_str<E>(self, _: &str) -> Result<Messages, E> {
+        Ok(Messages::default())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Messages, A::Error> {
+        let mut out = Messages {
+            ok: true,
+            ..Messages::default()
+        };
+        let mut first = true;
+        while let Some(m) = seq.next_element_seed(MessageSeed)? {
+            if first {
+                out.ok = m.role;
+                first = false;
+            }
+            out.openai_sign |= m.openai_sign;
+            out.anthropic_block |= m.anthropic_block;
+        }
+        Ok(out)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Messages, A::Error> {
+        skip_map(map).map(|()| Messages::default())
+    }
+}
+
+/// What detection learns of one message.
+#[derive(Default)]
+struct MessageShape {
+    role: bool,
+    openai_sign: bool,
+    anthropic_block: bool,
+}
+
+/// One element of `messages`.
+struct MessageSeed;
+
+seed_via_any!(MessageSeed);
+
+impl<'de> Visitor<'de> for MessageSeed {
+    type Value = MessageShape;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    scalars_return!(MessageShape::default());
+    fn visit_str<E>(self, _: &str) -> Result<MessageShape, E> {
+        Ok(MessageShape::default())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<MessageShape, A::Error> {
+        skip_seq(seq).map(|()| MessageShape::default())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<MessageShape, A::Error> {
+        let mut shape = MessageShape::default();
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            match key {
+                Key::Role => {
+                    shape.role = true;
+                    shape.openai_sign |= map.next_value_seed(OpenAiRole)?;
+                }
+                Key::OpenAiOnly => {
+                    shape.openai_sign = true;
+                    map.next_value_seed(Skip)?;
+                }
+                Key::Content => shape.anthropic_block |= map.next_value_seed(ContentSeed)?,
+                _ => map.next_value_seed(Skip)?,
+            }
+        }
+        Ok(shape)
+    }
+}
+
+/// Whether a role is one only OpenAI chat has (`system`, `developer`, `tool`, `function`).
+struct OpenAiRole;
+
+seed_via_any!(OpenAiRole);
+
+impl<'de> Visitor<'de> for OpenAiRole {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    scalars_return!(false);
+    fn visit_str<E>(self, v: &str) -> Result<bool, E> {
+        Ok(matches!(v, "system" | "developer" | "tool" | "function"))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
+        skip_seq(seq).map(|()| false)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
+        skip_map(map).map(|()| false)
+    }
+}
+
+/// Whether content is an array holding a block of an Anthropic-only type.
+struct ContentSeed;
+
+seed_via_any!(ContentSeed);
+
+impl<'de> Visitor<'de> for ContentSeed {
     type Value = bool;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -248,21 +446,23 @@ impl<'de> Visitor<'de> for MessagesSeed {
         Ok(false)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<bool, A::Error> {
-        let first = seq.next_element_seed(HasRole)?;
-        skip_seq(seq)?;
-        Ok(first.unwrap_or(true))
+        let mut any = false;
+        while let Some(block) = seq.next_element_seed(BlockSeed)? {
+            any |= block;
+        }
+        Ok(any)
     }
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
         skip_map(map).map(|()| false)
     }
 }
 
-/// Whether a value is an object with a `role` key.
-struct HasRole;
+/// Whether a block is an object whose `type` is Anthropic-only.
+struct BlockSeed;
 
-seed_via_any!(HasRole);
+seed_via_any!(BlockSeed);
 
-impl<'de> Visitor<'de> for HasRole {
+impl<'de> Visitor<'de> for BlockSeed {
     type Value = bool;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -276,12 +476,60 @@ impl<'de> Visitor<'de> for HasRole {
         skip_seq(seq).map(|()| false)
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<bool, A::Error> {
-        let mut role = false;
+        let mut any = false;
         while let Some(key) = map.next_key_seed(KeySeed)? {
-            role |= matches!(key, Key::Role);
-            map.next_value_seed(Skip)?;
+            match key {
+                Key::Type => any |= map.next_value_seed(AnthropicType)?,
+                _ => map.next_value_seed(Skip)?,
+            }
         }
-        Ok(role)
+        Ok(any)
+    }
+}
+
+/// Whether a block `type` is Anthropic-only.
+struct AnthropicType;
+
+seed_via_any!(AnthropicType);
+
+impl<'de> Visitor<'de> for AnthropicType {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    scalars_return!(false);
+    fn visit_str<E>(self, v: &str) -> Result<bool, E> {
+        Ok(ANTHROPIC_BLOCKS.contains(&v))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
+        skip_seq(seq).map(|()| false)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
+        skip_map(map).map(|()| false)
+    }
+}
+
+/// Whether a value is an array or a string.
+struct IsArrayOrString;
+
+seed_via_any!(IsArrayOrString);
+
+impl<'de> Visitor<'de> for IsArrayOrString {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    scalars_return!(false);
+    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+        Ok(true)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
+        skip_seq(seq).map(|()| true)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
+        skip_map(map).map(|()| false)
     }
 }
 

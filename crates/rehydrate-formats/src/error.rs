@@ -29,15 +29,18 @@ pub enum Error {
     },
     /// The format was not given and could not be detected.
     #[error(
-        "{}: unknown session format (expected claude-code JSONL, swe-agent .traj or an OpenAI messages array)",
+        "{}: unknown session format (expected claude-code JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input or an Anthropic Messages body)",
         .path.display()
     )]
     UnknownFormat {
         /// The file, as the caller named it.
         path: PathBuf,
     },
-    /// A format name (`--format`) was not `claude-code`, `swe-agent` or `openai`.
-    #[error("unknown format `{name}` (expected claude-code, swe-agent or openai)")]
+    /// A format name (`--format`) was not `claude-code`, `swe-agent`, `openai`, `responses` or
+    /// `anthropic`.
+    #[error(
+        "unknown format `{name}` (expected claude-code, swe-agent, openai, responses or anthropic)"
+    )]
     UnknownFormatName {
         /// The rejected name, cut to at most 80 bytes.
         name: String,

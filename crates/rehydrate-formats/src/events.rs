@@ -25,7 +25,8 @@ pub struct EventImport {
 /// ([`events_from_messages`]), and for Claude Code also the records that make no message, at
 /// their place in the file: `summary` lines as titles; `system` records (by `subtype`, such as
 /// `compact_boundary`), `file-history-snapshot`, `queue-operation` and `progress` lines as
-/// lifecycle events.
+/// lifecycle events. For Responses inputs and Anthropic bodies, a tool result takes the name
+/// of the latest earlier tool call with its call id.
 ///
 /// # Errors
 ///
@@ -57,9 +58,13 @@ pub fn import_events(
     };
     if !claude {
         let imported = import(path, bytes, format)?;
+        let mut events = events_from_messages(imported.messages);
+        if matches!(imported.format, Format::Responses | Format::Anthropic) {
+            name_results(&mut events);
+        }
         return Ok(EventImport {
             format: imported.format,
-            events: events_from_messages(imported.messages),
+            events,
             warnings: imported.warnings,
         });
     }
@@ -231,6 +236,25 @@ fn build(messages: Vec<Message>, side: Vec<SideEvent>) -> Vec<SessionEvent> {
         log.push(event.time, event.kind, None);
     }
     log.events
+}
+
+/// Names each tool result without a name by the latest earlier tool call with its call id
+/// (Responses outputs and Anthropic `tool_result` blocks do not name their tool).
+fn name_results(events: &mut [SessionEvent]) {
+    let mut names: std::collections::HashMap<String, String> = std::collections::HashMap::new();
+    for event in events.iter_mut() {
+        match &mut event.kind {
+            EventKind::ToolCall { call_id, name, .. } => {
+                names.insert(call_id.clone(), name.clone());
+            }
+            EventKind::ToolResult {
+                call_id: Some(id),
+                name: name @ None,
+                ..
+            } => *name = names.get(id.as_str()).cloned(),
+            _ => {}
+        }
+    }
 }
 
 /// The log being built, with the current turn and surface.

@@ -22,23 +22,27 @@ pub enum ExportFormat {
     OpenAi,
     /// An Anthropic Messages request body, `{"system":…,"messages":[…]}`, with content blocks.
     Anthropic,
+    /// An OpenAI Responses request body, `{"input":[…]}` of input items.
+    Responses,
 }
 
 impl ExportFormat {
     /// Every form, in the order error messages list them.
-    pub const ALL: [ExportFormat; 3] = [
+    pub const ALL: [ExportFormat; 4] = [
         ExportFormat::Jsonl,
         ExportFormat::OpenAi,
         ExportFormat::Anthropic,
+        ExportFormat::Responses,
     ];
 
     /// The token naming the form (the same as the [`crate::Format`] it reads back, where
-    /// there is one): `jsonl`, `openai` or `anthropic`.
+    /// there is one): `jsonl`, `openai`, `anthropic` or `responses`.
     pub fn as_str(self) -> &'static str {
         match self {
             ExportFormat::Jsonl => "jsonl",
             ExportFormat::OpenAi => "openai",
             ExportFormat::Anthropic => "anthropic",
+            ExportFormat::Responses => "responses",
         }
     }
 
@@ -49,6 +53,7 @@ impl ExportFormat {
             ExportFormat::Jsonl => None,
             ExportFormat::OpenAi => Some(Api::OpenAi),
             ExportFormat::Anthropic => Some(Api::Anthropic),
+            ExportFormat::Responses => Some(Api::Responses),
         }
     }
 }

@@ -26,21 +26,31 @@ pub const SWE_AGENT_IS_DEMO: &str = "swe_agent.is_demo";
 /// OpenAI: the role as the file wrote it where it maps to another (`developer` to system,
 /// `function` to tool).
 pub const OPENAI_ROLE: &str = "openai.role";
+/// Responses: the role as the input wrote it where it maps to another (`developer` to system).
+pub const RESPONSES_ROLE: &str = "responses.role";
+/// Responses: an assistant message's `phase` (`commentary`, `final_answer`), given back on write.
+pub const RESPONSES_PHASE: &str = "responses.phase";
+/// The call ids, one per line, of an assistant message's custom (freeform) tool calls, whose
+/// arguments are `{"input":…}`; on a tool result, the id of the custom call it answers.
+pub const CUSTOM_CALLS: &str = "rehydrate.custom_calls";
 
 /// Every format with a writer: on the first message made from a group of source records, the
 /// exact text of the group (for JSONL, its lines with their line breaks, and the lines before
-/// it that made no message); the writer gives it back verbatim while the group's messages are
-/// unchanged (docs/FORMATS.md, "Source records").
+/// it that made no message; for a JSON document, the group's items or message); the writer
+/// gives it back verbatim while the group's messages are unchanged (docs/FORMATS.md, "Keeping
+/// the source").
 pub const SOURCE: &str = "rehydrate.source";
 /// Every format with a writer: `"true"` on a later message of the group the last message with
 /// [`SOURCE`] opened.
 pub const SOURCE_PART: &str = "rehydrate.source_part";
 /// JSONL formats with a writer: on the last message, the lines after the last group.
 pub const SOURCE_TAIL: &str = "rehydrate.source_tail";
-/// Whole-document formats with a writer: on the first message, the document without its
-/// messages, as compact JSON text, so the writer gives back the same JSON value.
+/// JSON documents (Responses, Anthropic): on the first message, the top-level object without
+/// the key that holds the items or messages (and, for Anthropic, without `system`), as compact
+/// JSON text; `[]` for a bare Responses items array. The session's, not the message's: a stub
+/// keeps it.
 pub const DOCUMENT: &str = "rehydrate.document";
 /// The keys that hold a message's own source bytes, which a stub drops (a stub's source is the
 /// sidecar, and the view never carries hidden bytes): [`SOURCE`], [`SOURCE_PART`] and
-/// [`SOURCE_TAIL`]. [`DOCUMENT`] is the session's, not the message's, and stays.
+/// [`SOURCE_TAIL`].
 pub const SOURCE_KEYS: [&str; 3] = [SOURCE, SOURCE_PART, SOURCE_TAIL];

@@ -14,13 +14,19 @@
 //! - [`keys`] names the metadata keys importers write.
 //!
 //! rehydrate reduces and verifies the context of agent sessions.
-//! Agent frameworks write their sessions in their own formats; this crate reads three of them
+//! Agent frameworks write their sessions in their own formats; this crate reads five of them
 //! and produces the canonical messages every other crate works on:
 //!
 //! - [`Format::ClaudeCode`]: Claude Code session JSONL (`~/.claude/projects/<project>/<session>.jsonl`),
 //!   a tree of records from which the main-chain conversation is rebuilt;
 //! - [`Format::SweAgent`]: SWE-agent `.traj` files (a JSON object with a `history` array);
-//! - [`Format::OpenAi`]: an OpenAI chat-completions messages array, bare or under `messages`.
+//! - [`Format::OpenAi`]: an OpenAI chat-completions messages array, bare or under `messages`;
+//! - [`Format::Responses`]: OpenAI Responses API input items, bare or under `input`;
+//! - [`Format::Anthropic`]: an Anthropic Messages request body.
+//!
+//! The two request-body formats keep each message group's source in metadata
+//! ([`keys::SOURCE`], [`keys::DOCUMENT`]), so [`write`] gives an unchanged import back as the
+//! same JSON value.
 //!
 //! The mapping of each format, every metadata key set and every warning text are specified in
 //! docs/FORMATS.md, section "Importers".
@@ -85,6 +91,8 @@ pub mod keys;
 mod links;
 mod openai;
 mod request;
+mod responses;
+mod source;
 mod swe_agent;
 mod swe_agent_editor;
 
@@ -99,7 +107,7 @@ pub use ids::{MAPPED_ID_PREFIX, api_id, api_name, original_id};
 use rehydrate_model::Message;
 pub use request::{
     Api, CallDefect, RequestError, Rule, Violation, call_defect, check_request, has_content,
-    left_out_of_bodies, request_body, unsendable_calls,
+    left_out_of_bodies, request_body, unsendable_calls, write_unchecked,
 };
 
 /// A session file format this crate imports.
@@ -111,18 +119,32 @@ pub enum Format {
     SweAgent,
     /// OpenAI chat completions: a JSON array of messages, or an object with a `messages` array.
     OpenAi,
+    /// OpenAI Responses API input: a JSON array of input items, or an object whose `input` is
+    /// such an array or a string.
+    Responses,
+    /// An Anthropic Messages request body: an object with `messages` (content blocks), an
+    /// optional `system` and any other keys.
+    Anthropic,
 }
 
 impl Format {
     /// Every format, in the order detection reports them in error messages.
-    pub const ALL: [Format; 3] = [Format::ClaudeCode, Format::SweAgent, Format::OpenAi];
+    pub const ALL: [Format; 5] = [
+        Format::ClaudeCode,
+        Format::SweAgent,
+        Format::OpenAi,
+        Format::Responses,
+        Format::Anthropic,
+    ];
 
-    /// The format's token: `claude-code`, `swe-agent` or `openai`.
+    /// The format's token: `claude-code`, `swe-agent`, `openai`, `responses` or `anthropic`.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::ClaudeCode => "claude-code",
             Format::SweAgent => "swe-agent",
             Format::OpenAi => "openai",
+            Format::Responses => "responses",
+            Format::Anthropic => "anthropic",
         }
     }
 }
@@ -136,7 +158,8 @@ impl fmt::Display for Format {
 impl FromStr for Format {
     type Err = Error;
 
-    /// Parses a format token: `claude-code`, `swe-agent` or `openai` (exactly, lowercase).
+    /// Parses a format token: `claude-code`, `swe-agent`, `openai`, `responses` or `anthropic`
+    /// (exactly, lowercase).
     ///
     /// # Errors
     ///
@@ -363,9 +386,16 @@ fn import_to(
         });
     }
     // A bare array is read element by element (the same result, in less memory).
+    // A Responses items array is recognized at its first element and read as one.
     if openai::is_array(text) && matches!(format, None | Some(Format::OpenAi)) {
-        let warnings = openai::import_array(path, text, format.is_none(), &mut |m| sink.push(m))?;
-        return Ok((Format::OpenAi, warnings));
+        match openai::import_array(path, text, format.is_none(), &mut |m| sink.push(m))? {
+            Some(warnings) => return Ok((Format::OpenAi, warnings)),
+            None => {
+                let imported = responses::import(path, text)?;
+                sink.extend(imported.messages);
+                return Ok((Format::Responses, imported.warnings));
+            }
+        }
     }
     let (format, parsed) = match format {
         Some(format) => (format, None),
@@ -386,6 +416,8 @@ fn import_to(
         }
         Format::SweAgent => swe_agent::import(path, text),
         Format::OpenAi => openai::import(path, document(path, text, parsed)?),
+        Format::Responses => responses::import(path, text),
+        Format::Anthropic => anthropic::import(path, text),
     }?;
     sink.extend(imported.messages);
     Ok((imported.format, imported.warnings))

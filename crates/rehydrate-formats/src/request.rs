@@ -12,8 +12,9 @@ use rehydrate_model::{Content, Message, Role, ToolCall};
 
 use crate::ids::api_name;
 
-use crate::anthropic::write::anthropic;
+use crate::anthropic::write::{anthropic, write_body};
 use crate::openai::write::{check_openai, write_openai};
+use crate::responses::write::write_responses;
 
 /// The API a request body is for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -22,14 +23,20 @@ pub enum Api {
     OpenAi,
     /// Anthropic Messages: `{"system":…,"messages":[…]}` with content blocks.
     Anthropic,
+    /// OpenAI Responses: `{"input":[…]}` of input items. Its rules at the canonical level are
+    /// those of [`Api::OpenAi`] (every call answered right after its assistant message, every
+    /// output answering a call, ids and names); the writer guarantees the Responses-only ones
+    /// (a reasoning item is followed by its item; fresh items carry no stored-item `id`).
+    Responses,
 }
 
 impl Api {
-    /// The token naming the API: `openai` or `anthropic`.
+    /// The token naming the API: `openai`, `anthropic` or `responses`.
     pub fn as_str(self) -> &'static str {
         match self {
             Api::OpenAi => "openai",
             Api::Anthropic => "anthropic",
+            Api::Responses => "responses",
         }
     }
 }
@@ -179,7 +186,7 @@ fn more(violations: &[Violation]) -> String {
 /// ```
 pub fn check_request<M: Borrow<Message>>(messages: &[M], api: Api) -> Vec<Violation> {
     match api {
-        Api::OpenAi => check_openai(messages),
+        Api::OpenAi | Api::Responses => check_openai(messages),
         Api::Anthropic => anthropic(messages).1,
     }
 }
@@ -189,7 +196,10 @@ pub fn check_request<M: Borrow<Message>>(messages: &[M], api: Api) -> Vec<Violat
 ///
 /// - OpenAI: `{"messages":[…]}`, each message in its wire form ([`Message::write_wire`]);
 ///   an assistant message with neither content nor tool calls is left out.
-/// - Anthropic: `{"system":"…","messages":[…]}` (docs/FORMATS.md, "Anthropic Messages body").
+/// - Anthropic: `{"system":"…","messages":[…]}` (docs/FORMATS.md, "Anthropic Messages body");
+///   a session read from an Anthropic body gives back its unchanged messages as they were.
+/// - Responses: `{"input":[…]}` (docs/FORMATS.md, "OpenAI Responses input"); a session read
+///   from a Responses input gives back its unchanged items as they were, in its own form.
 ///
 /// Stub text is written as it is: this is the function for a reduced view. For the session
 /// with every reduction undone, see `rehydrate_sidecar::export_session`.
@@ -215,8 +225,22 @@ pub fn request_body<M: Borrow<Message>>(messages: &[M], api: Api) -> Result<Vec<
     let (body, violations) = match api {
         Api::OpenAi => (write_openai(messages), check_openai(messages)),
         Api::Anthropic => {
-            let (body, violations) = anthropic(messages);
-            (body.write(), violations)
+            let violations = anthropic(messages).1;
+            let body = if violations.is_empty() {
+                write_body(messages)
+            } else {
+                Vec::new()
+            };
+            (body, violations)
+        }
+        Api::Responses => {
+            let violations = check_openai(messages);
+            let body = if violations.is_empty() {
+                write_responses(messages)
+            } else {
+                Vec::new()
+            };
+            (body, violations)
         }
     };
     if violations.is_empty() {
@@ -625,4 +649,14 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
 /// Appends `s` as a JSON string, escaped as the wire form escapes strings.
 pub(crate) fn write_str(s: &str, out: &mut Vec<u8>) {
     serde_json::to_writer(out, s).expect("a string serializes into a Vec");
+}
+
+/// Writes `messages` as a request body for `api` without checking its rules: the session as
+/// it is (an import written back, bad input included); [`request_body`] is the checked one.
+pub fn write_unchecked<M: Borrow<Message>>(messages: &[M], api: Api) -> Vec<u8> {
+    match api {
+        Api::OpenAi => write_openai(messages),
+        Api::Anthropic => write_body(messages),
+        Api::Responses => write_responses(messages),
+    }
 }

@@ -16,7 +16,7 @@ fn format_tokens_round_trip() {
     let err = "Claude-Code".parse::<Format>().unwrap_err();
     assert_eq!(
         err.to_string(),
-        "unknown format `Claude-Code` (expected claude-code, swe-agent or openai)"
+        "unknown format `Claude-Code` (expected claude-code, swe-agent, openai, responses or anthropic)"
     );
 }
 
@@ -86,7 +86,7 @@ fn error_texts() {
     assert!(err.is_unknown_format());
     assert_eq!(
         err.to_string(),
-        "x.json: unknown session format (expected claude-code JSONL, swe-agent .traj or an OpenAI messages array)"
+        "x.json: unknown session format (expected claude-code JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input or an Anthropic Messages body)"
     );
 
     let err = import(
@@ -307,7 +307,7 @@ fn bare_arrays_import_as_if_parsed_whole() {
                 .map(|warnings| Import {
                     format: Format::OpenAi,
                     messages,
-                    warnings,
+                    warnings: warnings.unwrap_or_default(),
                 });
             let whole = whole_document_import(path, text, detecting);
             assert_eq!(

@@ -238,7 +238,7 @@ fn le24(bytes: &[u8], at: usize) -> Option<u32> {
 /// The tokens an image of `width` x `height` pixels is billed as, estimated from the
 /// providers' published rules (docs/FORMATS.md, "Images"):
 ///
-/// - [`Api::OpenAi`] (high detail): the image is scaled to fit in 2048 x 2048, then so that its
+/// - [`Api::OpenAi`] and [`Api::Responses`] (high detail): the image is scaled to fit in 2048 x 2048, then so that its
 ///   short side is at most 768; it costs 85 tokens plus 170 per 512 x 512 tile it covers.
 /// - [`Api::Anthropic`]: the image is scaled so that its long side is at most 1568 pixels and
 ///   its area at most 1.15 megapixels; it costs `width * height / 750` tokens, rounded up.
@@ -248,12 +248,12 @@ pub fn image_tokens(width: u32, height: u32, api: Api) -> usize {
     let (w, h) = (f64::from(width), f64::from(height));
     if w == 0.0 || h == 0.0 {
         return match api {
-            Api::OpenAi => 85,
+            Api::OpenAi | Api::Responses => 85,
             Api::Anthropic => 0,
         };
     }
     match api {
-        Api::OpenAi => {
+        Api::OpenAi | Api::Responses => {
             let fit = (2048.0 / w.max(h)).min(1.0);
             let (w, h) = (w * fit, h * fit);
             let short = (768.0 / w.min(h)).min(1.0);

@@ -1,4 +1,7 @@
-//! Anthropic Messages request bodies: the writer, which merges roles and places blocks, with the
-//! API's validity rules (`write.rs`).
+//! Anthropic Messages request bodies: the importer (`read.rs`) and the request body writer
+//! with the API's validity rules (`write.rs`).
 
+pub(crate) mod read;
 pub(crate) mod write;
+
+pub(crate) use read::import;

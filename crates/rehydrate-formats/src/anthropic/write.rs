@@ -112,30 +112,47 @@ impl AnthropicBody<'_> {
             if i > 0 {
                 out.push(b',');
             }
-            out.extend_from_slice(if turn.assistant {
-                b"{\"role\":\"assistant\",\"content\":["
-            } else {
-                b"{\"role\":\"user\",\"content\":["
-            });
-            for (k, (_, block)) in turn.blocks.iter().enumerate() {
-                if k > 0 {
-                    out.push(b',');
-                }
-                block.write(&mut out);
-            }
-            out.extend_from_slice(b"]}");
+            turn.write(&mut out);
         }
         out.extend_from_slice(b"]}");
         out
     }
 }
 
+impl Turn<'_> {
+    fn write(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(if self.assistant {
+            b"{\"role\":\"assistant\",\"content\":["
+        } else {
+            b"{\"role\":\"user\",\"content\":["
+        });
+        for (k, (_, block)) in self.blocks.iter().enumerate() {
+            if k > 0 {
+                out.push(b',');
+            }
+            block.write(out);
+        }
+        out.extend_from_slice(b"]}");
+    }
+}
+
 /// The Anthropic body of `messages` and the violations of its rules, in message order.
 pub(crate) fn anthropic<M: Borrow<Message>>(messages: &[M]) -> (AnthropicBody<'_>, Vec<Violation>) {
+    let (body, mut violations) = build(messages.iter().map(Borrow::borrow).enumerate());
+    check_turns(messages.len(), &body.turns, &mut violations);
+    violations.sort_by_key(|v| v.index);
+    (body, violations)
+}
+
+/// The system pieces and merged turns of `messages` (each with its index), and the
+/// violations found on the way (not those of the merged turns).
+fn build<'a>(
+    messages: impl Iterator<Item = (usize, &'a Message)>,
+) -> (AnthropicBody<'a>, Vec<Violation>) {
     let mut violations = Vec::new();
     let mut system: Vec<&str> = Vec::new();
     let mut turns: Vec<Turn<'_>> = Vec::new();
-    for (index, m) in messages.iter().map(Borrow::borrow).enumerate() {
+    for (index, m) in messages {
         let (assistant, blocks) = match m.role {
             Role::System => {
                 system_pieces(index, m, &mut system, &mut violations);
@@ -183,9 +200,125 @@ pub(crate) fn anthropic<M: Borrow<Message>>(messages: &[M]) -> (AnthropicBody<'_
             }),
         }
     }
-    check_turns(messages.len(), &turns, &mut violations);
-    violations.sort_by_key(|v| v.index);
     (AnthropicBody { system, turns }, violations)
+}
+
+/// The metadata keys of this format compared to decide whether a group changed.
+const KEYS: [&str; 4] = [
+    THINKING_KEY,
+    THINKING_SIGNATURE_KEY,
+    REDACTED_THINKING_KEY,
+    rehydrate_model::IS_ERROR_METADATA_KEY,
+];
+
+/// The Anthropic body of `messages` as bytes: a session read from an Anthropic body
+/// ([`crate::source::has_sources`]) has each message group that still decodes to its messages
+/// written as its original message, `system` as it was written when it is unchanged, and the
+/// other top-level keys from [`crate::keys::DOCUMENT`]; every other message is written as
+/// [`AnthropicBody::write`] writes it (consecutive ones merged by role).
+pub(crate) fn write_body<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
+    use crate::source::{self, Document};
+    if !source::has_sources(messages) {
+        return anthropic(messages).0.write();
+    }
+    let document = Document::of(messages);
+    let groups = source::groups(messages);
+    let verbatim: Vec<Option<&str>> = groups
+        .iter()
+        .map(|g| {
+            let text = g.source?;
+            let decoded = super::read::decode(text)?;
+            source::unchanged(&decoded, messages, &g.members, &KEYS).then_some(text)
+        })
+        .collect();
+    let is_system = |g: &source::Group<'_>| {
+        g.members.iter().all(|&i| {
+            messages
+                .get(i)
+                .is_some_and(|m| m.borrow().role == Role::System)
+        })
+    };
+    // `system` as written: one unchanged system group and no other system message.
+    let system_groups: Vec<usize> = (0..groups.len())
+        .filter(|&k| is_system(&groups[k]))
+        .collect();
+    let raw_system = match system_groups.as_slice() {
+        [k] => verbatim[*k].and_then(|text| {
+            let raws = source::items(text)?;
+            raws.first().map(|r| r.get())
+        }),
+        _ => None,
+    };
+    // Segments in order: an original message, or a run of messages written afresh.
+    enum Segment<'a> {
+        Raw(&'a str),
+        Fresh(Vec<usize>),
+    }
+    let mut segments: Vec<Segment<'_>> = Vec::new();
+    let mut fresh_system: Vec<usize> = Vec::new();
+    for (k, g) in groups.iter().enumerate() {
+        if is_system(g) {
+            if raw_system.is_none() {
+                fresh_system.extend(&g.members);
+            }
+            continue;
+        }
+        if let Some(raw) = verbatim[k].and_then(|text| {
+            let raws = source::items(text)?;
+            raws.first().map(|r| r.get())
+        }) {
+            segments.push(Segment::Raw(raw));
+            continue;
+        }
+        match segments.last_mut() {
+            Some(Segment::Fresh(run)) => run.extend(&g.members),
+            _ => segments.push(Segment::Fresh(g.members.clone())),
+        }
+    }
+    let mut out = Vec::new();
+    document.open_object(&["messages", "system"], &mut out);
+    let pick = |run: &[usize]| -> Vec<(usize, &Message)> {
+        run.iter()
+            .filter_map(|&i| messages.get(i).map(|m| (i, m.borrow())))
+            .collect()
+    };
+    if let Some(raw) = raw_system {
+        out.extend_from_slice(b"\"system\":");
+        out.extend_from_slice(raw.as_bytes());
+        out.push(b',');
+    } else {
+        let (system, _) = build(pick(&fresh_system).into_iter());
+        if !system.system.is_empty() {
+            out.extend_from_slice(b"\"system\":");
+            write_str(&system.system.join("\n\n"), &mut out);
+            out.push(b',');
+        }
+    }
+    out.extend_from_slice(b"\"messages\":[");
+    let mut first = true;
+    for segment in &segments {
+        match segment {
+            Segment::Raw(raw) => {
+                if !first {
+                    out.push(b',');
+                }
+                first = false;
+                out.extend_from_slice(raw.as_bytes());
+            }
+            Segment::Fresh(run) => {
+                let (body, _) = build(pick(run).into_iter());
+                for turn in &body.turns {
+                    if !first {
+                        out.push(b',');
+                    }
+                    first = false;
+                    turn.write(&mut out);
+                }
+            }
+        }
+    }
+    out.extend_from_slice(b"]}");
+    out
 }
 
 /// The Anthropic rules over the merged messages.

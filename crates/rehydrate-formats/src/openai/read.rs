@@ -57,7 +57,9 @@ pub(crate) fn is_array(text: &str) -> bool {
 /// The result is exactly that of parsing the whole document first and then [`import`]ing it: a
 /// JSON error anywhere wins over a field error (elements after a field error are still parsed,
 /// then dropped), and with `detecting` an array whose first element is not an object with a
-/// `role` key is an unknown format (detection rule 1).
+/// `role` key is an unknown format (detection rule 1), and one whose first element is an object
+/// with the `type` of a Responses input item is not read: `Ok(None)`, for the caller to read
+/// it as [`Format::Responses`].
 ///
 /// Each message goes to `each` as soon as it is made; messages handed over before an error are
 /// not a session. Returns the warnings.
@@ -66,7 +68,7 @@ pub(crate) fn import_array(
     text: &str,
     detecting: bool,
     each: &mut dyn FnMut(Message),
-) -> Result<Vec<Warning>, Error> {
+) -> Result<Option<Vec<Warning>>, Error> {
     let mut array = ArrayImport {
         detecting,
         next: 0,
@@ -74,12 +76,16 @@ pub(crate) fn import_array(
         warnings: Vec::new(),
         links: links::Links::default(),
         unknown: false,
+        responses: false,
         failed: None,
     };
     let mut de = serde_json::Deserializer::from_str(text);
     serde::de::DeserializeSeed::deserialize(&mut array, &mut de)
         .and_then(|()| de.end())
         .map_err(|e| json::invalid_json(path, None, &e))?;
+    if array.responses {
+        return Ok(None);
+    }
     if array.unknown {
         return Err(Error::UnknownFormat {
             path: path.to_path_buf(),
@@ -91,7 +97,7 @@ pub(crate) fn import_array(
     let mut warnings = array.warnings;
     warnings.extend(array.links.finish(|i| json::item("", i)));
     warnings.sort_by_key(|(i, _)| *i);
-    Ok(warnings.into_iter().map(|(_, w)| w).collect())
+    Ok(Some(warnings.into_iter().map(|(_, w)| w).collect()))
 }
 
 /// The state of [`import_array`], which serde drives one element at a time.
@@ -106,6 +112,8 @@ struct ArrayImport<'e> {
     links: links::Links,
     /// Set when detection found an array of something other than messages.
     unknown: bool,
+    /// Set when detection found a Responses items array.
+    responses: bool,
     /// The first field error; later elements are only parsed.
     failed: Option<FieldError>,
 }
@@ -114,10 +122,15 @@ impl ArrayImport<'_> {
     fn element(&mut self, value: Value) {
         let i = self.next;
         self.next += 1;
-        if i == 0 && self.detecting && !value.as_object().is_some_and(|o| o.contains_key("role")) {
+        if i == 0 && self.detecting && crate::detect::is_responses_item(&value) {
+            self.responses = true;
+        } else if i == 0
+            && self.detecting
+            && !value.as_object().is_some_and(|o| o.contains_key("role"))
+        {
             self.unknown = true;
         }
-        if self.unknown || self.failed.is_some() {
+        if self.unknown || self.responses || self.failed.is_some() {
             return;
         }
         let field = json::item("", i);

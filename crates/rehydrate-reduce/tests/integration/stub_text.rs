@@ -53,6 +53,7 @@ fn check_exports(
             }
             ExportFormat::OpenAi => Api::OpenAi,
             ExportFormat::Anthropic => Api::Anthropic,
+            ExportFormat::Responses => Api::Responses,
         };
         if links && let Ok(body) = request_body(history, api) {
             prop_assert_eq!(reduced, Ok(body), "{}", format);

@@ -564,7 +564,8 @@ fn corpus_sessions_export_and_read_back() {
                     match format {
                         ExportFormat::OpenAi => check_openai_body(&body),
                         ExportFormat::Anthropic => check_anthropic_body(&body),
-                        ExportFormat::Jsonl => unreachable!(),
+                        // Not among the forms this test exports.
+                        ExportFormat::Responses | ExportFormat::Jsonl => unreachable!(),
                     }
                 }
                 Err(ExportError::DanglingCall { index, call_id }) => {

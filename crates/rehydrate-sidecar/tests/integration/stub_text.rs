@@ -63,6 +63,7 @@ fn assert_exports_as_unreduced(view: &[Message], log: &ReductionLog, minted: &[M
             ExportFormat::Jsonl => lines.clone().into_bytes(),
             ExportFormat::OpenAi => request_body(minted, Api::OpenAi).unwrap(),
             ExportFormat::Anthropic => request_body(minted, Api::Anthropic).unwrap(),
+            ExportFormat::Responses => request_body(minted, Api::Responses).unwrap(),
         };
         assert_eq!(reduced, expected, "{format}");
     }
