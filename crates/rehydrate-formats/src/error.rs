@@ -29,15 +29,15 @@ pub enum Error {
     },
     /// The format was not given and could not be detected.
     #[error(
-        "{}: unknown session format (expected claude-code JSONL, swe-agent .traj or an OpenAI messages array)",
+        "{}: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj or an OpenAI messages array)",
         .path.display()
     )]
     UnknownFormat {
         /// The file, as the caller named it.
         path: PathBuf,
     },
-    /// A format name (`--format`) was not `claude-code`, `swe-agent` or `openai`.
-    #[error("unknown format `{name}` (expected claude-code, swe-agent or openai)")]
+    /// A format name (`--format`) was not `claude-code`, `swe-agent`, `openai` or `codex`.
+    #[error("unknown format `{name}` (expected claude-code, swe-agent, openai or codex)")]
     UnknownFormatName {
         /// The rejected name, cut to at most 80 bytes.
         name: String,

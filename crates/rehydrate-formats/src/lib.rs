@@ -68,6 +68,7 @@
 #![forbid(unsafe_code)]
 
 mod claude_code;
+mod codex;
 mod detect;
 mod error;
 mod events;
@@ -95,18 +96,26 @@ pub enum Format {
     SweAgent,
     /// OpenAI chat completions: a JSON array of messages, or an object with a `messages` array.
     OpenAi,
+    /// Codex CLI rollout JSONL: one `{"timestamp","type","payload"}` record per line.
+    Codex,
 }
 
 impl Format {
     /// Every format, in the order detection reports them in error messages.
-    pub const ALL: [Format; 3] = [Format::ClaudeCode, Format::SweAgent, Format::OpenAi];
+    pub const ALL: [Format; 4] = [
+        Format::ClaudeCode,
+        Format::SweAgent,
+        Format::OpenAi,
+        Format::Codex,
+    ];
 
-    /// The format's token: `claude-code`, `swe-agent` or `openai`.
+    /// The format's token: `claude-code`, `swe-agent`, `openai` or `codex`.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::ClaudeCode => "claude-code",
             Format::SweAgent => "swe-agent",
             Format::OpenAi => "openai",
+            Format::Codex => "codex",
         }
     }
 }
@@ -120,7 +129,8 @@ impl fmt::Display for Format {
 impl FromStr for Format {
     type Err = Error;
 
-    /// Parses a format token: `claude-code`, `swe-agent` or `openai` (exactly, lowercase).
+    /// Parses a format token: `claude-code`, `swe-agent`, `openai` or `codex` (exactly,
+    /// lowercase).
     ///
     /// # Errors
     ///
@@ -194,7 +204,10 @@ impl fmt::Display for Warning {
 /// 2. The first byte is `{` and the first non-empty line parses as a JSON object with a string
 ///    `type` and either a `uuid` or `sessionId` key, or a `type` of `summary`,
 ///    `file-history-snapshot` or `queue-operation`: [`Format::ClaudeCode`].
-/// 3. The first byte is `{` and the document is one JSON object with a `history` array:
+/// 3. The first byte is `{` and the first non-empty line parses as a JSON object whose `type`
+///    is a Codex rollout record type (`session_meta`, `turn_context`, `response_item`,
+///    `event_msg`, `compacted`) and whose `payload` is an object: [`Format::Codex`].
+/// 4. The first byte is `{` and the document is one JSON object with a `history` array:
 ///    [`Format::SweAgent`]; with a `messages` array that is empty or starts with an object with a
 ///    `role` key: [`Format::OpenAi`].
 ///
@@ -368,11 +381,44 @@ fn import_to(
             let warnings = claude_code::import(path, text, None, &mut |m| sink.push(m))?;
             return Ok((Format::ClaudeCode, warnings));
         }
+        Format::Codex => {
+            let warnings = codex::import(path, text, &mut |m| sink.push(m))?;
+            return Ok((Format::Codex, warnings));
+        }
         Format::SweAgent => swe_agent::import(path, text),
         Format::OpenAi => openai::import(path, document(path, text, parsed)?),
     }?;
     sink.extend(imported.messages);
     Ok((imported.format, imported.warnings))
+}
+
+/// Writes canonical messages as a Codex CLI rollout (docs/FORMATS.md, "Codex CLI rollout",
+/// "Writing").
+///
+/// Each record group an import made (a message carrying [`keys::SOURCE`], with the
+/// [`keys::SOURCE_PART`] messages after it) is written back verbatim when its source decodes to
+/// the same messages, and afresh otherwise (its lines that hold no model content kept); a
+/// message from another format is written afresh, after a `session_meta` line when no message
+/// of the session came from a rollout. So importing a rollout and writing it gives the file
+/// back byte for byte.
+///
+/// # Example
+///
+/// ```
+/// use std::path::Path;
+/// use rehydrate_formats::{Format, import, write_codex};
+///
+/// let rollout = concat!(
+///     r#"{"timestamp":"2026-05-11T08:27:17.494Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}"#,
+///     "\n",
+/// );
+/// let session = import(Path::new("rollout.jsonl"), rollout.as_bytes(), None)?;
+/// assert_eq!(session.format, Format::Codex);
+/// assert_eq!(write_codex(&session.messages), rollout.as_bytes());
+/// # Ok::<(), rehydrate_formats::Error>(())
+/// ```
+pub fn write_codex(messages: &[Message]) -> Vec<u8> {
+    codex::write(messages)
 }
 
 /// The parsed whole document: the one detection already parsed, or a fresh parse of `text`.

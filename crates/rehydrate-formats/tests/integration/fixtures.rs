@@ -320,7 +320,7 @@ fn bad_inputs() {
     );
     assert_eq!(
         err("bad-unknown-format.json"),
-        "bad-unknown-format.json: unknown session format (expected claude-code JSONL, swe-agent .traj or an OpenAI messages array)"
+        "bad-unknown-format.json: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj or an OpenAI messages array)"
     );
     assert_eq!(
         err("bad-unknown-role.traj"),
