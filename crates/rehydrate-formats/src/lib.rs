@@ -6,16 +6,19 @@
 //! - [`import_each`] does the same and hands the messages over one at a time.
 //! - [`import_events`] reads a session as an event log instead, for evidence projection.
 //! - [`detect`] only guesses the [`Format`].
+//! - [`write_codex`] writes messages as a Codex rollout.
 //! - [`keys`] names the metadata keys importers write.
 //!
 //! rehydrate reduces and verifies the context of agent sessions.
-//! Agent frameworks write their sessions in their own formats; this crate reads three of them
+//! Agent frameworks write their sessions in their own formats; this crate reads four of them
 //! and produces the canonical messages every other crate works on:
 //!
 //! - [`Format::ClaudeCode`]: Claude Code session JSONL (`~/.claude/projects/<project>/<session>.jsonl`),
 //!   a tree of records from which the main-chain conversation is rebuilt;
 //! - [`Format::SweAgent`]: SWE-agent `.traj` files (a JSON object with a `history` array);
-//! - [`Format::OpenAi`]: an OpenAI chat-completions messages array, bare or under `messages`.
+//! - [`Format::OpenAi`]: an OpenAI chat-completions messages array, bare or under `messages`;
+//! - [`Format::Codex`]: Codex CLI rollout JSONL (`~/.codex/sessions/…/rollout-*.jsonl`), which
+//!   [`write_codex`] also writes back (byte for byte for an unchanged import).
 //!
 //! The mapping of each format, every metadata key set and every warning text are specified in
 //! docs/FORMATS.md, section "Importers".

@@ -477,3 +477,41 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn codex_event_log() {
+    use rehydrate_model::EventKind;
+    let path = codex_dir().join("codex-session.jsonl");
+    let log =
+        rehydrate_formats::import_events(&path, &std::fs::read(&path).unwrap(), None).unwrap();
+    assert_eq!(log.format, Format::Codex);
+    let kinds: Vec<&EventKind> = log.events.iter().map(|e| &e.kind).collect();
+    // The context preamble is injected; the person's message opens turn 1.
+    assert!(
+        matches!(kinds[2], EventKind::InjectedMessage { source, .. } if source == "codex-context")
+    );
+    assert!(matches!(kinds[3], EventKind::UserMessage { .. }));
+    assert_eq!(log.events[3].turn, Some(1));
+    assert_eq!(log.events[2].turn, None);
+    let results: Vec<(Option<&str>, bool)> = log
+        .events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::ToolResult { name, ok, .. } => Some((name.as_deref(), *ok)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        results,
+        [
+            (Some("exec_command"), true),
+            (Some("exec_command"), false),
+            (Some("exec_command"), true),
+            (Some("write_stdin"), true),
+        ]
+    );
+    let path = codex_dir().join("codex-compacted.jsonl");
+    let log =
+        rehydrate_formats::import_events(&path, &std::fs::read(&path).unwrap(), None).unwrap();
+    assert!(log.events.iter().any(|e| matches!(&e.kind, EventKind::CompactionSummary { text } if text.starts_with("Another language model"))));
+}
