@@ -178,7 +178,7 @@ pub(crate) fn read(text: &str) -> Result<Read, LineError> {
             kind,
         });
     }
-    group(&lines, &mut out);
+    group(&mut lines, &mut out);
     Ok(out)
 }
 
@@ -198,9 +198,10 @@ fn classify(
     raw: &str,
     out: &mut Read,
 ) -> Result<(Option<String>, Line), serde_json::Error> {
-    // Any JSON value parses; only an object envelope is a record.
-    let value: &RawValue = serde_json::from_str(raw)?;
-    let Ok(envelope) = serde_json::from_str::<Envelope<'_>>(value.get()) else {
+    // One pass over the line reads the envelope; a line that is not one is checked for being
+    // JSON at all (an error when it is not).
+    let Ok(envelope) = serde_json::from_str::<Envelope<'_>>(raw) else {
+        serde_json::from_str::<serde::de::IgnoredAny>(raw)?;
         out.warnings.push(Warning::at_line(
             line,
             "not a JSON object with a record envelope, kept in the source only",
@@ -227,11 +228,8 @@ fn classify(
         ));
         return Ok((timestamp, Line::Other));
     }
-    let payload = envelope
-        .payload
-        .map(|p| serde_json::from_str::<Value>(p.get()))
-        .transpose()?;
-    let Some(Value::Object(mut payload)) = payload else {
+    let raw_payload = envelope.payload.map(RawValue::get).unwrap_or_default();
+    if !raw_payload.starts_with('{') {
         if kind != "turn_context" && kind != "event_msg" {
             out.warnings.push(Warning::at_line(
                 line,
@@ -239,8 +237,19 @@ fn classify(
             ));
         }
         return Ok((timestamp, Line::Other));
+    }
+    match kind.as_str() {
+        // Context lines hold nothing a message needs: their payload is not read.
+        "turn_context" => return Ok((timestamp, Line::Other)),
+        "event_msg" => {
+            let event: Event = serde_json::from_str(raw_payload)?;
+            return Ok((timestamp, event_line(event, out)));
+        }
+        _ => {}
+    }
+    let Value::Object(mut payload) = serde_json::from_str::<Value>(raw_payload)? else {
+        return Ok((timestamp, Line::Other));
     };
-    let raw_payload = envelope.payload.map(RawValue::get).unwrap_or_default();
     let kind = match kind.as_str() {
         "session_meta" => session_meta(payload),
         "compacted" => match json::take_opt_string(&mut payload, "message", "payload") {
@@ -258,42 +267,59 @@ fn classify(
                 Line::Other
             }
         },
-        "event_msg" => match payload.get("type").and_then(Value::as_str) {
-            Some("user_message") => {
-                let text = payload
-                    .get("message")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default()
-                    .to_string();
-                let images = payload
-                    .get("images")
-                    .and_then(Value::as_array)
-                    .map(|a| {
-                        a.iter()
-                            .filter_map(Value::as_str)
-                            .map(str::to_string)
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                Line::UserEvent { text, images }
-            }
-            Some("patch_apply_end") => {
-                if let (Some(id), Some(changes)) = (
-                    payload.get("call_id").and_then(Value::as_str),
-                    payload.get("changes"),
-                ) {
-                    let success = payload.get("success").and_then(Value::as_bool) == Some(true);
-                    out.patch_events
-                        .insert(id.to_string(), (changes.clone(), success));
-                }
-                Line::Other
-            }
-            _ => Line::Other,
-        },
         "response_item" => response_item(line, payload, raw_payload, out),
         _ => Line::Other,
     };
     Ok((timestamp, kind))
+}
+
+/// The keys of an `event_msg` payload the reader uses (the rest is walked, not kept).
+#[derive(Deserialize)]
+struct Event {
+    #[serde(rename = "type", default)]
+    kind: Option<Value>,
+    #[serde(default)]
+    message: Option<Value>,
+    #[serde(default)]
+    images: Option<Value>,
+    #[serde(default)]
+    call_id: Option<Value>,
+    #[serde(default)]
+    changes: Option<Value>,
+    #[serde(default)]
+    success: Option<Value>,
+}
+
+/// An `event_msg` line: a `user_message` (kept for the fallback), a `patch_apply_end`
+/// (recorded for the details), anything else nothing.
+fn event_line(event: Event, out: &mut Read) -> Line {
+    match event.kind.as_ref().and_then(Value::as_str) {
+        Some("user_message") => {
+            let text = match event.message {
+                Some(Value::String(s)) => s,
+                _ => String::new(),
+            };
+            let images = match event.images {
+                Some(Value::Array(a)) => a
+                    .into_iter()
+                    .filter_map(|v| match v {
+                        Value::String(s) => Some(s),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            Line::UserEvent { text, images }
+        }
+        Some("patch_apply_end") => {
+            if let (Some(Value::String(id)), Some(changes)) = (event.call_id, event.changes) {
+                let success = event.success == Some(Value::Bool(true));
+                out.patch_events.insert(id, (changes, success));
+            }
+            Line::Other
+        }
+        _ => Line::Other,
+    }
 }
 
 /// A `session_meta` payload.
@@ -582,7 +608,7 @@ fn same_turn(message_text: &str, event_text: &str) -> bool {
 }
 
 /// Walks the parsed lines into groups.
-fn group(lines: &[Parsed], out: &mut Read) {
+fn group(lines: &mut [Parsed], out: &mut Read) {
     let mut src_start = 0;
     let mut step: Option<Step> = None;
     let mut pending: Vec<(usize, String, (usize, usize))> = Vec::new();
@@ -635,16 +661,19 @@ fn group(lines: &[Parsed], out: &mut Read) {
         }
     };
 
-    for (i, p) in lines.iter().enumerate() {
+    for i in 0..lines.len() {
+        let (done, rest) = lines.split_at_mut(i + 1);
+        let p = &mut done[i];
+        let (line_no, span, timestamp) = (p.line, p.span, p.timestamp.take());
         let stamp = |m: &mut Message| {
             m.metadata
-                .insert(keys::CODEX_LINE.to_string(), p.line.to_string());
-            if let Some(t) = &p.timestamp {
+                .insert(keys::CODEX_LINE.to_string(), line_no.to_string());
+            if let Some(t) = &timestamp {
                 m.metadata
                     .insert(TIMESTAMP_METADATA_KEY.to_string(), t.clone());
             }
         };
-        match &p.kind {
+        match &mut p.kind {
             Line::Other => continue,
             Line::UserEvent { text, images } => {
                 if let Some((g, message_text)) = &last_user
@@ -652,16 +681,14 @@ fn group(lines: &[Parsed], out: &mut Read) {
                 {
                     // The event repeats the user message before it: it joins that group.
                     if let Some(group) = out.groups.get_mut(*g) {
-                        group.source.1 = p.span.1;
-                        group.model_lines.push(p.span);
-                        src_start = p.span.1;
+                        group.source.1 = span.1;
+                        group.model_lines.push(span);
+                        src_start = span.1;
                     }
                     last_user = None;
                     continue;
                 }
-                let next = lines[i + 1..]
-                    .iter()
-                    .find(|q| !matches!(q.kind, Line::Other));
+                let next = rest.iter().find(|q| !matches!(q.kind, Line::Other));
                 if let Some(Parsed {
                     kind: Line::Msg { role, content, .. },
                     ..
@@ -696,8 +723,8 @@ fn group(lines: &[Parsed], out: &mut Read) {
                     out,
                     &mut src_start,
                     &mut session_keys,
-                    p.span.1,
-                    vec![p.span],
+                    span.1,
+                    vec![span],
                     vec![m],
                 );
                 continue;
@@ -705,7 +732,7 @@ fn group(lines: &[Parsed], out: &mut Read) {
             _ => {}
         }
         last_user = None;
-        match &p.kind {
+        match &mut p.kind {
             Line::Other | Line::UserEvent { .. } => {}
             Line::Meta {
                 base_instructions,
@@ -725,8 +752,8 @@ fn group(lines: &[Parsed], out: &mut Read) {
                         out,
                         &mut src_start,
                         &mut session_keys,
-                        p.span.1,
-                        vec![p.span],
+                        span.1,
+                        vec![span],
                         vec![m],
                     );
                 }
@@ -735,7 +762,7 @@ fn group(lines: &[Parsed], out: &mut Read) {
                 if step.as_ref().is_some_and(|s| !s.is_empty()) {
                     close(out, &mut step, &mut src_start, &mut session_keys);
                 }
-                pending.push((p.line, raw.clone(), p.span));
+                pending.push((line_no, std::mem::take(raw), span));
             }
             Line::Msg {
                 role,
@@ -751,12 +778,12 @@ fn group(lines: &[Parsed], out: &mut Read) {
                     s.model_lines.push(span);
                 }
                 s.text = Some((
-                    raw_content.clone().map(|c| content(c, "output_text")),
+                    raw_content.take().map(|c| content(c, "output_text")),
                     phase.clone(),
                 ));
-                s.model_lines.push(p.span);
-                s.first.get_or_insert((p.line, p.timestamp.clone()));
-                s.end = p.span.1;
+                s.model_lines.push(span);
+                s.first.get_or_insert((line_no, timestamp.clone()));
+                s.end = span.1;
             }
             Line::Call {
                 kind,
@@ -778,13 +805,13 @@ fn group(lines: &[Parsed], out: &mut Read) {
                     ToolCall {
                         id: id.clone(),
                         name: name.clone(),
-                        arguments: arguments.clone(),
+                        arguments: std::mem::take(arguments),
                     },
                     namespace.clone(),
                 ));
-                s.model_lines.push(p.span);
-                s.first.get_or_insert((p.line, p.timestamp.clone()));
-                s.end = p.span.1;
+                s.model_lines.push(span);
+                s.first.get_or_insert((line_no, timestamp.clone()));
+                s.end = span.1;
             }
             Line::Msg {
                 role,
@@ -793,13 +820,14 @@ fn group(lines: &[Parsed], out: &mut Read) {
             } => {
                 close(out, &mut step, &mut src_start, &mut session_keys);
                 orphan_reasoning(out, &mut pending);
+                let text = (role == "user").then(|| user_text(raw_content.as_ref()));
                 let mut m = Message {
                     role: if role == "user" {
                         Role::User
                     } else {
                         Role::System
                     },
-                    content: raw_content.clone().map(|c| content(c, text_kind(role))),
+                    content: raw_content.take().map(|c| content(c, text_kind(role))),
                     ..Message::default()
                 };
                 if role == "developer" {
@@ -807,15 +835,15 @@ fn group(lines: &[Parsed], out: &mut Read) {
                         .insert(keys::CODEX_ROLE.to_string(), role.clone());
                 }
                 stamp(&mut m);
-                if role == "user" {
-                    last_user = Some((out.groups.len(), user_text(raw_content.as_ref())));
+                if let Some(text) = text {
+                    last_user = Some((out.groups.len(), text));
                 }
                 push(
                     out,
                     &mut src_start,
                     &mut session_keys,
-                    p.span.1,
-                    vec![p.span],
+                    span.1,
+                    vec![span],
                     vec![m],
                 );
             }
@@ -829,7 +857,7 @@ fn group(lines: &[Parsed], out: &mut Read) {
                 orphan_reasoning(out, &mut pending);
                 let content = match output {
                     None | Some(Value::Null) => Content::Text(String::new()),
-                    Some(v) => content(v.clone(), "input_text"),
+                    Some(v) => content(v.take(), "input_text"),
                 };
                 let mut m = Message {
                     role: Role::Tool,
@@ -850,8 +878,8 @@ fn group(lines: &[Parsed], out: &mut Read) {
                     out,
                     &mut src_start,
                     &mut session_keys,
-                    p.span.1,
-                    vec![p.span],
+                    span.1,
+                    vec![span],
                     vec![m],
                 );
             }
@@ -866,8 +894,8 @@ fn group(lines: &[Parsed], out: &mut Read) {
                     out,
                     &mut src_start,
                     &mut session_keys,
-                    p.span.1,
-                    vec![p.span],
+                    span.1,
+                    vec![span],
                     vec![m],
                 );
             }
