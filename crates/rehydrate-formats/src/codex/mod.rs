@@ -30,8 +30,7 @@ pub(crate) fn import(
     text: &str,
     each: &mut dyn FnMut(Message),
 ) -> Result<Vec<Warning>, Error> {
-    let messages = messages(path, text)?;
-    let (messages, warnings) = messages;
+    let (messages, warnings) = messages(path, text)?;
     messages.into_iter().for_each(each);
     Ok(warnings)
 }

@@ -459,13 +459,17 @@ fn response_item(line: usize, mut p: Map<String, Value>, raw: &str, out: &mut Re
 /// The assistant message being gathered: reasoning, then text, then calls.
 #[derive(Default)]
 struct Step {
-    /// The group's first line index (into the parsed lines) that it owns.
+    /// The raw texts of the reasoning items before it.
     reasoning: Vec<String>,
+    /// The assistant `message` item's content and `phase`, when there is one.
     text: Option<(Option<Content>, Option<String>)>,
+    /// The calls, with their kind and `namespace`.
     calls: Vec<(CallKind, ToolCall, Option<String>)>,
+    /// The byte ranges of the lines of its items.
     model_lines: Vec<(usize, usize)>,
     /// Line number and timestamp of the first item that is not reasoning.
     first: Option<(usize, Option<String>)>,
+    /// The end of its last line (a byte offset).
     end: usize,
 }
 
