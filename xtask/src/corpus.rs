@@ -31,7 +31,7 @@ use crate::Result;
 use crate::cmd;
 
 /// The corpus subdirectories whose sessions rehydrate can import.
-const FORMAT_DIRS: &[&str] = &["claude-code", "swe-agent"];
+const FORMAT_DIRS: &[&str] = &["claude-code", "swe-agent", "codex"];
 
 /// The file extensions of session files.
 const EXTENSIONS: &[&str] = &["jsonl", "traj"];

@@ -265,6 +265,10 @@ pub(crate) enum ExportTo {
     Openai,
     /// An Anthropic Messages request body.
     Anthropic,
+    /// An OpenAI Responses request body (`{"input":[…]}`).
+    Responses,
+    /// A Codex CLI rollout (JSONL), which Codex loads again.
+    Codex,
 }
 
 impl ExportTo {
@@ -274,6 +278,8 @@ impl ExportTo {
             ExportTo::Jsonl => ExportFormat::Jsonl,
             ExportTo::Openai => ExportFormat::OpenAi,
             ExportTo::Anthropic => ExportFormat::Anthropic,
+            ExportTo::Responses => ExportFormat::Responses,
+            ExportTo::Codex => ExportFormat::Codex,
         }
     }
 }
@@ -302,6 +308,9 @@ pub(crate) enum FormatArg {
     ClaudeCode,
     SweAgent,
     Openai,
+    Codex,
+    Responses,
+    Anthropic,
 }
 
 impl FormatArg {
@@ -312,6 +321,9 @@ impl FormatArg {
             FormatArg::ClaudeCode => Some(Format::ClaudeCode),
             FormatArg::SweAgent => Some(Format::SweAgent),
             FormatArg::Openai => Some(Format::OpenAi),
+            FormatArg::Codex => Some(Format::Codex),
+            FormatArg::Responses => Some(Format::Responses),
+            FormatArg::Anthropic => Some(Format::Anthropic),
         }
     }
 }

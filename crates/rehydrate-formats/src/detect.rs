@@ -65,6 +65,9 @@ pub(crate) fn detect_text(text: &str) -> Detected {
     if first_shape.is_some_and(Shape::is_claude_code_record) {
         return Detected::Format(Format::ClaudeCode, None);
     }
+    if first_shape.is_some_and(Shape::is_codex_record) {
+        return Detected::Format(Format::Codex, None);
+    }
     let first_parsed = first.is_ok();
     let doc = match first {
         Ok(shape) if rest.trim().is_empty() => Ok(shape),
@@ -88,6 +91,10 @@ pub(crate) fn detect_text(text: &str) -> Detected {
 struct Shape {
     /// `type` is a string: whether it is one of [`CLAUDE_CODE_UUIDLESS_TYPES`].
     kind: Option<bool>,
+    /// `type` is one of the Codex rollout record types.
+    codex_type: bool,
+    /// `payload` is an object.
+    payload: bool,
     /// A `uuid` or `sessionId` key is present.
     uuid_or_session: bool,
     /// `history` is an array.
@@ -151,6 +158,12 @@ impl Shape {
             .is_some_and(|uuidless| uuidless || self.uuid_or_session)
     }
 
+    /// Whether this is a Codex rollout line: a `type` that is a rollout record type and a
+    /// `payload` object.
+    fn is_codex_record(&self) -> bool {
+        self.codex_type && self.payload
+    }
+
     /// The format of a whole JSON object document: `history` array → SWE-agent; `messages`
     /// array of role-bearing objects → Anthropic when an Anthropic-only key or block is there
     /// and no OpenAI sign, OpenAI otherwise; `input` array or string → Responses.
@@ -202,7 +215,12 @@ impl<'de> Visitor<'de> for ShapeSeed {
         let mut shape = Shape::default();
         while let Some(key) = map.next_key_seed(KeySeed)? {
             match key {
-                Key::Type => shape.kind = map.next_value_seed(TypeSeed)?,
+                Key::Type => {
+                    let kind = map.next_value_seed(TypeSeed)?;
+                    shape.kind = kind.map(|(uuidless, _)| uuidless);
+                    shape.codex_type = kind.is_some_and(|(_, codex)| codex);
+                }
+                Key::Payload => shape.payload = map.next_value_seed(IsObject)?,
                 Key::History => shape.history = map.next_value_seed(IsArray)?,
                 Key::Messages => {
                     let messages = map.next_value_seed(MessagesSeed)?;
@@ -240,6 +258,7 @@ enum Key {
     /// `tool_calls`, `tool_call_id`, `function_call`: keys of OpenAI chat messages.
     OpenAiOnly,
     Content,
+    Payload,
     Other,
 }
 
@@ -264,25 +283,30 @@ impl<'de> Visitor<'de> for KeySeed {
             "tool_calls" | "tool_call_id" | "function_call" => Key::OpenAiOnly,
             "content" => Key::Content,
             k if ANTHROPIC_KEYS.contains(&k) => Key::Anthropic,
+            "payload" => Key::Payload,
             _ => Key::Other,
         })
     }
 }
 
-/// `type`: when a string, whether it is one of the uuid-less Claude Code types.
+/// `type`: when a string, whether it is one of the uuid-less Claude Code types and whether it
+/// is a Codex rollout record type.
 struct TypeSeed;
 
 seed_via_any!(TypeSeed);
 
 impl<'de> Visitor<'de> for TypeSeed {
-    type Value = Option<bool>;
+    type Value = Option<(bool, bool)>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
     scalars_return!(None);
     fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
-        Ok(Some(CLAUDE_CODE_UUIDLESS_TYPES.contains(&v)))
+        Ok(Some((
+            CLAUDE_CODE_UUIDLESS_TYPES.contains(&v),
+            crate::codex::RECORD_TYPES.contains(&v),
+        )))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
         skip_seq(seq).map(|()| None)
@@ -322,6 +346,29 @@ struct Messages {
     ok: bool,
     openai_sign: bool,
     anthropic_block: bool,
+}
+
+/// Whether a value is an object.
+struct IsObject;
+
+seed_via_any!(IsObject);
+
+impl<'de> Visitor<'de> for IsObject {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    scalars_return!(false);
+    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
+        Ok(false)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
+        skip_seq(seq).map(|()| false)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
+        skip_map(map).map(|()| true)
+    }
 }
 
 /// `messages`: whether it is an array that is empty or starts with an object with `role`, and

@@ -29,17 +29,17 @@ pub enum Error {
     },
     /// The format was not given and could not be detected.
     #[error(
-        "{}: unknown session format (expected claude-code JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input or an Anthropic Messages body)",
+        "{}: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input or an Anthropic Messages body)",
         .path.display()
     )]
     UnknownFormat {
         /// The file, as the caller named it.
         path: PathBuf,
     },
-    /// A format name (`--format`) was not `claude-code`, `swe-agent`, `openai`, `responses` or
-    /// `anthropic`.
+    /// A format name (`--format`) was not `claude-code`, `swe-agent`, `openai`, `codex`,
+    /// `responses` or `anthropic`.
     #[error(
-        "unknown format `{name}` (expected claude-code, swe-agent, openai, responses or anthropic)"
+        "unknown format `{name}` (expected claude-code, swe-agent, openai, codex, responses or anthropic)"
     )]
     UnknownFormatName {
         /// The rejected name, cut to at most 80 bytes.

@@ -25,8 +25,8 @@ pub struct EventImport {
 /// ([`events_from_messages`]), and for Claude Code also the records that make no message, at
 /// their place in the file: `summary` lines as titles; `system` records (by `subtype`, such as
 /// `compact_boundary`), `file-history-snapshot`, `queue-operation` and `progress` lines as
-/// lifecycle events. For Responses inputs and Anthropic bodies, a tool result takes the name
-/// of the latest earlier tool call with its call id.
+/// lifecycle events. For Codex rollouts, Responses inputs and Anthropic bodies, a tool result
+/// that names no tool takes the name of the latest earlier tool call with its call id.
 ///
 /// # Errors
 ///
@@ -59,7 +59,10 @@ pub fn import_events(
     if !claude {
         let imported = import(path, bytes, format)?;
         let mut events = events_from_messages(imported.messages);
-        if matches!(imported.format, Format::Responses | Format::Anthropic) {
+        if matches!(
+            imported.format,
+            Format::Codex | Format::Responses | Format::Anthropic
+        ) {
             name_results(&mut events);
         }
         return Ok(EventImport {
@@ -91,16 +94,18 @@ pub fn import_events(
 /// The event log of canonical messages, in order (docs/FORMATS.md, "Session events").
 ///
 /// - A user message written by a person (not an observation, not marked `claude_code.meta`,
-///   `claude_code.compact_summary` or `swe_agent.is_demo`, and not a system reminder or command
-///   echo: text starting with `<system-reminder>`, `<command-name>`, `<command-message>`,
-///   `<local-command-stdout>` or `<local-command-stderr>`) is a user message and starts the next
+///   `claude_code.compact_summary`, `codex.compacted` or `swe_agent.is_demo`, and not a system
+///   reminder, command echo or Codex context preamble: text starting with `<system-reminder>`,
+///   `<command-name>`, `<command-message>`, `<local-command-stdout>`, `<local-command-stderr>`,
+///   `# AGENTS.md instructions`, `<environment_context>` or `<user_instructions>`) is a user message and starts the next
 ///   turn (turns count from 1; earlier events have no turn). Its text parts are text blocks,
 ///   other parts non-text blocks by their `type`.
 /// - A Claude Code slash command (`<command-name>` tags) is the person's user message `/name args`
 ///   and starts the next turn.
 /// - Those other user messages are injected messages, with the source `meta`, `demonstration`,
-///   `system-reminder`, `interruption` (`[Request interrupted by user…`) or `command` (command
-///   output); a compaction summary (`claude_code.compact_summary`) is a
+///   `system-reminder`, `interruption` (`[Request interrupted by user…`), `command` (command
+///   output) or `codex-context`; a compaction summary (`claude_code.compact_summary`, or
+///   `codex.compacted`) is a
 ///   compaction summary that replaces the whole surface before it and cites it.
 /// - An assistant message is an assistant message (its text, empty when it has none), followed by
 ///   one tool call per tool call; a demonstration's is an injected message.
@@ -170,7 +175,10 @@ fn build(messages: Vec<Message>, side: Vec<SideEvent>) -> Vec<SessionEvent> {
                     Some(SurfaceOp::Append),
                 );
             }
-            Role::User if meta(&m, crate::keys::CLAUDE_CODE_COMPACT_SUMMARY) => {
+            Role::User
+                if meta(&m, crate::keys::CLAUDE_CODE_COMPACT_SUMMARY)
+                    || meta(&m, crate::keys::CODEX_COMPACTED) =>
+            {
                 log.compaction(time, take_text(&mut m));
             }
             Role::User => {
@@ -239,7 +247,7 @@ fn build(messages: Vec<Message>, side: Vec<SideEvent>) -> Vec<SessionEvent> {
 }
 
 /// Names each tool result without a name by the latest earlier tool call with its call id
-/// (Responses outputs and Anthropic `tool_result` blocks do not name their tool).
+/// (Codex and Responses outputs and Anthropic `tool_result` blocks do not name their tool).
 fn name_results(events: &mut [SessionEvent]) {
     let mut names: std::collections::HashMap<String, String> = std::collections::HashMap::new();
     for event in events.iter_mut() {
@@ -324,6 +332,17 @@ fn injected_source(m: &Message) -> Option<&'static str> {
     }
     if text.starts_with("[Request interrupted by user") {
         return Some("interruption");
+    }
+    // Codex's context preamble, sent as user messages before the person's first words.
+    if [
+        "# AGENTS.md instructions",
+        "<environment_context>",
+        "<user_instructions>",
+    ]
+    .iter()
+    .any(|tag| text.starts_with(tag))
+    {
+        return Some("codex-context");
     }
     [
         "<command-name>",

@@ -8,8 +8,11 @@ use std::str::FromStr;
 
 use rehydrate_model::Message;
 
-use crate::request::{Api, RequestError, request_body};
-use crate::{Error, canonical, json};
+use crate::anthropic::write::write_body;
+use crate::openai::write::write_openai;
+use crate::request::{Api, RequestError, check_request};
+use crate::responses::write::write_responses;
+use crate::{Error, canonical, codex, json};
 
 /// A form [`write`] writes a session in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -24,25 +27,30 @@ pub enum ExportFormat {
     Anthropic,
     /// An OpenAI Responses request body, `{"input":[…]}` of input items.
     Responses,
+    /// A Codex CLI rollout, one `{"timestamp","type","payload"}` record per line, which Codex
+    /// loads again; held to the Responses API's rules, which Codex sends it under.
+    Codex,
 }
 
 impl ExportFormat {
     /// Every form, in the order error messages list them.
-    pub const ALL: [ExportFormat; 4] = [
+    pub const ALL: [ExportFormat; 5] = [
         ExportFormat::Jsonl,
         ExportFormat::OpenAi,
         ExportFormat::Anthropic,
         ExportFormat::Responses,
+        ExportFormat::Codex,
     ];
 
     /// The token naming the form (the same as the [`crate::Format`] it reads back, where
-    /// there is one): `jsonl`, `openai`, `anthropic` or `responses`.
+    /// there is one): `jsonl`, `openai`, `anthropic`, `responses` or `codex`.
     pub fn as_str(self) -> &'static str {
         match self {
             ExportFormat::Jsonl => "jsonl",
             ExportFormat::OpenAi => "openai",
             ExportFormat::Anthropic => "anthropic",
             ExportFormat::Responses => "responses",
+            ExportFormat::Codex => "codex",
         }
     }
 
@@ -53,7 +61,21 @@ impl ExportFormat {
             ExportFormat::Jsonl => None,
             ExportFormat::OpenAi => Some(Api::OpenAi),
             ExportFormat::Anthropic => Some(Api::Anthropic),
-            ExportFormat::Responses => Some(Api::Responses),
+            ExportFormat::Responses | ExportFormat::Codex => Some(Api::Responses),
+        }
+    }
+
+    /// The form a session read as `format` is written back in, if this crate writes that
+    /// format: `openai`, `anthropic`, `responses` and `codex` (an unchanged import comes back
+    /// byte for byte for `codex`, as the same JSON value for the others).
+    pub fn of(format: crate::Format) -> Option<ExportFormat> {
+        use crate::Format;
+        match format {
+            Format::OpenAi => Some(ExportFormat::OpenAi),
+            Format::Anthropic => Some(ExportFormat::Anthropic),
+            Format::Responses => Some(ExportFormat::Responses),
+            Format::Codex => Some(ExportFormat::Codex),
+            Format::ClaudeCode | Format::SweAgent => None,
         }
     }
 }
@@ -83,7 +105,7 @@ impl FromStr for ExportFormat {
 }
 
 /// Writes `messages` in `format`: canonical JSONL as it is, a request body after its API's
-/// rules ([`request_body`]). Stub text is written as it is; the session with every reduction
+/// rules ([`crate::request_body`]), a Codex rollout after the Responses API's rules. Stub text is written as it is; the session with every reduction
 /// undone is `rehydrate_sidecar::export_session`, which checks and then calls this.
 ///
 /// # Errors
@@ -105,8 +127,24 @@ pub fn write<M: Borrow<Message>>(
     messages: &[M],
     format: ExportFormat,
 ) -> Result<Vec<u8>, RequestError> {
-    match format.api() {
-        None => Ok(canonical::write_jsonl(messages)),
-        Some(api) => request_body(messages, api),
+    if let Some(api) = format.api() {
+        let violations = check_request(messages, api);
+        if !violations.is_empty() {
+            return Err(RequestError { api, violations });
+        }
+    }
+    Ok(write_unchecked(messages, format))
+}
+
+/// Writes `messages` in `format` without checking its API's rules: the session as it is (an
+/// import written back, bad input included); [`write`] is the checked one, and the one every
+/// request body goes through.
+pub fn write_unchecked<M: Borrow<Message>>(messages: &[M], format: ExportFormat) -> Vec<u8> {
+    match format {
+        ExportFormat::Jsonl => canonical::write_jsonl(messages),
+        ExportFormat::OpenAi => write_openai(messages),
+        ExportFormat::Anthropic => write_body(messages),
+        ExportFormat::Responses => write_responses(messages),
+        ExportFormat::Codex => codex::write(messages),
     }
 }

@@ -54,3 +54,39 @@ pub const DOCUMENT: &str = "rehydrate.document";
 /// sidecar, and the view never carries hidden bytes): [`SOURCE`], [`SOURCE_PART`] and
 /// [`SOURCE_TAIL`].
 pub const SOURCE_KEYS: [&str; 3] = [SOURCE, SOURCE_PART, SOURCE_TAIL];
+
+/// Codex: the role as the rollout wrote it where it maps to another (`developer` to system).
+pub const CODEX_ROLE: &str = "codex.role";
+/// Codex: an assistant message's `phase` (`commentary`, `final_answer`), given back on write.
+pub const CODEX_PHASE: &str = "codex.phase";
+/// Codex: the 1-based JSONL line a message came from (for an assistant message made of several
+/// items, the line of its first item that is not a reasoning item).
+pub const CODEX_LINE: &str = "codex.line";
+/// Codex: `"true"` on the system message made from `session_meta.base_instructions.text`.
+pub const CODEX_BASE_INSTRUCTIONS: &str = "codex.base_instructions";
+/// Codex: `"true"` on the user message made from a `compacted` record (a compaction summary).
+pub const CODEX_COMPACTED: &str = "codex.compacted";
+/// Codex: `"true"` on a user message read from an `event_msg` `user_message` (a turn the
+/// rollout recorded with no user-role `response_item` message).
+pub const CODEX_USER_EVENT: &str = "codex.user_event";
+/// Codex: `session_meta.id`, on the first message made after the `session_meta` line.
+pub const CODEX_SESSION_ID: &str = "codex.session_id";
+/// Codex: `session_meta.cwd`, on the first message made after the `session_meta` line.
+pub const CODEX_CWD: &str = "codex.cwd";
+/// Codex: `session_meta.cli_version`, on the first message made after the `session_meta` line.
+pub const CODEX_CLI_VERSION: &str = "codex.cli_version";
+/// Codex: the `namespace` of an assistant message's namespaced function calls, as a JSON object
+/// text from call id to namespace.
+pub const CODEX_NAMESPACES: &str = "codex.namespaces";
+/// Codex: the call ids of an assistant message's `local_shell_call`s, one per line.
+pub const CODEX_LOCAL_SHELL_CALLS: &str = "codex.local_shell_calls";
+/// Codex: a tool result's exit code, from `Process exited with code N` (or `Exit code: N`) in
+/// the output's header, or `metadata.exit_code` of an output that is a JSON object.
+pub const CODEX_EXIT_CODE: &str = "codex.exit_code";
+/// Codex: a tool result's `Original token count: N` header.
+pub const CODEX_ORIGINAL_TOKEN_COUNT: &str = "codex.original_token_count";
+/// Codex: a tool result's `Total output lines: N` note (Codex cut the output).
+pub const CODEX_TOTAL_OUTPUT_LINES: &str = "codex.total_output_lines";
+/// Codex: the N of the first `…N tokens truncated…` note in a tool result (Codex cut the
+/// middle of the output).
+pub const CODEX_TRUNCATED_TOKENS: &str = "codex.truncated_tokens";

@@ -14,13 +14,15 @@
 //! - [`keys`] names the metadata keys importers write.
 //!
 //! rehydrate reduces and verifies the context of agent sessions.
-//! Agent frameworks write their sessions in their own formats; this crate reads five of them
+//! Agent frameworks write their sessions in their own formats; this crate reads six of them
 //! and produces the canonical messages every other crate works on:
 //!
 //! - [`Format::ClaudeCode`]: Claude Code session JSONL (`~/.claude/projects/<project>/<session>.jsonl`),
 //!   a tree of records from which the main-chain conversation is rebuilt;
 //! - [`Format::SweAgent`]: SWE-agent `.traj` files (a JSON object with a `history` array);
 //! - [`Format::OpenAi`]: an OpenAI chat-completions messages array, bare or under `messages`;
+//! - [`Format::Codex`]: Codex CLI rollout JSONL (`~/.codex/sessions/…/rollout-*.jsonl`), which
+//!   [`write`] also writes back (byte for byte for an unchanged import).
 //! - [`Format::Responses`]: OpenAI Responses API input items, bare or under `input`;
 //! - [`Format::Anthropic`]: an Anthropic Messages request body.
 //!
@@ -81,6 +83,7 @@
 mod anthropic;
 mod canonical;
 mod claude_code;
+mod codex;
 mod detect;
 mod error;
 mod events;
@@ -102,12 +105,12 @@ use std::str::FromStr;
 
 pub use error::Error;
 pub use events::{EventImport, events_from_messages, import_events};
-pub use export::{ExportFormat, write};
+pub use export::{ExportFormat, write, write_unchecked};
 pub use ids::{MAPPED_ID_PREFIX, api_id, api_name, original_id};
 use rehydrate_model::Message;
 pub use request::{
     Api, CallDefect, RequestError, Rule, Violation, call_defect, check_request, has_content,
-    left_out_of_bodies, request_body, unsendable_calls, write_unchecked,
+    left_out_of_bodies, request_body, unsendable_calls,
 };
 
 /// A session file format this crate imports.
@@ -119,6 +122,8 @@ pub enum Format {
     SweAgent,
     /// OpenAI chat completions: a JSON array of messages, or an object with a `messages` array.
     OpenAi,
+    /// Codex CLI rollout JSONL: one `{"timestamp","type","payload"}` record per line.
+    Codex,
     /// OpenAI Responses API input: a JSON array of input items, or an object whose `input` is
     /// such an array or a string.
     Responses,
@@ -129,20 +134,23 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order detection reports them in error messages.
-    pub const ALL: [Format; 5] = [
+    pub const ALL: [Format; 6] = [
         Format::ClaudeCode,
         Format::SweAgent,
         Format::OpenAi,
+        Format::Codex,
         Format::Responses,
         Format::Anthropic,
     ];
 
-    /// The format's token: `claude-code`, `swe-agent`, `openai`, `responses` or `anthropic`.
+    /// The format's token: `claude-code`, `swe-agent`, `openai`, `codex`, `responses` or
+    /// `anthropic`.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::ClaudeCode => "claude-code",
             Format::SweAgent => "swe-agent",
             Format::OpenAi => "openai",
+            Format::Codex => "codex",
             Format::Responses => "responses",
             Format::Anthropic => "anthropic",
         }
@@ -158,8 +166,8 @@ impl fmt::Display for Format {
 impl FromStr for Format {
     type Err = Error;
 
-    /// Parses a format token: `claude-code`, `swe-agent`, `openai`, `responses` or `anthropic`
-    /// (exactly, lowercase).
+    /// Parses a format token: `claude-code`, `swe-agent`, `openai`, `codex`, `responses` or
+    /// `anthropic` (exactly, lowercase).
     ///
     /// # Errors
     ///
@@ -233,7 +241,10 @@ impl fmt::Display for Warning {
 /// 2. The first byte is `{` and the first non-empty line parses as a JSON object with a string
 ///    `type` and either a `uuid` or `sessionId` key, or a `type` of `summary`,
 ///    `file-history-snapshot` or `queue-operation`: [`Format::ClaudeCode`].
-/// 3. The first byte is `{` and the document is one JSON object with a `history` array:
+/// 3. The first byte is `{` and the first non-empty line parses as a JSON object whose `type`
+///    is a Codex rollout record type (`session_meta`, `turn_context`, `response_item`,
+///    `event_msg`, `compacted`) and whose `payload` is an object: [`Format::Codex`].
+/// 4. The first byte is `{` and the document is one JSON object with a `history` array:
 ///    [`Format::SweAgent`]; with a `messages` array that is empty or starts with an object with a
 ///    `role` key: [`Format::OpenAi`].
 ///
@@ -413,6 +424,10 @@ fn import_to(
         Format::ClaudeCode => {
             let warnings = claude_code::import(path, text, None, &mut |m| sink.push(m))?;
             return Ok((Format::ClaudeCode, warnings));
+        }
+        Format::Codex => {
+            let warnings = codex::import(path, text, &mut |m| sink.push(m))?;
+            return Ok((Format::Codex, warnings));
         }
         Format::SweAgent => swe_agent::import(path, text),
         Format::OpenAi => openai::import(path, document(path, text, parsed)?),

@@ -650,13 +650,3 @@ fn json_kind(v: &serde_json::Value) -> &'static str {
 pub(crate) fn write_str(s: &str, out: &mut Vec<u8>) {
     serde_json::to_writer(out, s).expect("a string serializes into a Vec");
 }
-
-/// Writes `messages` as a request body for `api` without checking its rules: the session as
-/// it is (an import written back, bad input included); [`request_body`] is the checked one.
-pub fn write_unchecked<M: Borrow<Message>>(messages: &[M], api: Api) -> Vec<u8> {
-    match api {
-        Api::OpenAi => write_openai(messages),
-        Api::Anthropic => write_body(messages),
-        Api::Responses => write_responses(messages),
-    }
-}

@@ -16,13 +16,13 @@ fn format_tokens_round_trip() {
     let err = "Claude-Code".parse::<Format>().unwrap_err();
     assert_eq!(
         err.to_string(),
-        "unknown format `Claude-Code` (expected claude-code, swe-agent, openai, responses or anthropic)"
+        "unknown format `Claude-Code` (expected claude-code, swe-agent, openai, codex, responses or anthropic)"
     );
 }
 
 #[test]
 fn detection_rules() {
-    let cases: [(&[u8], Option<Format>); 14] = [
+    let cases: [(&[u8], Option<Format>); 15] = [
         (
             b"  [{\"role\":\"user\",\"content\":\"x\"}]",
             Some(Format::OpenAi),
@@ -51,9 +51,14 @@ fn detection_rules() {
             b"\n{\"type\":\"user\",\"uuid\":\"u1\",\"message\":{}}\n",
             Some(Format::ClaudeCode),
         ),
-        // Codex rollouts: JSONL with `type` but no uuid.
+        // Codex rollouts: a rollout record type and a `payload` object, no uuid.
         (
             b"{\"type\":\"session_meta\",\"payload\":{}}\n{\"type\":\"event_msg\"}\n",
+            Some(Format::Codex),
+        ),
+        // A rollout record type without a `payload` object is not a rollout line.
+        (
+            b"{\"type\":\"response_item\",\"payload\":[]}\n{\"type\":\"event_msg\"}\n",
             None,
         ),
         (b"{\"history\":", None),
@@ -86,7 +91,7 @@ fn error_texts() {
     assert!(err.is_unknown_format());
     assert_eq!(
         err.to_string(),
-        "x.json: unknown session format (expected claude-code JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input or an Anthropic Messages body)"
+        "x.json: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input or an Anthropic Messages body)"
     );
 
     let err = import(

@@ -1464,7 +1464,7 @@ fn export_repairs_a_defective_session_into_valid_bodies() {
     assert_eq!(usage.status.code(), Some(2));
     assert_eq!(
         stderr(&usage),
-        "error: --view writes what a model is sent: use --to openai or anthropic (jsonl is the lossless record of the session)\n"
+        "error: --view writes what a model is sent: use --to openai, anthropic, responses or codex (jsonl is the lossless record of the session)\n"
     );
     // A hidden result is searched and expanded like any reduction.
     let search = rehydrate(&["search", d, "compaction dropped", "--json"]);
@@ -1671,4 +1671,53 @@ fn savings_by_kind_add_up_to_the_views_savings() {
         rows.iter().any(|r| r.0 == "unanswered-call" && r.2 < 0),
         "{rows:?}"
     );
+}
+
+/// Issue 19's round trip: each new format reduced into a directory and exported back to
+/// itself gives the input (byte for byte for a Codex rollout, the same JSON value for the
+/// documents), and across formats the export is a body its API accepts.
+#[test]
+fn export_gives_an_unreduced_import_back_in_its_own_format_and_crosses_formats() {
+    let base = scratch("export_round_trip");
+    for (file, to, exact) in [
+        ("formats/codex/codex-session.jsonl", "codex", true),
+        ("formats/codex/codex-apply-patch.jsonl", "codex", true),
+        ("formats/responses/object.json", "responses", false),
+        ("formats/anthropic/body.json", "anthropic", false),
+    ] {
+        let input = std::fs::read(fixture(file)).unwrap();
+        let dir = base.join(to).join(file.replace('/', "_"));
+        let d = dir.to_str().unwrap();
+        let path = fixture(file);
+        let reduced = rehydrate(&["reduce", path.to_str().unwrap(), "--out", d]);
+        assert_eq!(
+            reduced.status.code(),
+            Some(0),
+            "{file}: {}",
+            stderr(&reduced)
+        );
+        let back = rehydrate(&["export", d, "--to", to]);
+        assert_eq!(back.status.code(), Some(0), "{file}: {}", stderr(&back));
+        if exact {
+            assert_eq!(
+                String::from_utf8(back.stdout).unwrap(),
+                String::from_utf8(input).unwrap(),
+                "{file}"
+            );
+        } else {
+            let want: Value = serde_json::from_slice(&input).unwrap();
+            let got: Value = serde_json::from_slice(&back.stdout).unwrap();
+            assert_eq!(got, want, "{file}");
+        }
+        for other in ["openai", "anthropic", "responses"] {
+            let crossed = rehydrate(&["export", d, "--to", other, "--strict"]);
+            assert_eq!(
+                crossed.status.code(),
+                Some(0),
+                "{file} to {other}: {}",
+                stderr(&crossed)
+            );
+            let _: Value = serde_json::from_slice(&crossed.stdout).unwrap();
+        }
+    }
 }

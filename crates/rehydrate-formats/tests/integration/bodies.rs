@@ -60,7 +60,12 @@ fn round_trip(bytes: &[u8], format: Format, api: Api) -> Result<(), String> {
 
 /// The writer without the rules (bad-input fixtures break them on purpose).
 fn raw_write(messages: &[rehydrate_model::Message], api: Api) -> Vec<u8> {
-    rehydrate_formats::write_unchecked(messages, api)
+    let format = match api {
+        Api::OpenAi => rehydrate_formats::ExportFormat::OpenAi,
+        Api::Anthropic => rehydrate_formats::ExportFormat::Anthropic,
+        Api::Responses => rehydrate_formats::ExportFormat::Responses,
+    };
+    rehydrate_formats::write_unchecked(messages, format)
 }
 
 #[test]

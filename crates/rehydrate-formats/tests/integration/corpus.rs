@@ -1,4 +1,4 @@
-//! Every Claude Code and SWE-agent session of the shared corpus imports without error.
+//! Every Claude Code, SWE-agent and Codex session of the shared corpus imports without error.
 //!
 //! The corpus lives outside the repository: `REHYDRATE_CORPUS`, or `shared/corpus` next to the
 //! workspace. When it is absent the test says so and passes.
@@ -156,6 +156,16 @@ const EXPECTED: [(&str, usize, usize, usize, usize); 34] = [
     ),
 ];
 
+/// The Codex sample of the corpus (FORMATS-RESEARCH §1.1).
+const CODEX_SAMPLE: &str = "rollout-2026-05-11T11-26-55-019e1625-789d-76c0-80ab-3724b5ddb799.jsonl";
+
+/// Its figures, counted from the raw file with a separate script: messages (2 system: the base
+/// instructions and the developer message; 3 user-role items, which both `user_message` events
+/// repeat; 66 assistant messages, each a run of reasoning, text and calls of one step; 102
+/// tool outputs, 99 function and 3 custom), user, assistant and tool messages, tool calls
+/// (99 + 3) and warnings (none).
+const CODEX_EXPECTED: (usize, usize, usize, usize, usize, usize) = (173, 3, 66, 102, 102, 0);
+
 /// Checks `import` against the [`EXPECTED`] row whose suffix `name` ends with, if any; returns
 /// whether a row matched.
 fn check_expected(name: &str, c: &Counts) -> bool {
@@ -231,6 +241,42 @@ fn corpus_sessions_import() {
             }
             files += 1;
         }
+    }
+    for path in
+        rehydrate_test_support::corpus_sessions(&[("codex", "jsonl")], "codex corpus import check")
+            .map(|(_, sessions)| sessions)
+            .unwrap_or_default()
+    {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(detect(&bytes), Some(Format::Codex), "{name}");
+        let import = import(&path, &bytes, None).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(import.format, Format::Codex, "{name}");
+        check_links(&name, &import);
+        let c = counts(&import);
+        if name.ends_with(CODEX_SAMPLE) {
+            assert_eq!(
+                (
+                    c.messages,
+                    c.user,
+                    c.assistant,
+                    c.tool,
+                    c.tool_calls,
+                    c.warnings
+                ),
+                CODEX_EXPECTED,
+                "{name}: (messages, user, assistant, tool, tool calls, warnings)"
+            );
+            matched += 1;
+        }
+        println!(
+            "{name}: {} messages ({} user, {} assistant, {} tool), {} tool calls, {} warnings",
+            c.messages, c.user, c.assistant, c.tool, c.tool_calls, c.warnings
+        );
+        for w in &import.warnings {
+            println!("    {w}");
+        }
+        files += 1;
     }
     println!("corpus: {files} files imported, {matched} checked against expected figures");
 }

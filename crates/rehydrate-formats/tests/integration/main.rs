@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
 mod bodies;
+mod codex;
 mod corpus;
 mod fixtures;
 mod request;

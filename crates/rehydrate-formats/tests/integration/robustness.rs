@@ -1,4 +1,5 @@
-//! No input makes the importers panic: every prefix and many byte substitutions of each fixture,
+//! No input makes the importers panic (and every Codex import writes back to its input): every
+//! prefix and many byte substitutions of each fixture,
 //! deep nesting, and odd but valid records.
 
 use std::path::Path;
@@ -7,13 +8,29 @@ use rehydrate_formats::{Format, detect, import};
 
 use crate::fixture_dir;
 
-/// Imports `bytes` with detection and with each explicit format; only panics matter.
+/// Imports `bytes` with detection and with each explicit format; only panics matter. What
+/// imports as a Codex rollout is also written back, which must give the bytes again.
 fn import_all_ways(bytes: &[u8]) {
     let path = Path::new("fuzz.bin");
     let _ = detect(bytes);
     let _ = import(path, bytes, None);
     for format in Format::ALL {
-        let _ = import(path, bytes, Some(format));
+        let imported = import(path, bytes, Some(format));
+        if format == Format::Codex
+            && let Ok(imported) = imported
+            && !imported.messages.is_empty()
+        {
+            let text = std::str::from_utf8(bytes).unwrap();
+            let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+            assert_eq!(
+                String::from_utf8(rehydrate_formats::write_unchecked(
+                    &imported.messages,
+                    rehydrate_formats::ExportFormat::Codex
+                ))
+                .unwrap(),
+                text
+            );
+        }
     }
 }
 
@@ -24,6 +41,11 @@ fn prefixes_and_substitutions_of_fixtures_do_not_panic() {
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e != "md"))
         .collect();
+    files.extend(
+        std::fs::read_dir(fixture_dir().join("codex"))
+            .unwrap()
+            .map(|e| e.unwrap().path()),
+    );
     files.sort();
     for path in files {
         let bytes = std::fs::read(&path).unwrap();

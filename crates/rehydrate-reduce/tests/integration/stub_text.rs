@@ -4,7 +4,7 @@
 //! all three forms, whatever the policy and whatever pairing repairs the view carries.
 
 use proptest::prelude::*;
-use rehydrate_formats::{Api, ExportFormat, request_body};
+use rehydrate_formats::{ExportFormat, write};
 use rehydrate_model::{
     Content, Message, REDUCTION_METADATA_KEY, ReductionKind, ReductionLog, Role, ToolDetails,
     find_stubs,
@@ -16,11 +16,7 @@ use rehydrate_test_support::assistant_call;
 use crate::defects::{Defect, defect, inject};
 use crate::properties::{Turn, policy, session, turn};
 
-const FORMATS: [ExportFormat; 3] = [
-    ExportFormat::Jsonl,
-    ExportFormat::OpenAi,
-    ExportFormat::Anthropic,
-];
+const FORMATS: [ExportFormat; 5] = ExportFormat::ALL;
 
 /// The canonical JSONL of `messages`, written independently of the export.
 fn canonical_lines(messages: &[Message]) -> Vec<u8> {
@@ -46,16 +42,11 @@ fn check_exports(
         let reduced = export_session(&out.view, &out.log, history, format);
         let unreduced = export_session(history, &none, history, format);
         prop_assert_eq!(&reduced, &unreduced, "{}", format);
-        let api = match format {
-            ExportFormat::Jsonl => {
-                prop_assert_eq!(reduced, Ok(canonical_lines(history)));
-                continue;
-            }
-            ExportFormat::OpenAi => Api::OpenAi,
-            ExportFormat::Anthropic => Api::Anthropic,
-            ExportFormat::Responses => Api::Responses,
-        };
-        if links && let Ok(body) = request_body(history, api) {
+        if format == ExportFormat::Jsonl {
+            prop_assert_eq!(reduced, Ok(canonical_lines(history)));
+            continue;
+        }
+        if links && let Ok(body) = write(history, format) {
             prop_assert_eq!(reduced, Ok(body), "{}", format);
         }
     }

@@ -2,7 +2,7 @@
 //! model copied into a tool call) is content: a reduced session holding it exports exactly as
 //! its unreduced copy does, in every form, and a stub the input lacks still never gets out.
 
-use rehydrate_formats::{Api, ExportFormat, request_body};
+use rehydrate_formats::ExportFormat;
 use rehydrate_model::{
     Content, Message, REDUCTION_METADATA_KEY, Reduction, ReductionLog, Role, ToolDetails,
     check_tool_input, find_stubs,
@@ -51,19 +51,13 @@ fn assert_exports_as_unreduced(view: &[Message], log: &ReductionLog, minted: &[M
         .iter()
         .map(|m| serde_json::to_string(m).unwrap() + "\n")
         .collect();
-    for format in [
-        ExportFormat::Jsonl,
-        ExportFormat::OpenAi,
-        ExportFormat::Anthropic,
-    ] {
+    for format in ExportFormat::ALL {
         let reduced = export_session(view, log, minted, format).unwrap();
         let unreduced = export_session(minted, &ReductionLog::default(), minted, format).unwrap();
         assert_eq!(reduced, unreduced, "{format}");
         let expected = match format {
             ExportFormat::Jsonl => lines.clone().into_bytes(),
-            ExportFormat::OpenAi => request_body(minted, Api::OpenAi).unwrap(),
-            ExportFormat::Anthropic => request_body(minted, Api::Anthropic).unwrap(),
-            ExportFormat::Responses => request_body(minted, Api::Responses).unwrap(),
+            other => rehydrate_formats::write(minted, other).unwrap(),
         };
         assert_eq!(reduced, expected, "{format}");
     }
