@@ -1,4 +1,4 @@
-//! [`write`]: canonical messages in one of the forms a session is written in, [`ExportFormat`].
+//! [`write()`]: canonical messages in one of the forms a session is written in, [`ExportFormat`].
 //!
 //! docs/FORMATS.md, "Export", is the specification of the bytes written here.
 
@@ -14,7 +14,7 @@ use crate::request::{Api, RequestError, check_request};
 use crate::responses::write::write_responses;
 use crate::{Error, canonical, codex, json};
 
-/// A form [`write`] writes a session in.
+/// A form [`write()`] writes a session in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum ExportFormat {
     /// Canonical JSONL: one canonical message (docs/FORMATS.md, "Canonical message") per line,
@@ -137,7 +137,7 @@ pub fn write<M: Borrow<Message>>(
 }
 
 /// Writes `messages` in `format` without checking its API's rules: the session as it is (an
-/// import written back, bad input included); [`write`] is the checked one, and the one every
+/// import written back, bad input included); [`write()`] is the checked one, and the one every
 /// request body goes through.
 pub fn write_unchecked<M: Borrow<Message>>(messages: &[M], format: ExportFormat) -> Vec<u8> {
     match format {

@@ -6,7 +6,7 @@
 //! # Where to start
 //!
 //! - [`import`] turns one session file's bytes into an [`Import`]: format, messages, warnings.
-//! - [`write`] writes canonical messages in an [`ExportFormat`]; [`request_body`] writes a
+//! - [`write()`] writes canonical messages in an [`ExportFormat`]; [`request_body`] writes a
 //!   request body for an [`Api`] and [`check_request`] states that API's rules.
 //! - [`import_each`] does the same and hands the messages over one at a time.
 //! - [`import_events`] reads a session as an event log instead, for evidence projection.
@@ -22,12 +22,12 @@
 //! - [`Format::SweAgent`]: SWE-agent `.traj` files (a JSON object with a `history` array);
 //! - [`Format::OpenAi`]: an OpenAI chat-completions messages array, bare or under `messages`;
 //! - [`Format::Codex`]: Codex CLI rollout JSONL (`~/.codex/sessions/…/rollout-*.jsonl`), which
-//!   [`write`] also writes back (byte for byte for an unchanged import).
+//!   [`write()`] also writes back (byte for byte for an unchanged import).
 //! - [`Format::Responses`]: OpenAI Responses API input items, bare or under `input`;
 //! - [`Format::Anthropic`]: an Anthropic Messages request body.
 //!
 //! The two request-body formats keep each message group's source in metadata
-//! ([`keys::SOURCE`], [`keys::DOCUMENT`]), so [`write`] gives an unchanged import back as the
+//! ([`keys::SOURCE`], [`keys::DOCUMENT`]), so [`write()`] gives an unchanged import back as the
 //! same JSON value.
 //!
 //! The mapping of each format, every metadata key set and every warning text are specified in

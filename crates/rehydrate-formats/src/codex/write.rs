@@ -39,7 +39,7 @@ pub(crate) fn write<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
     write_refs(&messages)
 }
 
-/// [`write`] over borrowed messages.
+/// [`write()`] over borrowed messages.
 fn write_refs(messages: &[&Message]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut clock = messages

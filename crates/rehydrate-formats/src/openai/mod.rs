@@ -4,4 +4,6 @@
 mod read;
 pub(crate) mod write;
 
-pub(crate) use read::{import, import_array, is_array, take_content, take_tool_calls};
+pub(crate) use read::{
+    import, import_array, is_array, name_and_arguments, take_content, take_tool_calls,
+};

@@ -323,7 +323,7 @@ fn legacy_function_call(
 }
 
 /// `name` and `arguments` of a function object at `field`.
-fn name_and_arguments(
+pub(crate) fn name_and_arguments(
     mut function: Map<String, Value>,
     field: &str,
     warn: &mut dyn FnMut(Warning),

@@ -381,24 +381,7 @@ fn item(
         "message" => message(obj, field).map(Item::Message),
         "function_call" => {
             let id = json::take_string(&mut obj, "call_id", field)?;
-            let name = json::take_string(&mut obj, "name", field)?;
-            let arguments = match obj.remove("arguments") {
-                Some(Value::String(text)) => text,
-                None | Some(Value::Null) => {
-                    return Err(FieldError::new(
-                        json::child(field, "arguments"),
-                        "missing (expected a string)",
-                    ));
-                }
-                Some(other) => {
-                    warn(Warning::new(format!(
-                        "field `{}`: arguments are {}, not a string; written as compact JSON",
-                        json::child(field, "arguments"),
-                        json::kind(&other)
-                    )));
-                    other.to_string()
-                }
-            };
+            let (name, arguments) = crate::openai::name_and_arguments(obj, field, warn)?;
             if serde_json::from_str::<serde::de::IgnoredAny>(&arguments).is_err() {
                 warn(Warning::new(format!(
                     "{field}: call {id} has arguments that are not JSON"
