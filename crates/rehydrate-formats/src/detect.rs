@@ -122,26 +122,6 @@ const ANTHROPIC_KEYS: [&str; 6] = [
     "thinking",
 ];
 
-/// Content block types of the Anthropic Messages API that OpenAI chat content parts never have.
-const ANTHROPIC_BLOCKS: [&str; 16] = [
-    "tool_use",
-    "tool_result",
-    "thinking",
-    "redacted_thinking",
-    "image",
-    "document",
-    "search_result",
-    "server_tool_use",
-    "web_search_tool_result",
-    "web_fetch_tool_result",
-    "code_execution_tool_result",
-    "bash_code_execution_tool_result",
-    "text_editor_code_execution_tool_result",
-    "mcp_tool_use",
-    "mcp_tool_result",
-    "container_upload",
-];
-
 /// Whether `v` is an object whose `type` is a Responses input item type (a bare array whose
 /// first element is one is a Responses input, detection rule 1).
 pub(crate) fn is_responses_item(v: &Value) -> bool {
@@ -547,7 +527,7 @@ impl<'de> Visitor<'de> for AnthropicType {
     }
     scalars_return!(false);
     fn visit_str<E>(self, v: &str) -> Result<bool, E> {
-        Ok(ANTHROPIC_BLOCKS.contains(&v))
+        Ok(crate::anthropic::BLOCK_TYPES.contains(&v))
     }
     fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
         skip_seq(seq).map(|()| false)

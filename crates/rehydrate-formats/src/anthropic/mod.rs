@@ -4,4 +4,4 @@
 pub(crate) mod read;
 pub(crate) mod write;
 
-pub(crate) use read::import;
+pub(crate) use read::{BLOCK_TYPES, import};

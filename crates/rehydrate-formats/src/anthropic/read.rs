@@ -15,9 +15,14 @@ use serde_json::value::RawValue;
 use crate::json::{self, FieldError};
 use crate::{Error, Format, Import, Warning, keys, source};
 
-/// Block types the Messages API takes besides text, tool use and results, and thinking: kept
-/// as content parts without a warning.
-const KNOWN_BLOCKS: [&str; 17] = [
+/// The content block types of the Anthropic Messages API other than `text`: the ones OpenAI
+/// chat content parts never have (detection reads a body holding one as Anthropic), and with
+/// `text` every type the reader takes without a warning.
+pub(crate) const BLOCK_TYPES: [&str; 17] = [
+    "tool_use",
+    "tool_result",
+    "thinking",
+    "redacted_thinking",
     "image",
     "document",
     "search_result",
@@ -31,10 +36,6 @@ const KNOWN_BLOCKS: [&str; 17] = [
     "mcp_tool_use",
     "mcp_tool_result",
     "container_upload",
-    "text",
-    "tool_use",
-    "tool_result",
-    "thinking",
 ];
 
 fn not_a_session(path: &Path) -> Error {
@@ -291,7 +292,7 @@ fn block_type<'v>(
 ) -> Option<&'v str> {
     let kind = value.get("type").and_then(Value::as_str);
     match kind {
-        Some(k) if KNOWN_BLOCKS.contains(&k) || k == "redacted_thinking" => {}
+        Some(k) if k == "text" || BLOCK_TYPES.contains(&k) => {}
         Some(k) => warn(Warning::new(format!(
             "{}: unknown block type `{}`, kept as a content part",
             json::item(field, j),
