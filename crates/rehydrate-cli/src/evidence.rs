@@ -75,6 +75,9 @@ pub(crate) fn run(
                     push_printable(&mut tools, &tool.name, false);
                     tools.push(':');
                     tools.push_str(if tool.ok { "ok" } else { "failed" });
+                    if let Some(code) = tool.exit_code {
+                        let _ = write!(tools, " (exit {code})");
+                    }
                 }
                 tools
             }

@@ -13,7 +13,7 @@ use crate::fence::omit_large_code_blocks;
 /// The version of the projection rules, carried in every [`Evidence`] so a consumer can tell
 /// evidence made under different rules apart. Bumped whenever what is kept or how it is
 /// rewritten changes.
-pub const PROJECTION_VERSION: u32 = 1;
+pub const PROJECTION_VERSION: u32 = 2;
 
 /// The default limit of the projected input, in bytes (SPEC seed 003: 128 KiB).
 pub const DEFAULT_MAX_INPUT_BYTES: usize = 131_072;
@@ -73,6 +73,9 @@ pub struct ToolOutcome {
     pub name: String,
     /// Whether it succeeded.
     pub ok: bool,
+    /// The exit code of the command it ran, where the session records one (Codex rollouts).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i64>,
 }
 
 /// Counts and byte sizes of a projection, for a debug log: never content.
@@ -247,12 +250,18 @@ pub fn project_evidence(
                 EventKind::AssistantMessage { text } if !text.trim().is_empty() => {
                     assistant = Some(text);
                 }
-                EventKind::ToolResult { name, ok, .. } => {
+                EventKind::ToolResult {
+                    name,
+                    ok,
+                    exit_code,
+                    ..
+                } => {
                     // A tool name can hold a secret too (a SWE-agent action's first word).
                     let name = call_at[i].or(name.as_deref()).unwrap_or("unknown");
                     turn.tools.push(ToolOutcome {
                         name: clean(name),
                         ok: *ok,
+                        exit_code: *exit_code,
                     });
                 }
                 EventKind::AssistantMessage { .. }

@@ -164,12 +164,17 @@ fn build(messages: Vec<Message>, side: Vec<SideEvent>) -> Vec<SessionEvent> {
                     m.name.take()
                 };
                 let ok = !m.is_error();
+                let exit_code = m
+                    .metadata
+                    .get(crate::keys::CODEX_EXIT_CODE)
+                    .and_then(|code| code.parse().ok());
                 log.push(
                     time,
                     EventKind::ToolResult {
                         call_id: m.tool_call_id.take(),
                         name,
                         ok,
+                        exit_code,
                         content: take_text(&mut m),
                     },
                     Some(SurfaceOp::Append),

@@ -63,10 +63,18 @@ pub enum ToolDetails {
         /// Why the record proves nothing, for diagnostics (one line).
         reason: String,
     },
+    /// A patch that changed several files at once (Codex's `apply_patch`): each file's own
+    /// details, in the patch's order. Importers put only single-file details here (a `Write`,
+    /// an `Edit` or an `UnprovenChange`), never a patch.
+    Patch {
+        /// The details of each file the patch touched.
+        files: Vec<ToolDetails>,
+    },
 }
 
 impl ToolDetails {
-    /// The path the details are about.
+    /// The path the details are about; for a [`ToolDetails::Patch`], its first file's (empty
+    /// when it has none): see [`ToolDetails::files`] for each.
     pub fn path(&self) -> &str {
         match self {
             ToolDetails::WholeRead { path, .. }
@@ -76,6 +84,25 @@ impl ToolDetails {
             | ToolDetails::NotebookEdit { path }
             | ToolDetails::UnprovenChange { path, .. } => path,
             ToolDetails::Edit(edit) | ToolDetails::MultiEdit(edit) => &edit.path,
+            ToolDetails::Patch { files } => files.first().map_or("", ToolDetails::path),
+        }
+    }
+
+    /// The details of each file: a [`ToolDetails::Patch`]'s files, or these details alone.
+    ///
+    /// ```
+    /// use rehydrate_model::ToolDetails;
+    ///
+    /// let write = |path: &str| ToolDetails::Write { path: path.into(), content: "x\n".into() };
+    /// let patch = ToolDetails::Patch { files: vec![write("/a"), write("/b")] };
+    /// let paths: Vec<&str> = patch.files().iter().map(ToolDetails::path).collect();
+    /// assert_eq!(paths, ["/a", "/b"]);
+    /// assert_eq!(write("/c").files().len(), 1);
+    /// ```
+    pub fn files(&self) -> &[ToolDetails] {
+        match self {
+            ToolDetails::Patch { files } => files,
+            _ => std::slice::from_ref(self),
         }
     }
 }

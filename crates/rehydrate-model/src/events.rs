@@ -75,6 +75,10 @@ pub enum EventKind {
         name: Option<String>,
         /// Whether the tool succeeded.
         ok: bool,
+        /// The exit code of the command the tool ran, where the source records one (a Codex
+        /// exec output's `Process exited with code N` or `metadata.exit_code`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        exit_code: Option<i64>,
         /// The result's text.
         content: String,
     },

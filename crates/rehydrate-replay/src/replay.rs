@@ -137,8 +137,11 @@ impl<'a> Replay<'a> {
     /// its text; an edit proves the text [`apply_recorded_edit`] recomputes from its base
     /// (the recorded one, or for [`EditBase::LastProven`] the content proven so far) and retracts
     /// the path when it cannot, or when the result disagrees with lines the tool showed; a
-    /// notebook edit or an unproven change retracts; partial and media reads are inert. The
-    /// last record per path wins. Content never comes from disk.
+    /// notebook edit or an unproven change retracts; partial and media reads are inert. A
+    /// patch of several files is each file's details in turn (an update takes its base from
+    /// the files proven so far, earlier files of the same patch included), and its step is the
+    /// first file's that is not [`Step::Proved`] (else `Proved`). The last record per path
+    /// wins. Content never comes from disk.
     pub fn step(&mut self, index: usize, message: &'a Message) -> Step {
         if !message.is_tool_result() {
             return Step::Ignored;
@@ -149,11 +152,23 @@ impl<'a> Replay<'a> {
         if message.is_error() {
             return Step::Failed;
         }
+        let at = message.timestamp();
+        let mut step = Step::Ignored;
+        for (k, file) in details.files().iter().enumerate() {
+            let one = self.step_file(index, at, file);
+            if k == 0 || (step == Step::Proved && one != Step::Proved) {
+                step = one;
+            }
+        }
+        step
+    }
+
+    /// One file's details of the successful tool result at `index`, recorded at `at`.
+    fn step_file(&mut self, index: usize, at: Option<&'a str>, details: &'a ToolDetails) -> Step {
         let path = details.path();
         if !is_absolute(path) {
             return Step::Relative;
         }
-        let at = message.timestamp();
         let proven = match details {
             ToolDetails::WholeRead { content, .. } | ToolDetails::Write { content, .. } => {
                 Ok(Cow::Borrowed(content.as_str()))
@@ -165,6 +180,8 @@ impl<'a> Replay<'a> {
                 self.paths.entry(path).or_insert(Entry::Inert);
                 return Step::Inert;
             }
+            // Importers never nest a patch; one that does proves nothing of its own.
+            ToolDetails::Patch { .. } => return Step::Ignored,
         };
         match proven {
             Ok(content) => {

@@ -309,3 +309,40 @@ fn a_patch_is_checked_against_a_result_without_building_it() {
     assert!(!patch_gives("a\nb\nc\n", &hunks, "a\nX\nc\n"));
     assert!(!patch_gives("a\nx\nc\n", &hunks, "a\nB\nc\n"));
 }
+
+#[test]
+fn a_patch_steps_each_file_and_reports_the_first_that_is_not_proved() {
+    let other = |content: &str| ToolDetails::Write {
+        path: "/r/b.txt".into(),
+        content: content.into(),
+    };
+    let edit = |old: &str, new: &str| match *editor_edit(old, new, None).details.unwrap() {
+        ToolDetails::Edit(edit) => ToolDetails::Edit(edit),
+        _ => unreachable!("editor_edit makes an edit"),
+    };
+    let patch = |files: Vec<ToolDetails>| {
+        let mut m = Message::tool_result("p", "Success.");
+        m.details = Some(Box::new(ToolDetails::Patch { files }));
+        m
+    };
+    let first = write("one\n");
+    let both = patch(vec![other("b\n"), edit("one", "two")]);
+    let second_fails = patch(vec![other("c\n"), edit("absent", "x")]);
+    let empty = patch(Vec::new());
+    let mut replay = Replay::new();
+    replay.step(0, &first);
+    // Both files proved: the edit's base is the content proven before the patch.
+    assert_eq!(replay.step(1, &both), Step::Proved);
+    assert_eq!(replay.content("/r/a.py"), Some("two\n"));
+    assert_eq!(replay.content("/r/b.txt"), Some("b\n"));
+    // The first file proved, the second cannot be recomputed: the step is the second's, and
+    // the first file's new content stands.
+    assert_eq!(
+        replay.step(2, &second_fails),
+        Step::Retracted(Retraction::Edit(EditFailure::NotFound { edit: 0 }))
+    );
+    assert_eq!(replay.content("/r/b.txt"), Some("c\n"));
+    assert_eq!(replay.content("/r/a.py"), None);
+    // An empty patch touches nothing.
+    assert_eq!(replay.step(3, &empty), Step::Ignored);
+}

@@ -46,7 +46,8 @@ pub fn whole_read(m: &Message) -> Option<(&str, &str)> {
         | ToolDetails::Edit(_)
         | ToolDetails::MultiEdit(_)
         | ToolDetails::NotebookEdit { .. }
-        | ToolDetails::UnprovenChange { .. } => None,
+        | ToolDetails::UnprovenChange { .. }
+        | ToolDetails::Patch { .. } => None,
     }
 }
 

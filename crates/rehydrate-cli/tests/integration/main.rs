@@ -498,6 +498,53 @@ fn a_corrupt_output_file_is_a_verification_failure() {
 }
 
 #[test]
+fn inspect_says_whether_a_file_writes_back() {
+    // A Codex rollout comes back byte for byte, Responses and Anthropic documents as the same
+    // JSON value (written compact), an OpenAI chat file as a request body (its legacy and
+    // extra keys normalized), and Claude Code has no writer.
+    let cases = [
+        (
+            "formats/codex/codex-apply-patch.jsonl",
+            "bytes",
+            "byte for byte",
+        ),
+        (
+            "formats/responses/bare-array.json",
+            "value",
+            "as the same JSON value",
+        ),
+        (
+            "formats/anthropic/body.json",
+            "value",
+            "as the same JSON value",
+        ),
+        (
+            "formats/openai-object.json",
+            "differs",
+            "no: written back, the session differs from the file",
+        ),
+        (
+            "formats/claude-code-session.jsonl",
+            "no-writer",
+            "no writer for claude-code",
+        ),
+    ];
+    for (name, token, text) in cases {
+        let path = fixture(name);
+        let out = rehydrate(&["inspect", path.to_str().unwrap(), "--json"]);
+        assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["writes_back"], token, "{name}");
+        let out = rehydrate(&["inspect", path.to_str().unwrap()]);
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            stdout.contains(&format!("\nwrites back   {text}\n")),
+            "{name}: {stdout}"
+        );
+    }
+}
+
+#[test]
 fn long_runs_of_one_character_are_counted() {
     let dir = scratch("long_run");
     let path = dir.join("run.json");
@@ -856,7 +903,7 @@ fn evidence_json_reports_turns_with_ranges_and_fails_loudly_over_the_limit() {
     let out = rehydrate(&["evidence", session.to_str().unwrap(), "--json"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["projection_version"], 1);
+    assert_eq!(report["projection_version"], 2);
     assert_eq!(
         report["turns"],
         serde_json::json!([

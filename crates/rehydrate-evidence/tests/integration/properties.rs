@@ -134,6 +134,7 @@ fn build(steps: &[Step]) -> Vec<SessionEvent> {
                         call_id: Some(id),
                         name: None,
                         ok: *ok,
+                        exit_code: None,
                         content: "out".into(),
                     },
                     Some(SurfaceOp::Append),

@@ -21,13 +21,15 @@ enum Op {
     },
     Update {
         path: String,
+        /// The `*** Move to:` path of a renaming update.
+        move_to: Option<String>,
     },
     Delete {
         path: String,
     },
 }
 
-/// Fills `details` of the results of successful `apply_patch` custom calls that touch one file.
+/// Fills `details` of the results of successful `apply_patch` custom calls.
 pub(super) fn fill(messages: &mut [Message], patch_events: &BTreeMap<String, (Value, bool)>) {
     let mut patches: BTreeMap<String, String> = BTreeMap::new();
     for m in messages.iter_mut() {
@@ -66,78 +68,99 @@ pub(super) fn fill(messages: &mut [Message], patch_events: &BTreeMap<String, (Va
     }
 }
 
-/// The details of a successful patch, when it touches exactly one file.
+/// The details of a successful patch: one file's, or a [`ToolDetails::Patch`] of each file's
+/// when it touched several; `None` when `input` is not a patch or touched no file.
 fn details(input: &str, changes: Option<&Value>) -> Option<ToolDetails> {
     let ops = ops(input)?;
-    let [op] = ops.as_slice() else {
-        return None;
+    let mut files: Vec<ToolDetails> = match changes {
+        // The patch_apply_end record is authoritative: absolute paths, numbered hunks.
+        Some(Value::Object(changes)) => changes
+            .iter()
+            .flat_map(|(path, change)| change_details(path, change))
+            .collect(),
+        _ => ops.into_iter().flat_map(op_details).collect(),
     };
-    if let Some(Value::Object(changes)) = changes {
-        let [(path, change)] = changes.iter().collect::<Vec<_>>()[..] else {
-            return None;
-        };
-        let path = path.clone();
-        let unproven = |reason: &str| ToolDetails::UnprovenChange {
-            path: path.clone(),
-            reason: reason.to_string(),
-        };
-        return Some(match change.get("type").and_then(Value::as_str) {
-            Some("add") => match change.get("content").and_then(Value::as_str) {
-                Some(content) => ToolDetails::Write {
-                    path: path.clone(),
-                    content: content.to_string(),
-                },
-                None => unproven("the apply_patch add record has no content"),
-            },
-            Some("delete") => unproven("apply_patch deleted the file"),
-            Some("update") => {
-                if change.get("move_path").is_some_and(|m| !m.is_null()) {
-                    unproven("apply_patch moved the file")
-                } else {
-                    match change
-                        .get("unified_diff")
-                        .and_then(Value::as_str)
-                        .and_then(hunks)
-                    {
-                        Some(hunks) => ToolDetails::Edit(FileEdit {
-                            path: path.clone(),
-                            base: EditBase::LastProven,
-                            change: EditChange::Patch { hunks },
-                            shown: None,
-                            diff: None,
-                        }),
-                        None => unproven("the apply_patch update record has no readable diff"),
-                    }
-                }
-            }
-            _ => unproven("the apply_patch change record has an unknown type"),
-        });
+    match files.len() {
+        0 => None,
+        1 => files.pop(),
+        _ => Some(ToolDetails::Patch { files }),
     }
-    Some(match op {
+}
+
+/// What one file's record of a `patch_apply_end` proves: an add its content, an update its
+/// hunks over the last proven content; a move retracts both paths, a delete its path.
+fn change_details(path: &str, change: &Value) -> Vec<ToolDetails> {
+    let unproven = |path: &str, reason: &str| ToolDetails::UnprovenChange {
+        path: path.to_string(),
+        reason: reason.to_string(),
+    };
+    let one = match change.get("type").and_then(Value::as_str) {
+        Some("add") => match change.get("content").and_then(Value::as_str) {
+            Some(content) => ToolDetails::Write {
+                path: path.to_string(),
+                content: content.to_string(),
+            },
+            None => unproven(path, "the apply_patch add record has no content"),
+        },
+        Some("delete") => unproven(path, "apply_patch deleted the file"),
+        Some("update") => {
+            if let Some(to) = change.get("move_path").filter(|m| !m.is_null()) {
+                let to = to.as_str().unwrap_or_default();
+                let mut both = vec![unproven(path, "apply_patch moved the file")];
+                if !to.is_empty() {
+                    both.push(unproven(to, "apply_patch moved a file here"));
+                }
+                return both;
+            }
+            match change
+                .get("unified_diff")
+                .and_then(Value::as_str)
+                .and_then(hunks)
+            {
+                Some(hunks) => ToolDetails::Edit(FileEdit {
+                    path: path.to_string(),
+                    base: EditBase::LastProven,
+                    change: EditChange::Patch { hunks },
+                    shown: None,
+                    diff: None,
+                }),
+                None => unproven(path, "the apply_patch update record has no readable diff"),
+            }
+        }
+        _ => unproven(path, "the apply_patch change record has an unknown type"),
+    };
+    vec![one]
+}
+
+/// What one operation of a patch text proves without a `patch_apply_end` record: an added
+/// file's content; an update (its hunks carry no line numbers), a move and a delete prove
+/// nothing and retract their paths.
+fn op_details(op: Op) -> Vec<ToolDetails> {
+    let unproven = |path: String, reason: &str| ToolDetails::UnprovenChange {
+        path,
+        reason: reason.to_string(),
+    };
+    match op {
         Op::Add {
             path,
             content: Some(content),
-        } => ToolDetails::Write {
-            path: path.clone(),
-            content: content.clone(),
-        },
+        } => vec![ToolDetails::Write { path, content }],
         Op::Add {
             path,
             content: None,
-        } => ToolDetails::UnprovenChange {
-            path: path.clone(),
-            reason: "the apply_patch add section is malformed".to_string(),
-        },
-        Op::Update { path } => ToolDetails::UnprovenChange {
-            path: path.clone(),
-            reason: "the apply_patch update has no patch_apply_end record with line numbers"
-                .to_string(),
-        },
-        Op::Delete { path } => ToolDetails::UnprovenChange {
-            path: path.clone(),
-            reason: "apply_patch deleted the file".to_string(),
-        },
-    })
+        } => vec![unproven(path, "the apply_patch add section is malformed")],
+        Op::Update { path, move_to } => {
+            let mut out = vec![unproven(
+                path,
+                "the apply_patch update has no patch_apply_end record with line numbers",
+            )];
+            if let Some(to) = move_to {
+                out.push(unproven(to, "apply_patch moved a file here"));
+            }
+            out
+        }
+        Op::Delete { path } => vec![unproven(path, "apply_patch deleted the file")],
+    }
 }
 
 /// The file operations of an `apply_patch` input; `None` when it is not a patch.
@@ -164,8 +187,13 @@ fn ops(input: &str) -> Option<Vec<Op>> {
                 content,
             });
         } else if let Some(path) = line.strip_prefix("*** Update File: ") {
+            let move_to = lines
+                .next_if(|l| l.starts_with("*** Move to: "))
+                .and_then(|l| l.strip_prefix("*** Move to: "))
+                .map(str::to_string);
             ops.push(Op::Update {
                 path: path.to_string(),
+                move_to,
             });
         } else if let Some(path) = line.strip_prefix("*** Delete File: ") {
             ops.push(Op::Delete {
@@ -229,9 +257,73 @@ mod tests {
     }
 
     #[test]
-    fn two_files_prove_nothing() {
+    fn two_files_are_a_patch_of_each_files_details() {
         let input = "*** Begin Patch\n*** Add File: a\n+x\n*** Delete File: b\n*** End Patch\n";
-        assert_eq!(details(input, None), None);
+        assert_eq!(
+            details(input, None),
+            Some(ToolDetails::Patch {
+                files: vec![
+                    ToolDetails::Write {
+                        path: "a".to_string(),
+                        content: "x\n".to_string()
+                    },
+                    ToolDetails::UnprovenChange {
+                        path: "b".to_string(),
+                        reason: "apply_patch deleted the file".to_string()
+                    },
+                ]
+            })
+        );
+    }
+
+    #[test]
+    fn a_move_retracts_both_paths() {
+        let input =
+            "*** Begin Patch\n*** Update File: a\n*** Move to: b\n@@\n-x\n+y\n*** End Patch\n";
+        let Some(ToolDetails::Patch { files }) = details(input, None) else {
+            panic!("a move is two files");
+        };
+        let paths: Vec<&str> = files.iter().map(ToolDetails::path).collect();
+        assert_eq!(paths, ["a", "b"]);
+        assert!(
+            files
+                .iter()
+                .all(|f| matches!(f, ToolDetails::UnprovenChange { .. }))
+        );
+        let changes = serde_json::json!({
+            "/w/a": {"type": "update", "unified_diff": "@@ -1 +1 @@\n-x\n+y\n", "move_path": "/w/b"}
+        });
+        let Some(ToolDetails::Patch { files }) = details(input, Some(&changes)) else {
+            panic!("a recorded move is two files");
+        };
+        let paths: Vec<&str> = files.iter().map(ToolDetails::path).collect();
+        assert_eq!(paths, ["/w/a", "/w/b"]);
+    }
+
+    #[test]
+    fn a_recorded_patch_of_two_files_gives_each_its_details() {
+        let input = "*** Begin Patch\n*** Add File: n.txt\n+new\n*** Update File: o.txt\n@@\n-a\n+b\n*** End Patch\n";
+        let changes = serde_json::json!({
+            "/w/n.txt": {"type": "add", "content": "new\n"},
+            "/w/o.txt": {"type": "update", "unified_diff": "@@ -1 +1 @@\n-a\n+b\n", "move_path": null}
+        });
+        let Some(ToolDetails::Patch { files }) = details(input, Some(&changes)) else {
+            panic!("two files are a patch");
+        };
+        assert_eq!(
+            files[0],
+            ToolDetails::Write {
+                path: "/w/n.txt".to_string(),
+                content: "new\n".to_string()
+            }
+        );
+        let ToolDetails::Edit(edit) = &files[1] else {
+            panic!("an update with a diff is an edit");
+        };
+        assert_eq!(
+            (edit.path.as_str(), &edit.base),
+            ("/w/o.txt", &EditBase::LastProven)
+        );
     }
 
     #[test]

@@ -184,7 +184,7 @@ fn codex_session() {
 fn codex_apply_patch_details() {
     let (_, import) = load("codex-apply-patch.jsonl");
     let m = &import.messages;
-    assert_eq!(m.len(), 10);
+    assert_eq!(m.len(), 12);
     assert!(warnings(&import).is_empty());
     assert_eq!(
         m[1].tool_calls[0].arguments,
@@ -209,10 +209,42 @@ fn codex_apply_patch_details() {
         }
         other => panic!("not an edit: {other:?}"),
     }
-    // A failed patch and a patch of two files prove nothing.
+    // A failed patch proves nothing.
     assert!(m[6].is_error());
     assert_eq!(m[6].details, None);
-    assert_eq!(m[8].details, None);
+    // A patch of two files without its patch_apply_end record: relative paths, a delete and
+    // an update without line numbers; each file is retracted.
+    let unproven = |path: &str, reason: &str| ToolDetails::UnprovenChange {
+        path: path.to_string(),
+        reason: reason.to_string(),
+    };
+    assert_eq!(
+        m[8].details.as_deref(),
+        Some(&ToolDetails::Patch {
+            files: vec![
+                unproven("old.py", "apply_patch deleted the file"),
+                unproven(
+                    "greet.py",
+                    "the apply_patch update has no patch_apply_end record with line numbers"
+                ),
+            ]
+        })
+    );
+    // A patch of two files with its record: each file's own details, in path order.
+    let Some(ToolDetails::Patch { files }) = m[10].details.as_deref() else {
+        panic!("not a patch: {:?}", m[10].details);
+    };
+    assert_eq!(
+        files[0],
+        ToolDetails::Write {
+            path: "/home/dev/greeter/de.txt".to_string(),
+            content: "Hallo\n".to_string(),
+        }
+    );
+    assert!(
+        matches!(&files[1], ToolDetails::Edit(edit) if edit.path == "/home/dev/greeter/notes/TODO.md")
+    );
+    assert_eq!(files.len(), 2);
 }
 
 #[test]
@@ -496,21 +528,28 @@ fn codex_event_log() {
     assert!(matches!(kinds[3], EventKind::UserMessage { .. }));
     assert_eq!(log.events[3].turn, Some(1));
     assert_eq!(log.events[2].turn, None);
-    let results: Vec<(Option<&str>, bool)> = log
+    let results: Vec<(Option<&str>, bool, Option<i64>)> = log
         .events
         .iter()
         .filter_map(|e| match &e.kind {
-            EventKind::ToolResult { name, ok, .. } => Some((name.as_deref(), *ok)),
+            EventKind::ToolResult {
+                name,
+                ok,
+                exit_code,
+                ..
+            } => Some((name.as_deref(), *ok, *exit_code)),
             _ => None,
         })
         .collect();
+    // A command still running when its first output came has no exit code there; the
+    // write_stdin output that saw it end carries it.
     assert_eq!(
         results,
         [
-            (Some("exec_command"), true),
-            (Some("exec_command"), false),
-            (Some("exec_command"), true),
-            (Some("write_stdin"), true),
+            (Some("exec_command"), true, Some(0)),
+            (Some("exec_command"), false, Some(1)),
+            (Some("exec_command"), true, None),
+            (Some("write_stdin"), true, Some(0)),
         ]
     );
     let path = codex_dir().join("codex-compacted.jsonl");

@@ -58,3 +58,27 @@ fn swe_agent_editor_session_replays() {
     );
     insta::assert_snapshot!(report("swe-agent-editor.traj, imported", &import.messages));
 }
+
+#[test]
+fn codex_patches_replay_file_by_file() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../fixtures/formats/codex/codex-apply-patch.jsonl"
+    );
+    let bytes = std::fs::read(path).expect("fixture is readable");
+    let import = rehydrate_formats::import(Path::new(path), &bytes, None).expect("fixture imports");
+    let mut replay = Replay::new();
+    replay.run(&import.messages);
+    // The first patch adds TODO.md; the last one, of two files, updates it on that base and
+    // adds de.txt; greet.py's update has no proven base, so it stays retracted.
+    assert_eq!(
+        replay.content("/home/dev/greeter/notes/TODO.md"),
+        Some("# TODO\n\n- greet in French\n- greet in German\n")
+    );
+    assert_eq!(replay.content("/home/dev/greeter/de.txt"), Some("Hallo\n"));
+    assert_eq!(replay.content("/home/dev/greeter/greet.py"), None);
+    insta::assert_snapshot!(report(
+        "codex-apply-patch.jsonl, imported",
+        &import.messages
+    ));
+}
