@@ -1,7 +1,7 @@
 //! The corpus check: every real session in the shared corpus survives `rehydrate roundtrip`.
 //!
-//! For each `.jsonl` or `.traj` file under `<corpus>/claude-code` and `<corpus>/swe-agent`
-//! (recursively, sorted) and each preset, runs
+//! For each `.jsonl` or `.traj` file under `<corpus>/claude-code`, `<corpus>/swe-agent` and
+//! `<corpus>/codex` (recursively, sorted) and each preset, runs
 //! `rehydrate roundtrip <FILE> --preset <PRESET> --json`, which reduces, verifies, expands and
 //! inverts the session in memory and prints one JSON object (see docs/FORMATS.md).
 //! Prints one table line per file and preset and totals per preset.
@@ -10,7 +10,9 @@
 //! refuse with evidence-too-large (exit 3), and prints its turns and bytes before and after.
 //! Then reduces each file under each preset and exports it to both request bodies, inverted
 //! (repaired) and with `--view`, and prints the repairs by kind: every body must pass its API's
-//! rules (`rehydrate_formats::check_request`, which export applies before writing).
+//! rules (`rehydrate_formats::check_request`, which export applies before writing); a file of a
+//! format rehydrate writes (a Codex rollout) is also exported to its own format, which must give
+//! the file back (byte for byte; a JSON document as the same JSON value).
 //! Then runs `rehydrate cost <FILE> --preset aggressive --pricing anthropic-5m --json` on each
 //! file and prints, for each session over 50k tokens, the cost of no reduction, per-turn and
 //! cache-aware reduction, against issue 18's target (reported, not enforced yet).
@@ -32,6 +34,11 @@ use crate::cmd;
 
 /// The corpus subdirectories whose sessions rehydrate can import.
 const FORMAT_DIRS: &[&str] = &["claude-code", "swe-agent", "codex"];
+
+/// The formats (as `reduce --json` names them) that `export --to` writes back: a reduced
+/// session of one of them must export to its file (byte for byte for a Codex rollout, the same
+/// JSON value for a document).
+const WRITTEN_FORMATS: &[&str] = &["codex", "responses", "anthropic"];
 
 /// The file extensions of session files.
 const EXTENSIONS: &[&str] = &["jsonl", "traj"];
@@ -222,7 +229,7 @@ pub(crate) fn run(root: &Path, presets: Presets, strict: bool) -> Result<()> {
         }
     }
     println!(
-        "\nrequest bodies (export --to openai|anthropic, with and without --view; repairs of the inverted session)"
+        "\nrequest bodies (export --to openai|anthropic, with and without --view; repairs of the inverted session; `back`: export --to its own format gave the file back byte for byte)"
     );
     println!("{:<10} {:>7}  {:<32} file", "preset", "bodies", "repairs");
     let scratch = root.join("target").join("corpus-bodies");
@@ -661,7 +668,7 @@ fn bodies(
     };
     let file_arg = file.display().to_string();
     let out = scratch.display().to_string();
-    if let Err(reason) = run(&[
+    let reduced = match run(&[
         "reduce",
         &file_arg,
         "--out",
@@ -671,7 +678,40 @@ fn bodies(
         "--no-tokens",
         "--json",
     ])? {
-        return Ok(Err(reason));
+        Ok(output) => output,
+        Err(reason) => return Ok(Err(reason)),
+    };
+    let format = match serde_json::from_slice::<Value>(&reduced.stdout) {
+        Ok(report) => report["format"].as_str().unwrap_or_default().to_owned(),
+        Err(err) => return Ok(Err(format!("reduce --json printed no report: {err}"))),
+    };
+    // A format rehydrate writes comes back whole: every reduction inverted, each record
+    // group given back as it was read, so the export is the file.
+    let mut back = "";
+    if WRITTEN_FORMATS.contains(&format.as_str()) {
+        let output = match run(&["export", &out, "--to", &format])? {
+            Ok(output) => output,
+            Err(reason) => return Ok(Err(reason)),
+        };
+        let original = fs::read(file).map_err(|err| format!("cannot read {file_arg}: {err}"))?;
+        // A JSON document comes back as the same JSON value, a JSONL file byte for byte.
+        let same_value = format != "codex"
+            && serde_json::from_slice::<Value>(&output.stdout).ok()
+                == Some(serde_json::from_slice::<Value>(&original)?);
+        if output.stdout != original && !same_value {
+            let at = output
+                .stdout
+                .iter()
+                .zip(&original)
+                .take_while(|(a, b)| a == b)
+                .count();
+            return Ok(Err(format!(
+                "export --to {format} is not the file: {} bytes against {}, first difference at byte {at}",
+                output.stdout.len(),
+                original.len()
+            )));
+        }
+        back = ", back";
     }
     let mut summaries = Vec::new();
     for api in ["openai", "anthropic"] {
@@ -705,7 +745,9 @@ fn bodies(
             summaries[0], summaries[1]
         )));
     }
-    Ok(Ok(summaries.swap_remove(0)))
+    let mut summary = summaries.swap_remove(0);
+    summary.push_str(back);
+    Ok(Ok(summary))
 }
 
 /// Runs `rehydrate replay <FILE> --json`: `Ok(Ok([proven, retracted, inert]))` when it passed.

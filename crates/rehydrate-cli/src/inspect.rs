@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use rehydrate::formats::Format;
+use rehydrate::formats::{Format, write_back};
 use rehydrate::model::Role;
 
 use crate::checks::wire_bytes;
@@ -25,11 +25,14 @@ struct InspectReport {
     tool_calls: usize,
     bytes: usize,
     tokens: usize,
+    /// Whether writing the messages in the file's own format gives the file back:
+    /// `bytes`, `value` (the same JSON value), `differs` or `no-writer`.
+    writes_back: &'static str,
     warnings: Vec<String>,
 }
 
 pub(crate) fn inspect(path: &Path, format: Option<Format>, json: bool) -> Result<(), Failure> {
-    let imported = load::import(path, format)?;
+    let (imported, bytes) = load::import_with_bytes(path, format)?;
     let m = &imported.messages;
     let count = |role: Role| m.iter().filter(|x| x.role == role).count();
     let report = InspectReport {
@@ -43,13 +46,14 @@ pub(crate) fn inspect(path: &Path, format: Option<Format>, json: bool) -> Result
         tool_calls: m.iter().map(|x| x.tool_calls.len()).sum(),
         bytes: wire_bytes(m),
         tokens: TokenCounter::new().count(m),
+        writes_back: write_back(imported.format, &bytes, m).as_str(),
         warnings: imported.warnings.iter().map(ToString::to_string).collect(),
     };
     if json {
         return print_json(&report);
     }
     let o = format!(
-        "{}\nformat        {}\nmessages      {} (system {}, user {} of which observations {}, assistant {}, tool {})\ntool calls    {}\nbytes         {}\ntokens        {} (o200k_base)\nwarnings      {}\n",
+        "{}\nformat        {}\nmessages      {} (system {}, user {} of which observations {}, assistant {}, tool {})\ntool calls    {}\nbytes         {}\ntokens        {} (o200k_base)\nwrites back   {}\nwarnings      {}\n",
         shown(path),
         report.format,
         report.messages,
@@ -61,6 +65,12 @@ pub(crate) fn inspect(path: &Path, format: Option<Format>, json: bool) -> Result
         report.tool_calls,
         report.bytes,
         report.tokens,
+        match report.writes_back {
+            "bytes" => "byte for byte".to_string(),
+            "value" => "as the same JSON value".to_string(),
+            "differs" => "no: written back, the session differs from the file".to_string(),
+            _ => format!("no writer for {}", report.format),
+        },
         report.warnings.len()
     );
     print_stdout(o.as_bytes())

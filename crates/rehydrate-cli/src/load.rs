@@ -9,10 +9,19 @@ use crate::term::{push_printable, shown};
 
 /// Reads and imports `path`, printing each import warning on stderr ([`print_warnings`]).
 pub(crate) fn import(path: &Path, format: Option<Format>) -> Result<Import, Failure> {
+    Ok(import_with_bytes(path, format)?.0)
+}
+
+/// [`import`], also giving the bytes read (for the write-back check of `inspect` and
+/// `roundtrip`).
+pub(crate) fn import_with_bytes(
+    path: &Path,
+    format: Option<Format>,
+) -> Result<(Import, Vec<u8>), Failure> {
     let bytes = read(path)?;
     let imported = rehydrate::formats::import(name(path), &bytes, format)?;
     print_warnings(path, &imported.warnings);
-    Ok(imported)
+    Ok((imported, bytes))
 }
 
 /// Reads and imports `path` only to find out whether it imports, printing each warning like

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use rehydrate::formats::Format;
+use rehydrate::formats::{Format, write_back};
 use rehydrate::model::{Message, ReductionKind, ReductionLog};
 use rehydrate::reduce::project_messages;
 use rehydrate::sidecar::{expand_reduction, render_turns};
@@ -29,6 +29,9 @@ struct RoundtripReport {
     bytes_after: usize,
     reductions: usize,
     expanded: usize,
+    /// Whether writing the imported messages in the file's own format gives the file back:
+    /// `bytes`, `value` (the same JSON value), `differs` or `no-writer`.
+    writes_back: &'static str,
     ok: bool,
 }
 
@@ -38,7 +41,7 @@ pub(crate) fn roundtrip(
     preset: Preset,
     json: bool,
 ) -> Result<(), Failure> {
-    let imported = load::import(path, format)?;
+    let (imported, bytes) = load::import_with_bytes(path, format)?;
     let messages = &imported.messages;
     let policy = preset.policy();
     let out = project_messages(messages, &ReductionLog::default(), &policy);
@@ -153,6 +156,7 @@ pub(crate) fn roundtrip(
         bytes_after: wire_bytes(&out.view),
         reductions: out.log.len(),
         expanded,
+        writes_back: write_back(imported.format, &bytes, messages).as_str(),
         ok: true,
     };
     if json {
@@ -160,14 +164,15 @@ pub(crate) fn roundtrip(
     } else {
         print_stdout(
             format!(
-                "ok {} ({}, {}): {} messages, {} -> {} tokens, {} reductions expanded\n",
+                "ok {} ({}, {}): {} messages, {} -> {} tokens, {} reductions expanded, writes back: {}\n",
                 report.file,
                 report.format,
                 report.preset,
                 report.messages,
                 report.tokens_before,
                 report.tokens_after,
-                report.expanded
+                report.expanded,
+                report.writes_back
             )
             .as_bytes(),
         )

@@ -104,6 +104,76 @@ impl FromStr for ExportFormat {
     }
 }
 
+/// Whether a session file, imported, is given back by writing its messages in its own format
+/// (issue 19's round trip; `rehydrate inspect` and `roundtrip` report it): see [`write_back`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteBack {
+    /// The written bytes are the file's.
+    Bytes,
+    /// The written bytes are not the file's, but parse to the same JSON value (the writer
+    /// gives a document's members compact, in key order).
+    Value,
+    /// The written form is another JSON value than the file's, or, for a JSONL format, other
+    /// bytes.
+    Differs,
+    /// This crate does not write the file's format (Claude Code, SWE-agent).
+    NoWriter,
+}
+
+impl WriteBack {
+    /// The token naming the outcome: `bytes`, `value`, `differs` or `no-writer`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WriteBack::Bytes => "bytes",
+            WriteBack::Value => "value",
+            WriteBack::Differs => "differs",
+            WriteBack::NoWriter => "no-writer",
+        }
+    }
+}
+
+/// Whether `messages`, imported from `bytes` as `format`, write back to `bytes`: the messages
+/// written in the format's own form ([`ExportFormat::of`], unchecked, as an import is written
+/// back whatever its defects) compared with the file, byte for byte, then for a JSON document
+/// (not a JSONL format) as JSON values.
+///
+/// # Example
+///
+/// ```
+/// use std::path::Path;
+/// use rehydrate_formats::{Format, WriteBack, import, write_back};
+///
+/// let file = br#"{"model":"claude-x","system":"be brief","messages":[{"role":"user","content":"hi"}]}"#;
+/// let session = import(Path::new("body.json"), file, None)?;
+/// assert_eq!(session.format, Format::Anthropic);
+/// assert_eq!(write_back(session.format, file, &session.messages), WriteBack::Bytes);
+/// let spaced = br#"{ "messages": [ {"content": "hi", "role": "user"} ], "system": "be brief", "model": "claude-x" }"#;
+/// let session = import(Path::new("body.json"), spaced, None)?;
+/// assert_eq!(write_back(session.format, spaced, &session.messages), WriteBack::Value);
+/// # Ok::<(), rehydrate_formats::Error>(())
+/// ```
+pub fn write_back<M: Borrow<Message>>(
+    format: crate::Format,
+    bytes: &[u8],
+    messages: &[M],
+) -> WriteBack {
+    let Some(own) = ExportFormat::of(format) else {
+        return WriteBack::NoWriter;
+    };
+    let written = write_unchecked(messages, own);
+    if written == bytes {
+        return WriteBack::Bytes;
+    }
+    if own == ExportFormat::Codex {
+        return WriteBack::Differs;
+    }
+    let value = |b: &[u8]| serde_json::from_slice::<serde_json::Value>(b).ok();
+    match (value(&written), value(bytes)) {
+        (Some(a), Some(b)) if a == b => WriteBack::Value,
+        _ => WriteBack::Differs,
+    }
+}
+
 /// Writes `messages` in `format`: canonical JSONL as it is, a request body after its API's
 /// rules ([`crate::request_body`]), a Codex rollout after the Responses API's rules. Stub text is written as it is; the session with every reduction
 /// undone is `rehydrate_sidecar::export_session`, which checks and then calls this.

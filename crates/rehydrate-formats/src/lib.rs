@@ -105,7 +105,7 @@ use std::str::FromStr;
 
 pub use error::Error;
 pub use events::{EventImport, events_from_messages, import_events};
-pub use export::{ExportFormat, write, write_unchecked};
+pub use export::{ExportFormat, WriteBack, write, write_back, write_unchecked};
 pub use ids::{MAPPED_ID_PREFIX, api_id, api_name, original_id};
 use rehydrate_model::Message;
 pub use request::{
