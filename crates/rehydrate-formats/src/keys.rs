@@ -50,6 +50,12 @@ pub const SOURCE_TAIL: &str = "rehydrate.source_tail";
 /// JSON text; `[]` for a bare Responses items array. The session's, not the message's: a stub
 /// keeps it.
 pub const DOCUMENT: &str = "rehydrate.document";
+/// JSON documents: on the message with [`DOCUMENT`], the format the document was read as
+/// (`responses`, `anthropic`, `openai`). A writer gives back the document's members and its
+/// groups' sources only for a session read as its own format, so a body written in another
+/// format never carries members or items of the first (Anthropic's `max_tokens` in a
+/// Responses body, say).
+pub const DOCUMENT_FORMAT: &str = "rehydrate.document_format";
 /// The keys that hold a message's own source bytes, which a stub drops (a stub's source is the
 /// sidecar, and the view never carries hidden bytes): [`SOURCE`], [`SOURCE_PART`] and
 /// [`SOURCE_TAIL`].

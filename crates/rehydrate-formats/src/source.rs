@@ -48,13 +48,16 @@ pub(crate) fn groups<M: Borrow<Message>>(messages: &[M]) -> Vec<Group<'_>> {
     out
 }
 
-/// Whether any message carries a source or document key (the session came from a document).
-pub(crate) fn has_sources<M: Borrow<Message>>(messages: &[M]) -> bool {
-    messages.iter().map(Borrow::borrow).any(|m| {
-        m.metadata.contains_key(keys::SOURCE)
-            || m.metadata.contains_key(keys::SOURCE_PART)
-            || m.metadata.contains_key(keys::DOCUMENT)
-    })
+/// Whether the session was read from a document of `format`: its first [`keys::DOCUMENT`] is
+/// marked with that [`keys::DOCUMENT_FORMAT`]. Only then does a writer of `format` give back
+/// the document's members and its groups' sources.
+pub(crate) fn read_as<M: Borrow<Message>>(messages: &[M], format: crate::Format) -> bool {
+    messages
+        .iter()
+        .map(Borrow::borrow)
+        .find(|m| m.metadata.contains_key(keys::DOCUMENT))
+        .and_then(|m| m.metadata.get(keys::DOCUMENT_FORMAT))
+        .is_some_and(|f| f == format.as_str())
 }
 
 /// Whether `decoded` (a group's source read again on its own) are exactly the messages at
@@ -126,14 +129,19 @@ pub(crate) fn document_text(members: &BTreeMap<String, &RawValue>, without: &[&s
 pub(crate) enum Document<'a> {
     /// No message carries one: the session is written in the writer's own form.
     None,
-    /// `[]`: a bare Responses items array.
+    /// `[]`: a bare items (or messages) array.
     BareArray,
     /// The other top-level members, in key order.
     Object(BTreeMap<String, &'a RawValue>),
 }
 
 impl<'a> Document<'a> {
-    pub(crate) fn of<M: Borrow<Message>>(messages: &'a [M]) -> Document<'a> {
+    /// The document of a session read as `format` ([`read_as`]); [`Document::None`] for any
+    /// other session.
+    pub(crate) fn of<M: Borrow<Message>>(messages: &'a [M], format: crate::Format) -> Document<'a> {
+        if !read_as(messages, format) {
+            return Document::None;
+        }
         let Some(text) = messages
             .iter()
             .map(Borrow::borrow)

@@ -126,6 +126,10 @@ pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
             keys::DOCUMENT.to_string(),
             source::document_text(&members, &["messages", "system"]),
         );
+        first.metadata.insert(
+            keys::DOCUMENT_FORMAT.to_string(),
+            Format::Anthropic.as_str().to_string(),
+        );
     }
     warnings.sort_by_key(|(i, _)| *i);
     Ok(Import {

@@ -212,16 +212,16 @@ const KEYS: [&str; 4] = [
 ];
 
 /// The Anthropic body of `messages` as bytes: a session read from an Anthropic body
-/// ([`crate::source::has_sources`]) has each message group that still decodes to its messages
+/// ([`crate::source::read_as`]) has each message group that still decodes to its messages
 /// written as its original message, `system` as it was written when it is unchanged, and the
 /// other top-level keys from [`crate::keys::DOCUMENT`]; every other message is written as
 /// [`AnthropicBody::write`] writes it (consecutive ones merged by role).
 pub(crate) fn write_body<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
     use crate::source::{self, Document};
-    if !source::has_sources(messages) {
+    if !source::read_as(messages, crate::Format::Anthropic) {
         return anthropic(messages).0.write();
     }
-    let document = Document::of(messages);
+    let document = Document::of(messages, crate::Format::Anthropic);
     let groups = source::groups(messages);
     let verbatim: Vec<Option<&str>> = groups
         .iter()

@@ -116,6 +116,10 @@ pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
     }
     if let Some(first) = messages.first_mut() {
         first.metadata.insert(keys::DOCUMENT.to_string(), document);
+        first.metadata.insert(
+            keys::DOCUMENT_FORMAT.to_string(),
+            Format::Responses.as_str().to_string(),
+        );
     }
     warnings.sort_by_key(|(i, _)| *i);
     Ok(Import {

@@ -25,14 +25,19 @@ const KEYS: [&str; 4] = [
 /// The Responses body of `messages`: `{<document keys>,"input":[…]}`, or the bare array when
 /// the session was read from one (its [`keys::DOCUMENT`] is `[]`).
 pub(crate) fn write_responses<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
-    let document = Document::of(messages);
+    let document = Document::of(messages, crate::Format::Responses);
     let mut items: Vec<Vec<u8>> = Vec::new();
+    // Another format's sources are never written into a Responses input.
+    let own = source::read_as(messages, crate::Format::Responses);
     let groups = source::groups(messages);
     // A string `input` read back unchanged, when it is all there is.
     let mut lone_string: Option<&str> = None;
     let only = groups.len() == 1;
     for group in &groups {
-        let decoded = group.source.and_then(|s| decode(s).map(|read| (s, read)));
+        let decoded = group
+            .source
+            .filter(|_| own)
+            .and_then(|s| decode(s).map(|read| (s, read)));
         if let Some((text, read)) = &decoded
             && source::unchanged(&read.messages, messages, &group.members, &KEYS)
         {

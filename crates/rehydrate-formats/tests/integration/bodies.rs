@@ -174,12 +174,25 @@ fn cross_format_writes_pass_the_rules() {
     let v: Value = serde_json::from_slice(&responses_body).unwrap();
     // Anthropic thinking never goes to OpenAI.
     assert!(!v.to_string().contains("EqQBsig=="));
+    // Nor do the Anthropic body's other members (`max_tokens`, tools with `input_schema`):
+    // a Responses body of it has `input` alone.
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["input"]);
 
     let bytes = std::fs::read(fixture_dir().join("responses/object.json")).unwrap();
     let responses = import(Path::new("x.json"), &bytes, None).unwrap();
     assert_eq!(check_request(&responses.messages, Api::Anthropic), []);
     let body = request_body(&responses.messages, Api::Anthropic).unwrap();
-    let _: Value = serde_json::from_slice(&body).unwrap();
+    let v: Value = serde_json::from_slice(&body).unwrap();
+    // The Responses input's `model` and `store` stay out of the Anthropic body, and no item of
+    // it is written there as it was: every message is written afresh in Anthropic's shape.
+    let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["messages", "system"]);
+    assert_eq!(
+        v["messages"][0],
+        json!({"role": "user", "content": [{"type": "text", "text": "List the files."}]})
+    );
+    assert!(!String::from_utf8(body).unwrap().contains("\"content\": "));
 }
 
 fn responses_item() -> impl Strategy<Value = Value> {
