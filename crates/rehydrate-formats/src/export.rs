@@ -21,7 +21,8 @@ pub enum ExportFormat {
     /// metadata and details included, each line ended by `\n`.
     Jsonl,
     /// An OpenAI chat-completions request body, `{"messages":[…]}`, each message in its wire
-    /// form ([`Message::write_wire`]).
+    /// form ([`Message::write_wire`]); a session read from an OpenAI chat file in its own form
+    /// (a bare array stays one; docs/FORMATS.md, "Keeping the source").
     OpenAi,
     /// An Anthropic Messages request body, `{"system":…,"messages":[…]}`, with content blocks.
     Anthropic,

@@ -36,19 +36,20 @@ pub const CUSTOM_CALLS: &str = "rehydrate.custom_calls";
 
 /// Every format with a writer: on the first message made from a group of source records, the
 /// exact text of the group (for JSONL, its lines with their line breaks, and the lines before
-/// it that made no message; for a JSON document, the group's items or message); the writer
-/// gives it back verbatim while the group's messages are unchanged (docs/FORMATS.md, "Keeping
-/// the source").
+/// it that made no message; for a JSON document, the group's items or message; for OpenAI
+/// chat, only on a message whose element is not its wire form, that element as compact JSON);
+/// the writer gives it back verbatim while the group's messages are unchanged
+/// (docs/FORMATS.md, "Keeping the source").
 pub const SOURCE: &str = "rehydrate.source";
 /// Every format with a writer: `"true"` on a later message of the group the last message with
 /// [`SOURCE`] opened.
 pub const SOURCE_PART: &str = "rehydrate.source_part";
 /// JSONL formats with a writer: on the last message, the lines after the last group.
 pub const SOURCE_TAIL: &str = "rehydrate.source_tail";
-/// JSON documents (Responses, Anthropic): on the first message, the top-level object without
-/// the key that holds the items or messages (and, for Anthropic, without `system`), as compact
-/// JSON text; `[]` for a bare Responses items array. The session's, not the message's: a stub
-/// keeps it.
+/// JSON documents (Responses, Anthropic, OpenAI chat): on the first message, the top-level
+/// object without the key that holds the items or messages (and, for Anthropic, without
+/// `system`), as compact JSON text; `[]` for a bare items or messages array. The session's,
+/// not the message's: a stub keeps it.
 pub const DOCUMENT: &str = "rehydrate.document";
 /// JSON documents: on the message with [`DOCUMENT`], the format the document was read as
 /// (`responses`, `anthropic`, `openai`). A writer gives back the document's members and its

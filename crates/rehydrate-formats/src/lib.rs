@@ -26,9 +26,9 @@
 //! - [`Format::Responses`]: OpenAI Responses API input items, bare or under `input`;
 //! - [`Format::Anthropic`]: an Anthropic Messages request body.
 //!
-//! The two request-body formats keep each message group's source in metadata
-//! ([`keys::SOURCE`], [`keys::DOCUMENT`]), so [`write()`] gives an unchanged import back as the
-//! same JSON value.
+//! The three request-body formats keep each message group's source in metadata where the
+//! canonical message does not say it all ([`keys::SOURCE`], [`keys::DOCUMENT`]), so [`write()`]
+//! gives an unchanged import back as the same JSON value.
 //!
 //! The mapping of each format, every metadata key set and every warning text are specified in
 //! docs/FORMATS.md, section "Importers".

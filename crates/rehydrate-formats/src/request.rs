@@ -195,7 +195,8 @@ pub fn check_request<M: Borrow<Message>>(messages: &[M], api: Api) -> Vec<Violat
 /// owned messages or references (a view that borrows its unreduced messages is not copied).
 ///
 /// - OpenAI: `{"messages":[…]}`, each message in its wire form ([`Message::write_wire`]);
-///   an assistant message with neither content nor tool calls is left out.
+///   an assistant message with neither content nor tool calls is left out; a session read
+///   from an OpenAI chat file gives back its unchanged messages as they were, in its own form.
 /// - Anthropic: `{"system":"…","messages":[…]}` (docs/FORMATS.md, "Anthropic Messages body");
 ///   a session read from an Anthropic body gives back its unchanged messages as they were.
 /// - Responses: `{"input":[…]}` (docs/FORMATS.md, "OpenAI Responses input"); a session read

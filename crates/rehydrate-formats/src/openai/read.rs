@@ -11,17 +11,17 @@ use rehydrate_model::{Content, Message, Role, ToolCall};
 use serde_json::{Map, Value};
 
 use crate::json::{self, FieldError};
-use crate::{Error, Format, Import, Warning, links};
+use crate::{Error, Format, Import, Warning, keys, links};
 
 /// Metadata key recording a source role that was mapped: `developer` or `function`.
 const ROLE_KEY: &str = crate::keys::OPENAI_ROLE;
 
 /// Imports an OpenAI messages document.
 pub(crate) fn import(path: &Path, doc: Value) -> Result<Import, Error> {
-    let (prefix, items) = match doc {
-        Value::Array(items) => ("", items),
+    let (prefix, items, document) = match doc {
+        Value::Array(items) => ("", items, "[]".to_string()),
         Value::Object(mut obj) => match obj.remove("messages") {
-            Some(Value::Array(items)) => ("messages", items),
+            Some(Value::Array(items)) => ("messages", items, Value::Object(obj).to_string()),
             _ => return Err(not_a_session(path)),
         },
         _ => return Err(not_a_session(path)),
@@ -30,8 +30,11 @@ pub(crate) fn import(path: &Path, doc: Value) -> Result<Import, Error> {
     let mut warnings = Vec::new();
     for (i, value) in items.into_iter().enumerate() {
         let field = json::item(prefix, i);
-        let msg = message(value, &field, &mut |w| warnings.push((i, w)))
+        let mut msg = message_with_source(value, &field, &mut |w| warnings.push((i, w)))
             .map_err(|e| e.into_error(path, None))?;
+        if i == 0 {
+            mark_document(&mut msg, document.clone());
+        }
         messages.push(msg);
     }
     warnings.extend(links::check(&messages, |i| json::item(prefix, i)));
@@ -135,8 +138,11 @@ impl ArrayImport<'_> {
         }
         let field = json::item("", i);
         let warnings = &mut self.warnings;
-        match message(value, &field, &mut |w| warnings.push((i, w))) {
-            Ok(msg) => {
+        match message_with_source(value, &field, &mut |w| warnings.push((i, w))) {
+            Ok(mut msg) => {
+                if i == 0 {
+                    mark_document(&mut msg, "[]".to_string());
+                }
                 self.links.add(i, &msg, |i| json::item("", i));
                 (self.each)(msg);
             }
@@ -176,6 +182,99 @@ fn not_a_session(path: &Path) -> Error {
         format: Format::OpenAi,
         expected: "a JSON array of messages or an object with a `messages` array",
     }
+}
+
+/// Marks the first message of a chat document with the document ([`keys::DOCUMENT`]: the
+/// object's other members, or `[]` for a bare array) and its format.
+fn mark_document(first: &mut Message, document: String) {
+    first.metadata.insert(keys::DOCUMENT.to_string(), document);
+    first.metadata.insert(
+        keys::DOCUMENT_FORMAT.to_string(),
+        Format::OpenAi.as_str().to_string(),
+    );
+}
+
+/// [`message`], keeping the element as its source ([`keys::SOURCE`], a one-element JSON array
+/// text, compact) unless it [`is_wire_form`]: written back, such a message is its wire form,
+/// which is the same JSON value, so only the others need their source.
+fn message_with_source(
+    value: Value,
+    field: &str,
+    warn: &mut dyn FnMut(Warning),
+) -> Result<Message, FieldError> {
+    let source = (!is_wire_form(&value)).then(|| format!("[{value}]"));
+    let mut msg = message(value, field, warn)?;
+    if let Some(source) = source {
+        msg.metadata.insert(keys::SOURCE.to_string(), source);
+    }
+    Ok(msg)
+}
+
+/// Whether a chat message element is exactly the wire form of the message it imports to, as
+/// a JSON value ([`Message::write_wire`], as the chat body writes it): only the keys `role`
+/// (`system`, `user`, `assistant` or `tool`), `content` (a string or an array of parts, not
+/// null), `tool_calls` (a non-empty array of `{"id","type":"function","function":{"name",
+/// "arguments"}}` with string values and names the API takes as written), `tool_call_id` and
+/// `name` (strings), and not an assistant message with neither content nor tool calls (which
+/// the body leaves out).
+fn is_wire_form(value: &Value) -> bool {
+    let Value::Object(obj) = value else {
+        return false;
+    };
+    let string = |key: &str| obj.get(key).is_none_or(Value::is_string);
+    let role = obj.get("role").and_then(Value::as_str);
+    let calls = match obj.get("tool_calls") {
+        None => Some(0),
+        Some(Value::Array(calls)) if !calls.is_empty() => {
+            calls.iter().all(is_wire_call).then_some(calls.len())
+        }
+        Some(_) => None,
+    };
+    let content = match obj.get("content") {
+        None => Some(false),
+        Some(Value::String(_) | Value::Array(_)) => Some(true),
+        Some(_) => None,
+    };
+    let (Some(calls), Some(content)) = (calls, content) else {
+        return false;
+    };
+    let known_keys = obj.keys().all(|k| {
+        matches!(
+            k.as_str(),
+            "role" | "content" | "tool_calls" | "tool_call_id" | "name"
+        )
+    });
+    let kept_role = match role {
+        Some("system" | "user" | "tool") => true,
+        Some("assistant") => content || calls > 0,
+        _ => false,
+    };
+    known_keys && kept_role && string("tool_call_id") && string("name")
+}
+
+/// Whether a tool call element is exactly its wire form (see [`is_wire_form`]).
+fn is_wire_call(call: &Value) -> bool {
+    let Value::Object(call) = call else {
+        return false;
+    };
+    let Some(Value::Object(function)) = call.get("function") else {
+        return false;
+    };
+    call.len() == 3
+        && call.get("id").is_some_and(Value::is_string)
+        && call.get("type").and_then(Value::as_str) == Some("function")
+        && function.len() == 2
+        && function.get("arguments").is_some_and(Value::is_string)
+        && function
+            .get("name")
+            .and_then(Value::as_str)
+            .is_some_and(crate::ids::is_plain)
+}
+
+/// The message of a source text [`message_with_source`] kept; `None` when it is not one.
+pub(crate) fn decode(source: &str) -> Option<Message> {
+    let [value]: [Value; 1] = serde_json::from_str(source).ok()?;
+    message(value, "", &mut |_| {}).ok()
 }
 
 /// One message at `field` (such as `messages[3]`).

@@ -5,13 +5,29 @@ use std::borrow::Borrow;
 
 use rehydrate_model::{Message, Role, ToolCall};
 
+use super::read::decode;
 use crate::ids::{api_name, is_plain};
 use crate::request::{Rule, Violation, call_shapes, left_out_of_bodies, stray_result, violation};
+use crate::source::{Document, read_as, unchanged};
+use crate::{Format, keys};
 
 /// The OpenAI chat-completions body: `{"messages":[…]}` of wire forms, each function name the
-/// API refuses as written mapped ([`crate::api_name`]).
+/// API refuses as written mapped ([`crate::api_name`]). A session read from an OpenAI chat
+/// file ([`crate::source::read_as`]) is written in its own form: a bare array stays one, an
+/// object keeps its other members ([`keys::DOCUMENT`]), and a message kept with its source
+/// ([`keys::SOURCE`]: one whose element was not its wire form) is written as that element while
+/// it still decodes to the message.
 pub(crate) fn write_openai<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
-    let mut out = Vec::from(&b"{\"messages\":["[..]);
+    let own = read_as(messages, Format::OpenAi);
+    let document = Document::of(messages, Format::OpenAi);
+    let mut out = Vec::new();
+    match document {
+        Document::BareArray => out.push(b'['),
+        Document::Object(_) | Document::None => {
+            document.open_object(&["messages"], &mut out);
+            out.extend_from_slice(b"\"messages\":[");
+        }
+    }
     let mut first = true;
     for m in messages
         .iter()
@@ -22,7 +38,9 @@ pub(crate) fn write_openai<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
             out.push(b',');
         }
         first = false;
-        if m.tool_calls.iter().all(|c| is_plain(&c.name)) {
+        if own && let Some(raw) = unchanged_source(m) {
+            out.extend_from_slice(raw.as_bytes());
+        } else if m.tool_calls.iter().all(|c| is_plain(&c.name)) {
             m.write_wire(&mut out);
         } else {
             // A name the API refuses as written goes out mapped (`api_name`).
@@ -33,8 +51,20 @@ pub(crate) fn write_openai<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
             mapped.write_wire(&mut out);
         }
     }
-    out.extend_from_slice(b"]}");
+    out.push(b']');
+    if !matches!(document, Document::BareArray) {
+        out.push(b'}');
+    }
     out
+}
+
+/// The element `m` was read from, when it kept one and it still decodes to `m` (role, content,
+/// tool calls, `tool_call_id`, `name` and the source role [`keys::OPENAI_ROLE`]).
+fn unchanged_source(m: &Message) -> Option<&str> {
+    let source = m.metadata.get(keys::SOURCE)?;
+    let decoded = decode(source)?;
+    let element = source.strip_prefix('[')?.strip_suffix(']')?;
+    unchanged(&[decoded], &[m], &[0], &[keys::OPENAI_ROLE]).then_some(element)
 }
 
 /// The OpenAI rules, over the messages the body keeps.

@@ -40,7 +40,8 @@ fn round_trip(bytes: &[u8], format: Format, api: Api) -> Result<(), String> {
         &imported.messages,
         match api {
             Api::Responses => rehydrate_formats::ExportFormat::Responses,
-            _ => rehydrate_formats::ExportFormat::Anthropic,
+            Api::OpenAi => rehydrate_formats::ExportFormat::OpenAi,
+            Api::Anthropic => rehydrate_formats::ExportFormat::Anthropic,
         },
     );
     // A body that breaks a rule is still written by the writer itself: compare that.
@@ -80,6 +81,61 @@ fn every_fixture_round_trips() {
         round_trip(&bytes, Format::Anthropic, Api::Anthropic)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     }
+    for name in ["openai-array.json", "openai-object.json"] {
+        let bytes = std::fs::read(fixture_dir().join(name)).unwrap();
+        round_trip(&bytes, Format::OpenAi, Api::OpenAi).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+}
+
+#[test]
+fn openai_chat_keeps_the_source_of_elements_that_are_not_their_wire_form() {
+    use rehydrate_formats::keys;
+    let bytes = br#"[{"role":"user","content":"hi"},
+        {"role":"developer","content":"be brief"},
+        {"role":"assistant","content":null,"refusal":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{}"}}]},
+        {"role":"tool","tool_call_id":"c1","content":"ok"}]"#;
+    let imported = import(Path::new("x.json"), bytes, None).unwrap();
+    let sources: Vec<Option<&str>> = imported
+        .messages
+        .iter()
+        .map(|m| m.metadata.get(keys::SOURCE).map(String::as_str))
+        .collect();
+    assert_eq!(
+        sources,
+        [
+            None,
+            Some(r#"[{"content":"be brief","role":"developer"}]"#),
+            Some(
+                r#"[{"content":null,"refusal":null,"role":"assistant","tool_calls":[{"function":{"arguments":"{}","name":"f"},"id":"c1","type":"function"}]}]"#
+            ),
+            None,
+        ]
+    );
+    assert_eq!(
+        imported.messages[0]
+            .metadata
+            .get(keys::DOCUMENT)
+            .map(String::as_str),
+        Some("[]")
+    );
+    // Written back: a bare array again, the kept elements as they were, the others in wire form.
+    let back =
+        rehydrate_formats::write(&imported.messages, rehydrate_formats::ExportFormat::OpenAi)
+            .unwrap();
+    let want: Value = serde_json::from_slice(bytes).unwrap();
+    assert_eq!(serde_json::from_slice::<Value>(&back).unwrap(), want);
+    // A changed message is written afresh, in its wire form, never with its old element.
+    let mut changed = imported.messages.clone();
+    changed[2].tool_calls[0].arguments = r#"{"x":1}"#.to_string();
+    let back = rehydrate_formats::write(&changed, rehydrate_formats::ExportFormat::OpenAi).unwrap();
+    let got: Value = serde_json::from_slice(&back).unwrap();
+    assert_eq!(
+        got[2],
+        json!({"role":"assistant","tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":"{\"x\":1}"}}]})
+    );
+    // Exported as another format, nothing of the chat document's own form goes along.
+    let anthropic = request_body(&imported.messages, Api::Anthropic).unwrap();
+    assert!(anthropic.starts_with(br#"{"system":"be brief","messages":["#));
 }
 
 #[test]
@@ -236,7 +292,60 @@ fn anthropic_message() -> impl Strategy<Value = Value> {
         .prop_map(|(role, content)| json!({"role":role,"content":content}))
 }
 
+fn openai_message() -> impl Strategy<Value = Value> {
+    let text = "[a-z \\n\"é]{0,8}";
+    let call = |id: String, args: Value, typed: bool| {
+        let mut call = json!({"id":id,"function":{"name":"f","arguments":args}});
+        if typed {
+            call["type"] = json!("function");
+        }
+        call
+    };
+    prop_oneof![
+        (text, prop::sample::select(vec!["user", "system", "developer", "assistant"]))
+            .prop_map(|(t, r)| json!({"role":r,"content":t})),
+        text.prop_map(|t| json!({"role":"user","content":[{"type":"text","text":t}],"name":"al"})),
+        ("c[0-3]", text, any::<bool>(), any::<bool>()).prop_map(move |(id, a, typed, null)| {
+            let mut m = json!({"role":"assistant","tool_calls":[call(id, json!(a), typed)]});
+            if null {
+                m["content"] = Value::Null;
+                m["refusal"] = Value::Null;
+            }
+            m
+        }),
+        "c[0-3]".prop_map(move |id| json!({"role":"assistant","content":"x","tool_calls":[call(id, json!({"k":[1,2.5]}), true)]})),
+        ("c[0-3]", text).prop_map(|(id, o)| json!({"role":"tool","tool_call_id":id,"content":o})),
+        text.prop_map(|o| json!({"role":"function","name":"f","content":o})),
+        text.prop_map(|a| json!({"role":"assistant","content":null,"function_call":{"name":"f","arguments":a}})),
+    ]
+}
+
 proptest! {
+    #[test]
+    fn random_openai_chat_documents_round_trip(
+        first in "[a-z]{1,5}",
+        messages in prop::collection::vec(openai_message(), 0..8),
+        bare in any::<bool>(),
+        extra in prop::collection::btree_map("[a-z]{1,4}", any::<u8>(), 0..3),
+    ) {
+        let mut all = vec![json!({"role":"user","content":first})];
+        // Blank assistant text is left out of every body, so never written back.
+        all.extend(messages.into_iter().filter(|m| {
+            m["role"] != "assistant" || m.get("tool_calls").is_some() || m.get("function_call").is_some()
+                || m["content"].as_str().is_some_and(|t| !t.trim().is_empty())
+        }));
+        let doc = if bare {
+            Value::Array(all)
+        } else {
+            let mut obj: serde_json::Map<String, Value> =
+                extra.into_iter().map(|(k, v)| (k, json!(v))).collect();
+            obj.insert("messages".into(), Value::Array(all));
+            Value::Object(obj)
+        };
+        let bytes = serde_json::to_vec_pretty(&doc).unwrap();
+        prop_assert_eq!(round_trip(&bytes, Format::OpenAi, Api::OpenAi), Ok(()));
+    }
+
     #[test]
     fn random_responses_inputs_round_trip(
         first in "[a-z]{1,5}",

@@ -43,7 +43,7 @@ fn the_agent_loop_expands_searches_and_exports_every_reduction_inverted() {
         r#"-> bash {"cmd":"cargo test --run 3"}"#,
         "<- 9120 bytes",
         "expand result (message 18) is now r3.b35021 (duplicate)",
-        "export: 30 messages, 86467 bytes, 4 reductions inverted, no stub left",
+        "export: 30 messages, 86543 bytes, 4 reductions inverted, no stub left",
     ];
     assert_eq!(transcript, expected);
 
