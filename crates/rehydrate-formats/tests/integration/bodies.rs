@@ -320,6 +320,25 @@ fn openai_message() -> impl Strategy<Value = Value> {
     ]
 }
 
+/// A document of `elements`, pretty-printed: a bare array, or an object holding them under
+/// `key` beside the `extra` members.
+fn document(
+    elements: Vec<Value>,
+    key: Option<&str>,
+    extra: std::collections::BTreeMap<String, u8>,
+) -> Vec<u8> {
+    let doc = match key {
+        None => Value::Array(elements),
+        Some(key) => {
+            let mut obj: serde_json::Map<String, Value> =
+                extra.into_iter().map(|(k, v)| (k, json!(v))).collect();
+            obj.insert(key.into(), Value::Array(elements));
+            Value::Object(obj)
+        }
+    };
+    serde_json::to_vec_pretty(&doc).unwrap()
+}
+
 proptest! {
     #[test]
     fn random_openai_chat_documents_round_trip(
@@ -334,15 +353,7 @@ proptest! {
             m["role"] != "assistant" || m.get("tool_calls").is_some() || m.get("function_call").is_some()
                 || m["content"].as_str().is_some_and(|t| !t.trim().is_empty())
         }));
-        let doc = if bare {
-            Value::Array(all)
-        } else {
-            let mut obj: serde_json::Map<String, Value> =
-                extra.into_iter().map(|(k, v)| (k, json!(v))).collect();
-            obj.insert("messages".into(), Value::Array(all));
-            Value::Object(obj)
-        };
-        let bytes = serde_json::to_vec_pretty(&doc).unwrap();
+        let bytes = document(all, (!bare).then_some("messages"), extra);
         prop_assert_eq!(round_trip(&bytes, Format::OpenAi, Api::OpenAi), Ok(()));
     }
 
@@ -355,15 +366,7 @@ proptest! {
     ) {
         let mut all = vec![json!({"type":"message","role":"user","content":first})];
         all.extend(items);
-        let doc = if bare {
-            Value::Array(all)
-        } else {
-            let mut obj: serde_json::Map<String, Value> =
-                extra.into_iter().map(|(k, v)| (k, json!(v))).collect();
-            obj.insert("input".into(), Value::Array(all));
-            Value::Object(obj)
-        };
-        let bytes = serde_json::to_vec_pretty(&doc).unwrap();
+        let bytes = document(all, (!bare).then_some("input"), extra);
         prop_assert_eq!(round_trip(&bytes, Format::Responses, Api::Responses), Ok(()));
     }
 
