@@ -478,6 +478,21 @@ impl Step {
         self.text.is_none() && self.calls.is_empty()
     }
 
+    /// Takes the reasoning items waiting before this step's next item.
+    fn take_reasoning(&mut self, pending: &mut Vec<(usize, String, (usize, usize))>) {
+        for (_, raw, span) in pending.drain(..) {
+            self.reasoning.push(raw);
+            self.model_lines.push(span);
+        }
+    }
+
+    /// Records the line of an item of the step (its text or a call).
+    fn take_line(&mut self, line: usize, span: (usize, usize), timestamp: &Option<String>) {
+        self.model_lines.push(span);
+        self.first.get_or_insert((line, timestamp.clone()));
+        self.end = span.1;
+    }
+
     fn message(self) -> Message {
         let mut m = Message {
             role: Role::Assistant,
@@ -611,59 +626,73 @@ fn same_turn(message_text: &str, event_text: &str) -> bool {
     event.is_empty() || message_text.trim() == event || message_text.contains(event)
 }
 
-/// Walks the parsed lines into groups.
-fn group(lines: &mut [Parsed], out: &mut Read) {
-    let mut src_start = 0;
-    let mut step: Option<Step> = None;
-    let mut pending: Vec<(usize, String, (usize, usize))> = Vec::new();
-    let mut session_keys: Vec<(&'static str, String)> = Vec::new();
-    // The group index and text of the last group when it is a user message with only lines
-    // that make no message after it.
-    let mut last_user: Option<(usize, String)> = None;
+/// The groups being made: the read so far, where the next group's source starts, the step
+/// being gathered, the reasoning items waiting for one, and the `session_meta` keys waiting
+/// for the next message.
+struct Grouper<'r> {
+    out: &'r mut Read,
+    src_start: usize,
+    step: Option<Step>,
+    pending: Vec<(usize, String, (usize, usize))>,
+    session_keys: Vec<(&'static str, String)>,
+}
 
-    let push = |out: &mut Read,
-                src_start: &mut usize,
-                session_keys: &mut Vec<(&'static str, String)>,
-                end: usize,
-                model_lines: Vec<(usize, usize)>,
-                mut messages: Vec<Message>| {
+impl Grouper<'_> {
+    /// Ends a group at byte `end` with `messages`, the waiting session keys on the first.
+    fn push(&mut self, end: usize, model_lines: Vec<(usize, usize)>, mut messages: Vec<Message>) {
         if let Some(first) = messages.first_mut() {
-            for (k, v) in session_keys.drain(..) {
+            for (k, v) in self.session_keys.drain(..) {
                 first.metadata.insert(k.to_string(), v);
             }
         }
-        out.groups.push(Group {
-            source: (*src_start, end),
+        self.out.groups.push(Group {
+            source: (self.src_start, end),
             model_lines,
             messages,
         });
-        *src_start = end;
-    };
-    let close = |out: &mut Read,
-                 step: &mut Option<Step>,
-                 src_start: &mut usize,
-                 session_keys: &mut Vec<(&'static str, String)>| {
-        if let Some(s) = step.take() {
+        self.src_start = end;
+    }
+
+    /// Ends the step being gathered, if any, as a group.
+    fn close(&mut self) {
+        if let Some(s) = self.step.take() {
             let end = s.end;
             let model_lines = s.model_lines.clone();
-            push(
-                out,
-                src_start,
-                session_keys,
-                end,
-                model_lines,
-                vec![s.message()],
-            );
+            self.push(end, model_lines, vec![s.message()]);
         }
-    };
-    let orphan_reasoning = |out: &mut Read, pending: &mut Vec<(usize, String, (usize, usize))>| {
-        for (line, ..) in pending.drain(..) {
-            out.warnings.push(Warning::at_line(
+    }
+
+    /// Warns of each waiting reasoning item: nothing follows it to carry it.
+    fn orphan_reasoning(&mut self) {
+        for (line, ..) in self.pending.drain(..) {
+            self.out.warnings.push(Warning::at_line(
                 line,
                 "reasoning item is not followed by an assistant message or tool call, kept in the source only",
             ));
         }
+    }
+
+    /// A message made from the line at `span` alone: the step and reasoning before it end
+    /// there.
+    fn lone(&mut self, span: (usize, usize), m: Message) {
+        self.close();
+        self.orphan_reasoning();
+        self.push(span.1, vec![span], vec![m]);
+    }
+}
+
+/// Walks the parsed lines into groups.
+fn group(lines: &mut [Parsed], out: &mut Read) {
+    let mut g = Grouper {
+        out,
+        src_start: 0,
+        step: None,
+        pending: Vec::new(),
+        session_keys: Vec::new(),
     };
+    // The group index and text of the last group when it is a user message with only lines
+    // that make no message after it.
+    let mut last_user: Option<(usize, String)> = None;
 
     for i in 0..lines.len() {
         let (done, rest) = lines.split_at_mut(i + 1);
@@ -680,14 +709,14 @@ fn group(lines: &mut [Parsed], out: &mut Read) {
         match &mut p.kind {
             Line::Other => continue,
             Line::UserEvent { text, images } => {
-                if let Some((g, message_text)) = &last_user
+                if let Some((index, message_text)) = &last_user
                     && same_turn(message_text, text)
                 {
                     // The event repeats the user message before it: it joins that group.
-                    if let Some(group) = out.groups.get_mut(*g) {
+                    if let Some(group) = g.out.groups.get_mut(*index) {
                         group.source.1 = span.1;
                         group.model_lines.push(span);
-                        src_start = span.1;
+                        g.src_start = span.1;
                     }
                     last_user = None;
                     continue;
@@ -703,8 +732,6 @@ fn group(lines: &mut [Parsed], out: &mut Read) {
                     // The user message after it stands for it: the event stays in its source.
                     continue;
                 }
-                close(out, &mut step, &mut src_start, &mut session_keys);
-                orphan_reasoning(out, &mut pending);
                 last_user = None;
                 let content = if images.is_empty() {
                     Content::Text(text.clone())
@@ -723,14 +750,7 @@ fn group(lines: &mut [Parsed], out: &mut Read) {
                 m.metadata
                     .insert(keys::CODEX_USER_EVENT.to_string(), "true".to_string());
                 stamp(&mut m);
-                push(
-                    out,
-                    &mut src_start,
-                    &mut session_keys,
-                    span.1,
-                    vec![span],
-                    vec![m],
-                );
+                g.lone(span, m);
                 continue;
             }
             _ => {}
@@ -742,52 +762,38 @@ fn group(lines: &mut [Parsed], out: &mut Read) {
                 base_instructions,
                 keys: meta_keys,
             } => {
-                session_keys.extend(meta_keys.iter().cloned());
+                g.session_keys.extend(meta_keys.iter().cloned());
                 if let Some(text) = base_instructions {
-                    close(out, &mut step, &mut src_start, &mut session_keys);
-                    orphan_reasoning(out, &mut pending);
                     let mut m = Message::text(Role::System, text.clone());
                     m.metadata.insert(
                         keys::CODEX_BASE_INSTRUCTIONS.to_string(),
                         "true".to_string(),
                     );
                     stamp(&mut m);
-                    push(
-                        out,
-                        &mut src_start,
-                        &mut session_keys,
-                        span.1,
-                        vec![span],
-                        vec![m],
-                    );
+                    g.lone(span, m);
                 }
             }
             Line::Reasoning(raw) => {
-                if step.as_ref().is_some_and(|s| !s.is_empty()) {
-                    close(out, &mut step, &mut src_start, &mut session_keys);
+                if g.step.as_ref().is_some_and(|s| !s.is_empty()) {
+                    g.close();
                 }
-                pending.push((line_no, std::mem::take(raw), span));
+                g.pending.push((line_no, std::mem::take(raw), span));
             }
             Line::Msg {
                 role,
                 content: raw_content,
                 phase,
             } if role == "assistant" => {
-                if step.as_ref().is_some_and(|s| !s.is_empty()) {
-                    close(out, &mut step, &mut src_start, &mut session_keys);
+                if g.step.as_ref().is_some_and(|s| !s.is_empty()) {
+                    g.close();
                 }
-                let s = step.get_or_insert_with(Step::default);
-                for (_, raw, span) in pending.drain(..) {
-                    s.reasoning.push(raw);
-                    s.model_lines.push(span);
-                }
+                let s = g.step.get_or_insert_with(Step::default);
+                s.take_reasoning(&mut g.pending);
                 s.text = Some((
                     raw_content.take().map(|c| content(c, "output_text")),
                     phase.clone(),
                 ));
-                s.model_lines.push(span);
-                s.first.get_or_insert((line_no, timestamp.clone()));
-                s.end = span.1;
+                s.take_line(line_no, span, &timestamp);
             }
             Line::Call {
                 kind,
@@ -796,14 +802,11 @@ fn group(lines: &mut [Parsed], out: &mut Read) {
                 arguments,
                 namespace,
             } => {
-                if !pending.is_empty() && step.as_ref().is_some_and(|s| !s.is_empty()) {
-                    close(out, &mut step, &mut src_start, &mut session_keys);
+                if !g.pending.is_empty() && g.step.as_ref().is_some_and(|s| !s.is_empty()) {
+                    g.close();
                 }
-                let s = step.get_or_insert_with(Step::default);
-                for (_, raw, span) in pending.drain(..) {
-                    s.reasoning.push(raw);
-                    s.model_lines.push(span);
-                }
+                let s = g.step.get_or_insert_with(Step::default);
+                s.take_reasoning(&mut g.pending);
                 s.calls.push((
                     *kind,
                     ToolCall {
@@ -813,17 +816,13 @@ fn group(lines: &mut [Parsed], out: &mut Read) {
                     },
                     namespace.clone(),
                 ));
-                s.model_lines.push(span);
-                s.first.get_or_insert((line_no, timestamp.clone()));
-                s.end = span.1;
+                s.take_line(line_no, span, &timestamp);
             }
             Line::Msg {
                 role,
                 content: raw_content,
                 ..
             } => {
-                close(out, &mut step, &mut src_start, &mut session_keys);
-                orphan_reasoning(out, &mut pending);
                 let text = (role == "user").then(|| user_text(raw_content.as_ref()));
                 let mut m = Message {
                     role: if role == "user" {
@@ -839,17 +838,10 @@ fn group(lines: &mut [Parsed], out: &mut Read) {
                         .insert(keys::CODEX_ROLE.to_string(), role.clone());
                 }
                 stamp(&mut m);
+                g.lone(span, m);
                 if let Some(text) = text {
-                    last_user = Some((out.groups.len(), text));
+                    last_user = Some((g.out.groups.len() - 1, text));
                 }
-                push(
-                    out,
-                    &mut src_start,
-                    &mut session_keys,
-                    span.1,
-                    vec![span],
-                    vec![m],
-                );
             }
             Line::Output {
                 custom,
@@ -857,8 +849,6 @@ fn group(lines: &mut [Parsed], out: &mut Read) {
                 output,
                 name,
             } => {
-                close(out, &mut step, &mut src_start, &mut session_keys);
-                orphan_reasoning(out, &mut pending);
                 let content = match output {
                     None | Some(Value::Null) => Content::Text(String::new()),
                     Some(v) => content(v.take(), "input_text"),
@@ -878,36 +868,20 @@ fn group(lines: &mut [Parsed], out: &mut Read) {
                         .insert(keys::CUSTOM_CALLS.to_string(), call_id.clone());
                 }
                 stamp(&mut m);
-                push(
-                    out,
-                    &mut src_start,
-                    &mut session_keys,
-                    span.1,
-                    vec![span],
-                    vec![m],
-                );
+                g.lone(span, m);
             }
             Line::Compacted { message } => {
-                close(out, &mut step, &mut src_start, &mut session_keys);
-                orphan_reasoning(out, &mut pending);
                 let mut m = Message::text(Role::User, message.clone());
                 m.metadata
                     .insert(keys::CODEX_COMPACTED.to_string(), "true".to_string());
                 stamp(&mut m);
-                push(
-                    out,
-                    &mut src_start,
-                    &mut session_keys,
-                    span.1,
-                    vec![span],
-                    vec![m],
-                );
+                g.lone(span, m);
             }
         }
     }
-    close(out, &mut step, &mut src_start, &mut session_keys);
-    orphan_reasoning(out, &mut pending);
-    out.tail_start = src_start;
+    g.close();
+    g.orphan_reasoning();
+    g.out.tail_start = g.src_start;
 }
 
 /// Codex's notes in a tool output's text, as metadata: the exit code (and the error flag when
