@@ -162,7 +162,7 @@ enum Item {
     Opaque,
 }
 
-/// The assistant message being gathered, with the index of its first item.
+/// The assistant message being gathered (beside the end of its items).
 struct Open {
     message: Message,
     custom: Vec<String>,
@@ -221,17 +221,9 @@ pub(crate) fn read_items(items: &[&RawValue], prefix: &str) -> Result<Read, Fiel
                 close(&mut open, &mut groups, &mut start);
                 reasoning.push(i);
             }
-            Item::Message(mut m) if m.role == Role::Assistant => {
+            Item::Message(m) if m.role == Role::Assistant => {
                 close(&mut open, &mut groups, &mut start);
-                attach_reasoning(&mut m, &mut reasoning, items);
-                open = Some((
-                    Open {
-                        message: m,
-                        custom: Vec::new(),
-                        takes_calls: true,
-                    },
-                    i + 1,
-                ));
+                open = Some(open_step(m, &mut reasoning, items, i));
             }
             Item::Call(call, custom) => {
                 if calls.contains_key(&call.id) {
@@ -245,19 +237,11 @@ pub(crate) fn read_items(items: &[&RawValue], prefix: &str) -> Result<Read, Fiel
                 let joins = matches!(&open, Some((o, _)) if o.takes_calls) && reasoning.is_empty();
                 if !joins {
                     close(&mut open, &mut groups, &mut start);
-                    let mut m = Message {
+                    let m = Message {
                         role: Role::Assistant,
                         ..Message::default()
                     };
-                    attach_reasoning(&mut m, &mut reasoning, items);
-                    open = Some((
-                        Open {
-                            message: m,
-                            custom: Vec::new(),
-                            takes_calls: true,
-                        },
-                        i + 1,
-                    ));
+                    open = Some(open_step(m, &mut reasoning, items, i));
                 }
                 if let Some((o, end)) = &mut open {
                     if custom {
@@ -331,6 +315,23 @@ pub(crate) fn read_items(items: &[&RawValue], prefix: &str) -> Result<Read, Fiel
         warnings,
         opaque,
     })
+}
+
+/// Opens an assistant step with `m`, the item at `i`: the pending reasoning items go on it,
+/// and calls may join it. With the end of its items (`i + 1`).
+fn open_step(
+    mut m: Message,
+    reasoning: &mut Vec<usize>,
+    items: &[&RawValue],
+    i: usize,
+) -> (Open, usize) {
+    attach_reasoning(&mut m, reasoning, items);
+    let open = Open {
+        message: m,
+        custom: Vec::new(),
+        takes_calls: true,
+    };
+    (open, i + 1)
 }
 
 /// Puts the raw texts of the pending reasoning items on `m` (metadata `reasoning`).
