@@ -66,7 +66,8 @@ struct Figure {
 }
 
 /// The figures of issues 3 (reduction), 17 (per-turn with every kind on), 4 (search), of
-/// transcript replay, of evidence projection and of the session store, in table order.
+/// transcript replay, of evidence projection, of issue 19 (every importer from bytes) and of the
+/// session store, in table order.
 const FIGURES: &[Figure] = &[
     Figure {
         name: "per-turn projection, turn 1,000 vs turn 10 (ours)",
@@ -207,6 +208,42 @@ const FIGURES: &[Figure] = &[
         ratio: Ratio::RateAtLeast(0.5),
     },
     Figure {
+        name: "import from bytes, Claude Code (claude_largest_mib_50) vs serde_json typed parse of the same file",
+        subject: "import/ours/claude_largest_mib_50",
+        baseline: "import/serde_json/claude_largest_mib_50",
+        ratio: Ratio::RateAtLeast(IMPORT_TARGET),
+    },
+    Figure {
+        name: "import from bytes, Codex (codex_mib_8) vs serde_json typed parse of the same file",
+        subject: "import/ours/codex_mib_8",
+        baseline: "import/serde_json/codex_mib_8",
+        ratio: Ratio::RateAtLeast(IMPORT_TARGET),
+    },
+    Figure {
+        name: "import from bytes, SWE-agent (swe_agent_mib_8) vs serde_json typed parse of the same file",
+        subject: "import/ours/swe_agent_mib_8",
+        baseline: "import/serde_json/swe_agent_mib_8",
+        ratio: Ratio::RateAtLeast(IMPORT_TARGET),
+    },
+    Figure {
+        name: "import from bytes, OpenAI chat (openai_mib_8) vs serde_json typed parse of the same file",
+        subject: "import/ours/openai_mib_8",
+        baseline: "import/serde_json/openai_mib_8",
+        ratio: Ratio::RateAtLeast(IMPORT_TARGET),
+    },
+    Figure {
+        name: "import from bytes, Anthropic Messages (anthropic_mib_8) vs serde_json typed parse of the same file",
+        subject: "import/ours/anthropic_mib_8",
+        baseline: "import/serde_json/anthropic_mib_8",
+        ratio: Ratio::RateAtLeast(IMPORT_TARGET),
+    },
+    Figure {
+        name: "import from bytes, Responses (responses_mib_8) vs serde_json typed parse of the same file",
+        subject: "import/ours/responses_mib_8",
+        baseline: "import/serde_json/responses_mib_8",
+        ratio: Ratio::RateAtLeast(IMPORT_TARGET),
+    },
+    Figure {
         name: "session store append, sync every record (1,000 messages) vs a plain JSONL recorder + one sync",
         subject: "store/every-record/1000-messages",
         baseline: "store/jsonl-write/1000-messages",
@@ -225,6 +262,10 @@ const FIGURES: &[Figure] = &[
         ratio: Ratio::RateAtLeast(0.5),
     },
 ];
+
+/// The target of every `import` figure (issue 19): each importer from bytes at least this share
+/// of the rate of a typed `serde_json` parse of the same file.
+const IMPORT_TARGET: f64 = 0.6;
 
 /// The prefix of the ripgrep baselines, which the bench skips (with a notice) where `rg` is
 /// not installed.

@@ -24,6 +24,9 @@
 //! - `evidence`: a Claude Code session file of at least 50 MiB (the largest corpus sessions,
 //!   repeated with fresh ids) imported as an event log and projected to per-turn evidence, from
 //!   bytes, against the same typed `serde_json` parse of the same bytes;
+//! - `import`: one session file per format `rehydrate_formats` reads (Claude Code, Codex,
+//!   SWE-agent, OpenAI chat, Anthropic Messages, Responses) imported from bytes, against a typed
+//!   `serde_json` parse of the same bytes into that format's wire types;
 //! - `store`: appending the first 1,000 messages of `turns_1000` to a fresh `SessionStore` with
 //!   each sync setting (every record, every 1 MiB, never), ending durable with one `sync()`,
 //!   against a plain JSONL recorder (each message serialized and written as a line, one
@@ -49,11 +52,13 @@ use criterion::{
     criterion_main, measurement::WallTime,
 };
 use rehydrate_bench::economy::Economy;
+use rehydrate_bench::formats::{self, FormatFile, IMPORT_MIB_8};
 use rehydrate_bench::peer::{peer_policy, peer_policy_all_levers, to_peer_all};
-use rehydrate_bench::wire::{parse_claude_code_lines, parse_messages};
-use rehydrate_bench::workload::{self, Corpus, JsonlWorkload, SessionFiles, Workload};
+use rehydrate_bench::wire::{parse_claude_code_lines, parse_messages, parse_typed};
+use rehydrate_bench::workload::{self, Corpus, JsonlWorkload, SessionFiles, Until, Workload};
 use rehydrate_bench::{locate, peer};
 use rehydrate_evidence::{EvidenceOptions, project_evidence};
+use rehydrate_formats::Format;
 use rehydrate_model::{Message, ReductionKind, ReductionLog, Role, ToolCall};
 use rehydrate_reduce::{Reducer, ReductionPolicy};
 use rehydrate_replay::Replay;
@@ -1206,6 +1211,229 @@ fn evidence(c: &mut Criterion) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// import
+
+/// The name of the `import` group's Codex workload.
+const CODEX_MIB_8: &str = "codex_mib_8";
+
+/// The name of the `import` group's SWE-agent workload.
+const SWE_AGENT_MIB_8: &str = "swe_agent_mib_8";
+
+/// The canonical messages the `import` group writes as request bodies: the corpus turns scaled
+/// to at least [`IMPORT_MIB_8`] wire bytes.
+const BODIES_MIB_8: &str = "mib_8";
+
+/// One workload of the `import` group: a session file of one format, as bytes, with what it
+/// imports and parses to (both checked once, outside the timing).
+struct ImportCase {
+    /// The workload's name, the size part of its benchmark ids.
+    name: &'static str,
+    format: Format,
+    bytes: &'static [u8],
+    /// The messages `rehydrate_formats::import` gives.
+    messages: usize,
+    /// The records the typed parse gives (`TypedSession::len`).
+    records: usize,
+}
+
+/// The text of the largest `*.<extension>` file under `<corpus>/<subdir>` and its name, or
+/// `None` (with a notice) when there is none or it cannot be read.
+fn largest_corpus_file(subdir: &str, extension: &str) -> Option<(String, String)> {
+    let dir = locate::corpus_dir();
+    let found = formats::largest_file(&dir, subdir, extension).unwrap_or_else(|err| {
+        eprintln!(
+            "bench: import: cannot read the corpus at {}: {err}",
+            dir.display()
+        );
+        None
+    });
+    let Some((path, shown)) = found else {
+        eprintln!(
+            "bench: NOTICE: import: no *.{extension} file under {}/{subdir} \
+             (set REHYDRATE_CORPUS); using a small synthetic session instead",
+            dir.display()
+        );
+        return None;
+    };
+    match fs::read_to_string(&path) {
+        Ok(text) => Some((text, shown)),
+        Err(err) => {
+            eprintln!(
+                "bench: NOTICE: import: cannot read {shown}: {err}; \
+                 using a small synthetic session instead"
+            );
+            None
+        }
+    }
+}
+
+/// `<name>`: the largest corpus file of `subdir` (else `synthetic`) repeated by `repeat` to at
+/// least [`IMPORT_MIB_8`] and checked by it.
+fn repeated_file(
+    name: &str,
+    subdir: &str,
+    extension: &str,
+    synthetic: fn() -> String,
+    repeat: fn(&str, &str, &str, usize) -> Result<FormatFile, rehydrate_bench::Error>,
+) -> FormatFile {
+    let (text, origin) = largest_corpus_file(subdir, extension)
+        .unwrap_or_else(|| (synthetic(), "synthetic".to_owned()));
+    repeat(name, &origin, &text, IMPORT_MIB_8)
+        .unwrap_or_else(|err| panic!("cannot build the {name} workload: {}", error_chain(&err)))
+}
+
+/// `err` and its sources, joined by `: `.
+fn error_chain(err: &dyn std::error::Error) -> String {
+    let mut text = err.to_string();
+    let mut source = err.source();
+    while let Some(cause) = source {
+        text.push_str(&format!(": {cause}"));
+        source = cause.source();
+    }
+    text
+}
+
+/// The workloads of the `import` group, one per format, built once and checked once: each
+/// imports to its expected messages and parses into its typed form.
+///
+/// - claude-code: `claude_largest_mib_50`, the `evidence` group's bytes;
+/// - codex and swe-agent: the largest corpus rollout and trajectory repeated to at least 8 MiB
+///   (`formats::repeat_codex`, `formats::repeat_swe_agent`);
+/// - openai, anthropic and responses: the corpus turns scaled to 8 MiB of wire bytes, written in
+///   each body by `rehydrate_formats::write` (`formats::write_body`).
+fn import_cases() -> &'static [ImportCase] {
+    static CASES: OnceLock<Vec<ImportCase>> = OnceLock::new();
+    CASES.get_or_init(|| {
+        let claude = claude_largest_mib_50();
+        let started = Instant::now();
+        let mut files = vec![
+            repeated_file(
+                CODEX_MIB_8,
+                formats::CODEX_DIR,
+                "jsonl",
+                formats::synthetic_codex,
+                formats::repeat_codex,
+            ),
+            repeated_file(
+                SWE_AGENT_MIB_8,
+                formats::SWE_AGENT_DIR,
+                "traj",
+                formats::synthetic_swe_agent,
+                formats::repeat_swe_agent,
+            ),
+        ];
+        let scaled = corpus().scale(BODIES_MIB_8, Until::WireBytes(IMPORT_MIB_8));
+        eprintln!("bench: import: {}", scaled.describe());
+        let mut messages = scaled.messages();
+        let answered = formats::answer_unanswered_calls(&mut messages);
+        let origin = format!(
+            "the {} messages of {BODIES_MIB_8} ({answered} unanswered calls answered)",
+            messages.len()
+        );
+        for format in [Format::OpenAi, Format::Anthropic, Format::Responses] {
+            let name = format!("{}_{BODIES_MIB_8}", format.as_str());
+            let file =
+                formats::write_body(&name, &origin, &messages, format).unwrap_or_else(|err| {
+                    panic!("cannot build the {name} workload: {}", error_chain(&err))
+                });
+            files.push(file);
+        }
+        drop(messages);
+        let built = started.elapsed();
+        for file in &files {
+            eprintln!("bench: import: {}", file.describe());
+        }
+        // The cases borrow the files for the rest of the run.
+        static FILES: OnceLock<Vec<FormatFile>> = OnceLock::new();
+        let files = FILES.get_or_init(|| files);
+        let mut cases = vec![ImportCase {
+            name: claude.name(),
+            format: Format::ClaudeCode,
+            bytes: claude.bytes(),
+            messages: claude.message_count(),
+            records: claude.line_count(),
+        }];
+        cases.extend(files.iter().map(|file| ImportCase {
+            name: file.name(),
+            format: file.format(),
+            bytes: file.bytes(),
+            messages: file.message_count(),
+            records: 0,
+        }));
+        let check_started = Instant::now();
+        // The builders of `files` checked their imports; the Claude Code file is checked here.
+        let import = rehydrate_formats::import(
+            Path::new(claude.name()),
+            claude.bytes(),
+            Some(Format::ClaudeCode),
+        )
+        .unwrap_or_else(|err| panic!("{} does not import: {}", claude.name(), error_chain(&err)));
+        assert_eq!(
+            import.messages.len(),
+            claude.message_count(),
+            "{} imports to every copy's messages",
+            claude.name()
+        );
+        drop(import);
+        for case in &mut cases {
+            let typed = parse_typed(case.format, case.bytes).unwrap_or_else(|err| {
+                panic!("{} does not parse into its typed form: {err}", case.name)
+            });
+            assert!(!typed.is_empty(), "{} parses to some record", case.name);
+            if case.format == Format::ClaudeCode {
+                assert_eq!(typed.len(), case.records, "one record per line");
+            }
+            case.records = typed.len();
+        }
+        eprintln!(
+            "bench: import: built in {built:.2?}, checked in {:.2?}",
+            check_started.elapsed()
+        );
+        cases
+    })
+}
+
+/// `import/ours/<workload>` (`rehydrate_formats::import(path, bytes, Some(format))`, from bytes
+/// as the CLI reads a file) and `import/serde_json/<workload>` (`wire::parse_typed` of the same
+/// bytes) for every format `rehydrate_formats` reads; the outputs of both are dropped outside
+/// the timing.
+fn import(c: &mut Criterion) {
+    let cases = import_cases();
+    let mut group = c.benchmark_group("import");
+    few_samples(&mut group);
+    for case in cases {
+        let path = Path::new(case.name);
+        group.throughput(Throughput::Bytes(case.bytes.len() as u64));
+        group.bench_function(BenchmarkId::new("ours", case.name), |b| {
+            b.iter_batched(
+                || (),
+                |()| {
+                    let import =
+                        rehydrate_formats::import(path, black_box(case.bytes), Some(case.format))
+                            .expect("the import workload imports");
+                    assert_eq!(import.messages.len(), case.messages);
+                    import
+                },
+                BatchSize::PerIteration,
+            );
+        });
+        group.bench_function(BenchmarkId::new("serde_json", case.name), |b| {
+            b.iter_batched(
+                || (),
+                |()| {
+                    let typed = parse_typed(case.format, black_box(case.bytes))
+                        .expect("the import workload parses into its typed form");
+                    assert_eq!(typed.len(), case.records);
+                    typed
+                },
+                BatchSize::PerIteration,
+            );
+        });
+    }
+    group.finish();
+}
+
+// ---------------------------------------------------------------------------------------------
 // economy
 
 /// The file under `<target>/criterion` the economy table is written to, for `cargo xtask bench`.
@@ -1475,6 +1703,7 @@ criterion_group!(
     search,
     replay,
     evidence,
+    import,
     store,
     economy
 );

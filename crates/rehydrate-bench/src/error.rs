@@ -51,4 +51,51 @@ pub enum Error {
         /// The 0-based index of the first differing message.
         index: usize,
     },
+    /// A workload file does not import.
+    #[error("{workload}: the workload does not import")]
+    Import {
+        /// The workload.
+        workload: String,
+        /// The import error.
+        #[source]
+        source: rehydrate_formats::Error,
+    },
+    /// Messages cannot be written as a request body: they break a rule of its API.
+    #[error("{workload}: the messages cannot be written")]
+    Request {
+        /// The workload.
+        workload: String,
+        /// The rules broken.
+        #[source]
+        source: rehydrate_formats::RequestError,
+    },
+    /// A workload's source is not JSON.
+    #[error("{workload}: the source is not JSON")]
+    Json {
+        /// The workload.
+        workload: String,
+        /// The parse error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// A workload's source does not have the shape of its format.
+    #[error("{workload}: {message}")]
+    Shape {
+        /// The workload.
+        workload: String,
+        /// What is wrong, lowercase.
+        message: String,
+    },
+    /// A workload file imports to another number of messages or warnings than its parts do.
+    #[error("{workload}: imports to {actual} {what}, expected {expected}")]
+    Count {
+        /// The workload.
+        workload: String,
+        /// `messages` or `warnings`.
+        what: &'static str,
+        /// The sum over the parts.
+        expected: usize,
+        /// What the file imports to.
+        actual: usize,
+    },
 }

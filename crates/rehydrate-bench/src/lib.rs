@@ -12,13 +12,19 @@
 //!   fresh ids and their own file paths into at least 50 MiB of JSONL: the ones with the most
 //!   file-tool cards into [`workload::claude_mib_50`] (replay), the largest ones into
 //!   [`workload::claude_largest_mib_50`] (evidence).
+//! - [`formats`]: the import bench's session files, one per format `rehydrate_formats` reads:
+//!   the corpus's Codex rollout and SWE-agent trajectory repeated whole with fresh ids
+//!   ([`formats::repeat_codex`], [`formats::repeat_swe_agent`]), and canonical messages written
+//!   as OpenAI chat, Anthropic Messages and Responses bodies ([`formats::write_body`]), each
+//!   checked to import to what its parts do.
 //! - [`peer`]: our messages converted to the types of the benchmark peer, `supercode-reduce`
 //!   0.5.144, and back, the peer policy that matches ours and the peer with every lever on.
 //! - [`economy`]: the economy table, what our two presets and the peer with every lever on save
 //!   of each long corpus session, in wire bytes and in tokens ([`tokens`]: o200k_base counts as
 //!   the CLI reports them).
 //! - [`wire`]: the typed wire forms the `serde_json` baselines parse into: an OpenAI message
-//!   (CLI bench) and a Claude Code session line (replay and evidence benches).
+//!   (CLI bench), a Claude Code session line (replay and evidence benches), and one typed form
+//!   per format for the import bench ([`wire::parse_typed`]).
 //! - [`locate`]: where the corpus, the target directory and the `rehydrate` binary are.
 //!
 //! This is the only package of the workspace that depends on the peer (and on `tiktoken-rs`,
@@ -46,6 +52,7 @@
 
 pub mod economy;
 mod error;
+pub mod formats;
 pub mod locate;
 pub mod peer;
 pub mod tokens;

@@ -5,10 +5,19 @@ use std::path::{Path, PathBuf};
 
 use rehydrate_model::{Content, Message, Role, ToolCall};
 
+use rehydrate_formats::Format;
+
 use crate::economy::{Economy, EconomyRow, Size};
+use crate::formats::{
+    NO_RESULT, answer_unanswered_calls, body_message_count, largest_file, repeat_codex,
+    repeat_swe_agent, synthetic_codex, synthetic_swe_agent, write_body,
+};
 use crate::peer::{from_peer, peer_policy, peer_policy_all_levers, to_peer, to_peer_all};
 use crate::tokens::TokenCounter;
-use crate::wire::{ToolUseResult, parse_claude_code_lines, parse_messages};
+use crate::wire::{
+    CodexRecord, ResponsesItem, ToolUseResult, TypedSession, parse_claude_code_lines,
+    parse_messages, parse_typed,
+};
 use crate::workload::{
     Corpus, JsonlWorkload, SessionFile, SessionFiles, Until, check_reimport, write_openai,
 };
@@ -516,4 +525,206 @@ fn typed_lines_skip_blank_lines_and_report_bad_ones() {
     let ok = parse_claude_code_lines(b"\n{\"type\":\"summary\"}\r\n\n{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"},{\"type\":\"new_kind\"}]}}");
     assert_eq!(ok.map(|l| l.len()).ok(), Some(2));
     assert!(parse_claude_code_lines(b"{\"type\":\"user\"}\n{").is_err());
+}
+
+#[test]
+fn codex_copies_import_whole_with_fresh_ids() -> Result<(), Box<dyn std::error::Error>> {
+    let text = synthetic_codex();
+    assert_eq!(text.lines().count(), 74);
+    let one = rehydrate_formats::import(Path::new("c"), text.as_bytes(), Some(Format::Codex))?;
+    assert_eq!((one.messages.len(), one.warnings.len()), (33, 0));
+
+    // The fewest whole copies reaching the bound: three (copies after the first are longer by
+    // their suffixes, so two reach two lengths).
+    let file = repeat_codex("c", "synthetic", &text, 5 * text.len() / 2)?;
+    assert_eq!(file.copies(), 3);
+    assert_eq!(file.format(), Format::Codex);
+    assert_eq!((file.message_count(), file.warning_count()), (99, 0));
+    let bytes = std::str::from_utf8(file.bytes())?;
+    assert!(bytes.starts_with(&text), "copy 0 is verbatim");
+    assert_eq!(bytes.lines().count(), 3 * 74);
+    // Copy 2's calls, outputs, events and session id carry `_r2`, its texts do not change.
+    let copy2: Vec<&str> = bytes.lines().skip(2 * 74).collect();
+    assert!(copy2[0].contains(r#""id":"synthetic_r2""#), "{}", copy2[0]);
+    let output = copy2
+        .iter()
+        .find(|l| l.contains("function_call_output"))
+        .copied()
+        .unwrap_or_default();
+    assert!(output.contains(r#""call_id":"call_0_r2""#), "{output}");
+    let end = copy2
+        .iter()
+        .find(|l| l.contains("exec_command_end"))
+        .copied()
+        .unwrap_or_default();
+    assert!(end.contains(r#""call_id":"call_0_r2""#) && end.contains(r#""turn_id":"turn_0_r2""#));
+    assert!(!bytes.contains("Step 0_r"));
+
+    let typed = parse_typed(Format::Codex, file.bytes())?;
+    assert_eq!(typed.len(), 3 * 74);
+    let TypedSession::Codex(lines) = typed else {
+        panic!("a Codex parse gives Codex lines");
+    };
+    assert!(matches!(
+        &lines[6].record,
+        CodexRecord::ResponseItem(ResponsesItem::FunctionCall { call_id, .. }) if call_id == "call_0"
+    ));
+    assert!(matches!(&lines[0].record, CodexRecord::SessionMeta(meta) if meta.id == "synthetic"));
+
+    // A rollout that does not import is refused.
+    let err = repeat_codex("bad", "test", "{\"type\":\"session_meta\"", 10).err();
+    assert_eq!(
+        err.map(|e| e.to_string()),
+        Some("bad: the workload does not import".to_owned())
+    );
+    Ok(())
+}
+
+#[test]
+fn swe_agent_copies_import_whole_with_fresh_ids() -> Result<(), Box<dyn std::error::Error>> {
+    let text = synthetic_swe_agent();
+    let one = rehydrate_formats::import(Path::new("s"), text.as_bytes(), Some(Format::SweAgent))?;
+    assert_eq!((one.messages.len(), one.warnings.len()), (18, 0));
+
+    // Copies after the first are longer by their suffixes: 2.5 lengths take three.
+    let file = repeat_swe_agent("s", "synthetic", &text, 5 * text.len() / 2)?;
+    assert_eq!(file.copies(), 3);
+    assert_eq!((file.message_count(), file.warning_count()), (54, 0));
+    let bytes = std::str::from_utf8(file.bytes())?;
+    assert!(bytes.starts_with(r#"{"trajectory":[{"action":"cargo test -p crate0""#));
+    assert!(bytes.ends_with(r#","environment":"synthetic","info":{"exit_status":"submitted","submission":"diff --git a/x b/x\n"}}"#));
+    assert!(bytes.contains(r#""tool_call_ids":["call_7_r2"]"#));
+    assert!(bytes.contains(r#""id":"call_7_r2""#));
+    assert!(!bytes.contains("call_7_r3"));
+
+    let TypedSession::SweAgent(trajectory) = parse_typed(Format::SweAgent, file.bytes())? else {
+        panic!("a SWE-agent parse gives a trajectory");
+    };
+    assert_eq!(
+        (trajectory.trajectory.len(), trajectory.history.len()),
+        (24, 54)
+    );
+    // Each step holds the history up to it: step 8 of copy 1 (the 16th) its 18 entries.
+    let step = &trajectory.trajectory[15];
+    assert_eq!(step.messages.as_ref().map(Vec::len), Some(18));
+    assert_eq!(
+        trajectory.history[53].tool_call_ids,
+        Some(vec!["call_7_r2".to_owned()])
+    );
+
+    let err = repeat_swe_agent("bad", "test", r#"{"trajectory":[]}"#, 10).err();
+    assert_eq!(
+        err.map(|e| e.to_string()),
+        Some("bad: the workload does not import".to_owned())
+    );
+    Ok(())
+}
+
+#[test]
+fn unanswered_calls_get_a_result_after_the_others() {
+    let call = |id: &str| ToolCall {
+        id: id.to_owned(),
+        name: "Bash".to_owned(),
+        arguments: "{}".to_owned(),
+    };
+    let mut messages = vec![
+        Message::text(Role::User, "go"),
+        Message {
+            role: Role::Assistant,
+            tool_calls: vec![call("a"), call("b"), call("c")],
+            ..Message::default()
+        },
+        Message::tool_result("a", "ok"),
+        Message::tool_result("c", "ok"),
+        Message::text(Role::User, "again"),
+        Message {
+            role: Role::Assistant,
+            tool_calls: vec![call("d")],
+            ..Message::default()
+        },
+    ];
+    assert_eq!(answer_unanswered_calls(&mut messages), 2);
+    let ids: Vec<Option<&str>> = messages.iter().map(|m| m.tool_call_id.as_deref()).collect();
+    assert_eq!(
+        ids,
+        [
+            None,
+            None,
+            Some("a"),
+            Some("c"),
+            Some("b"),
+            None,
+            None,
+            Some("d")
+        ]
+    );
+    assert_eq!(messages[4].content_text(), Some(NO_RESULT));
+    assert_eq!(answer_unanswered_calls(&mut messages), 0);
+    for api in [
+        rehydrate_formats::Api::OpenAi,
+        rehydrate_formats::Api::Anthropic,
+        rehydrate_formats::Api::Responses,
+    ] {
+        assert!(rehydrate_formats::check_request(&messages, api).is_empty());
+    }
+}
+
+#[test]
+fn written_bodies_import_back() -> Result<(), Box<dyn std::error::Error>> {
+    let mut messages = Corpus::synthetic().scale("b", Until::Turns(30)).messages();
+    assert_eq!(messages.len(), 121);
+    // Only reasoning: both bodies leave it out.
+    let mut thinking = Message::text(Role::Assistant, "");
+    thinking.content = None;
+    thinking.metadata.insert(
+        rehydrate_model::THINKING_METADATA_KEY.to_owned(),
+        "hmm".to_owned(),
+    );
+    messages.insert(3, thinking);
+    assert!(rehydrate_formats::left_out_of_bodies(&messages[3]));
+    // A second user message in a row: an Anthropic body merges it with the one before.
+    messages.insert(2, Message::text(Role::User, "and run clippy too"));
+    assert_eq!(body_message_count(&messages, Format::OpenAi), 122);
+    assert_eq!(body_message_count(&messages, Format::Responses), 122);
+    assert_eq!(body_message_count(&messages, Format::Anthropic), 121);
+    for (format, records) in [
+        (Format::OpenAi, 122),
+        (Format::Anthropic, 120),
+        (Format::Responses, 152),
+    ] {
+        let file = write_body("b", "test", &messages, format)?;
+        assert_eq!(rehydrate_formats::detect(file.bytes()), Some(format));
+        assert_eq!(file.message_count(), body_message_count(&messages, format));
+        assert_eq!(file.warning_count(), 0);
+        assert_eq!(
+            parse_typed(format, file.bytes())?.len(),
+            records,
+            "{format}"
+        );
+    }
+    let err = write_body("c", "test", &messages, Format::ClaudeCode).err();
+    assert_eq!(
+        err.map(|e| e.to_string()),
+        Some("c: rehydrate_formats writes no claude-code file".to_owned())
+    );
+    Ok(())
+}
+
+#[test]
+fn largest_file_is_found_by_size_then_path() -> Result<(), Box<dyn std::error::Error>> {
+    let dir = scratch("largest");
+    let sub = dir.join("codex").join("a");
+    std::fs::create_dir_all(&sub)?;
+    std::fs::write(sub.join("x.jsonl"), "12345")?;
+    std::fs::write(sub.join("y.jsonl"), "12345")?;
+    std::fs::write(sub.join("z.jsonl"), "123")?;
+    std::fs::write(sub.join("w.json"), "1234567")?;
+    let found = largest_file(&dir, "codex", "jsonl")?;
+    assert_eq!(
+        found.map(|(path, shown)| (path.ends_with("a/x.jsonl"), shown)),
+        Some((true, "codex/a/x.jsonl".to_owned()))
+    );
+    assert_eq!(largest_file(&dir, "swe-agent", "traj")?, None);
+    std::fs::remove_dir_all(&dir)?;
+    Ok(())
 }

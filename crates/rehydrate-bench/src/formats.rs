@@ -1,0 +1,638 @@
+//! The workloads of the import bench: one session file per format `rehydrate_formats` reads,
+//! as bytes, with what it imports to.
+//!
+//! - A Codex rollout and a SWE-agent trajectory of the corpus are repeated whole, copy `k >= 1`
+//!   with its ids suffixed `_r<k>` (as the other workloads suffix tool-call ids):
+//!   [`repeat_codex`], [`repeat_swe_agent`].
+//! - The request-body formats (OpenAI chat, Anthropic Messages, OpenAI Responses) have no corpus
+//!   file: canonical messages are written in them by `rehydrate_formats::write` ([`write_body`]).
+//!
+//! Every builder imports its bytes once and checks them: a repeated file imports to exactly as
+//! many messages and warnings as its copies do alone, a written body to as many messages as
+//! were written. The Claude Code file of the bench is `claude_largest_mib_50`
+//! ([`crate::workload::claude_largest_mib_50`]).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use rehydrate_formats::{ExportFormat, Format};
+use rehydrate_model::{Message, Role};
+use serde_json::{Map, Value, json};
+
+use crate::error::Error;
+use crate::workload::collect_files;
+
+/// The minimum size of the repeated Codex and SWE-agent files and the wire size of the messages
+/// written into the request bodies, in bytes (8 MiB).
+pub const IMPORT_MIB_8: usize = 8 << 20;
+
+/// The corpus subdirectory of the Codex rollouts (`*.jsonl`).
+pub const CODEX_DIR: &str = "codex";
+
+/// The corpus subdirectory of the SWE-agent trajectories (`*.traj`).
+pub const SWE_AGENT_DIR: &str = "swe-agent";
+
+/// The keys of a Codex line's `payload` whose string values are ids a copy suffixes.
+const CODEX_ID_KEYS: [&str; 3] = ["id", "call_id", "turn_id"];
+
+/// One session file of a format, as bytes, with what it imports to.
+///
+/// Fields are private so the counts always describe the bytes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FormatFile {
+    name: String,
+    origin: String,
+    format: Format,
+    bytes: Vec<u8>,
+    copies: usize,
+    messages: usize,
+    warnings: usize,
+}
+
+impl FormatFile {
+    /// The workload's name, such as `codex_mib_8`.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The format the bytes are read as.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// The file's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Whole copies of the source file written (1 for a written body).
+    pub fn copies(&self) -> usize {
+        self.copies
+    }
+
+    /// The messages `rehydrate_formats::import` gives for the bytes.
+    pub fn message_count(&self) -> usize {
+        self.messages
+    }
+
+    /// The warnings `rehydrate_formats::import` gives for the bytes.
+    pub fn warning_count(&self) -> usize {
+        self.warnings
+    }
+
+    /// One line saying what the workload is: name, format, sizes and where it comes from.
+    pub fn describe(&self) -> String {
+        format!(
+            "workload {}: {} bytes ({:.1} MiB) of {}, {} cop{} of {}, importing to {} messages \
+             and {} warnings",
+            self.name,
+            self.bytes.len(),
+            self.bytes.len() as f64 / f64::from(1 << 20),
+            self.format,
+            self.copies,
+            if self.copies == 1 { "y" } else { "ies" },
+            self.origin,
+            self.messages,
+            self.warnings,
+        )
+    }
+}
+
+/// The messages and warnings `bytes` import to as `format`.
+fn import_counts(name: &str, bytes: &[u8], format: Format) -> Result<(usize, usize), Error> {
+    let import =
+        rehydrate_formats::import(Path::new(name), bytes, Some(format)).map_err(|source| {
+            Error::Import {
+                workload: name.to_owned(),
+                source,
+            }
+        })?;
+    Ok((import.messages.len(), import.warnings.len()))
+}
+
+/// Checks that `file`'s bytes import to `copies` times `one` (messages, warnings), and records
+/// the counts.
+fn checked(mut file: FormatFile, one: (usize, usize)) -> Result<FormatFile, Error> {
+    let (messages, warnings) = import_counts(&file.name, &file.bytes, file.format)?;
+    let count = |what, expected, actual| {
+        if expected == actual {
+            Ok(())
+        } else {
+            Err(Error::Count {
+                workload: file.name.clone(),
+                what,
+                expected,
+                actual,
+            })
+        }
+    };
+    count("messages", one.0 * file.copies, messages)?;
+    count("warnings", one.1 * file.copies, warnings)?;
+    file.messages = messages;
+    file.warnings = warnings;
+    Ok(file)
+}
+
+/// The suffix of the ids of copy `copy >= 1`: `_r<copy>`.
+fn copy_suffix(copy: usize) -> String {
+    format!("_r{copy}")
+}
+
+/// A Codex rollout named `name`: `text` (a whole rollout, from `origin`) repeated as whole
+/// copies, the fewest reaching `min_bytes`.
+///
+/// Copy 0 is every non-blank line verbatim; copy `k >= 1` has the string `id`, `call_id` and
+/// `turn_id` of every line's `payload` suffixed `_r<k>` (so each output still answers its own
+/// call and each `patch_apply_end` event its own patch), its lines written back with
+/// `serde_json` (keys sorted). Every line ends with a line break.
+///
+/// # Errors
+///
+/// [`Error::Json`] when a line is not JSON, [`Error::Import`] when `text` or the result does
+/// not import as Codex, [`Error::Count`] when the result does not import to `copies` times the
+/// messages and warnings of `text`, [`Error::Shape`] when `text` has no line.
+pub fn repeat_codex(
+    name: &str,
+    origin: &str,
+    text: &str,
+    min_bytes: usize,
+) -> Result<FormatFile, Error> {
+    let one = import_counts(name, text.as_bytes(), Format::Codex)?;
+    let mut lines = Vec::new();
+    for raw in text.split('\n') {
+        let raw = raw.strip_suffix('\r').unwrap_or(raw);
+        if raw.trim().is_empty() {
+            continue;
+        }
+        let value: Value = serde_json::from_str(raw).map_err(|source| Error::Json {
+            workload: name.to_owned(),
+            source,
+        })?;
+        lines.push((raw, value));
+    }
+    if lines.is_empty() {
+        return Err(Error::Shape {
+            workload: name.to_owned(),
+            message: "the rollout has no line".to_owned(),
+        });
+    }
+    let mut bytes = Vec::with_capacity(min_bytes + text.len() * 2);
+    let mut copies = 0;
+    while copies == 0 || bytes.len() < min_bytes {
+        let suffix = copy_suffix(copies);
+        for (raw, value) in &lines {
+            if copies == 0 {
+                bytes.extend_from_slice(raw.as_bytes());
+            } else {
+                let mut value = value.clone();
+                if let Some(Value::Object(payload)) = value.get_mut("payload") {
+                    for key in CODEX_ID_KEYS {
+                        if let Some(Value::String(id)) = payload.get_mut(key) {
+                            id.push_str(&suffix);
+                        }
+                    }
+                }
+                bytes.extend_from_slice(value.to_string().as_bytes());
+            }
+            bytes.push(b'\n');
+        }
+        copies += 1;
+    }
+    let file = FormatFile {
+        name: name.to_owned(),
+        origin: origin.to_owned(),
+        format: Format::Codex,
+        bytes,
+        copies,
+        messages: 0,
+        warnings: 0,
+    };
+    checked(file, one)
+}
+
+/// A SWE-agent trajectory named `name`: the `trajectory` steps and `history` entries of `text`
+/// (a whole `.traj`, from `origin`) repeated as whole copies, the fewest reaching `min_bytes`,
+/// in one document.
+///
+/// The document is `{"trajectory":[…],"history":[…],<the other keys>}` (written with
+/// `serde_json`, keys sorted within each value; `trajectory` only when `text` has it). Copy 0 is
+/// every step and entry as it is; copy `k >= 1` has every `tool_calls` id, `tool_call_ids` id
+/// and `tool_call_id` in its steps and entries suffixed `_r<k>`, so each result still answers its
+/// own call.
+///
+/// # Errors
+///
+/// [`Error::Json`] when `text` is not JSON, [`Error::Shape`] when it is not an object with a
+/// `history` array (and a `trajectory` array, if any), [`Error::Import`] when `text` or the
+/// result does not import as SWE-agent, [`Error::Count`] when the result does not import to
+/// `copies` times the messages and warnings of `text`.
+pub fn repeat_swe_agent(
+    name: &str,
+    origin: &str,
+    text: &str,
+    min_bytes: usize,
+) -> Result<FormatFile, Error> {
+    let one = import_counts(name, text.as_bytes(), Format::SweAgent)?;
+    let shape = |message: &str| Error::Shape {
+        workload: name.to_owned(),
+        message: message.to_owned(),
+    };
+    let value: Value = serde_json::from_str(text).map_err(|source| Error::Json {
+        workload: name.to_owned(),
+        source,
+    })?;
+    let Value::Object(mut document) = value else {
+        return Err(shape("the trajectory is not a JSON object"));
+    };
+    let Some(Value::Array(history)) = document.remove("history") else {
+        return Err(shape("the trajectory has no `history` array"));
+    };
+    let trajectory = match document.remove("trajectory") {
+        None => None,
+        Some(Value::Array(steps)) => Some(steps),
+        Some(_) => return Err(shape("the trajectory's `trajectory` is not an array")),
+    };
+    let rest: String = document
+        .iter()
+        .map(|(key, value)| format!(",{}:{value}", Value::String(key.clone())))
+        .collect();
+    // `{"trajectory":[` `],"history":[` `]` REST `}`, or `{"history":[` `]` REST `}`.
+    let frame = match trajectory {
+        Some(_) => "{\"trajectory\":[],\"history\":[]}".len(),
+        None => "{\"history\":[]}".len(),
+    } + rest.len();
+    let (mut steps, mut entries) = (Vec::new(), Vec::new());
+    // The parts of an array joined by commas.
+    let joined = |parts: &[String]| {
+        parts.iter().map(String::len).sum::<usize>() + parts.len().saturating_sub(1)
+    };
+    let mut copies = 0;
+    while copies == 0 || frame + joined(&steps) + joined(&entries) < min_bytes {
+        let suffix = copy_suffix(copies);
+        let copy = |value: &Value| {
+            let mut value = value.clone();
+            if copies > 0 {
+                fresh_call_ids(&mut value, &suffix);
+            }
+            value.to_string()
+        };
+        steps.extend(trajectory.iter().flatten().map(copy));
+        entries.extend(history.iter().map(copy));
+        copies += 1;
+        if steps.is_empty() && entries.is_empty() {
+            break;
+        }
+    }
+    let mut out = String::with_capacity(frame + joined(&steps) + joined(&entries));
+    out.push('{');
+    if trajectory.is_some() {
+        out.push_str("\"trajectory\":[");
+        out.push_str(&steps.join(","));
+        out.push_str("],");
+    }
+    out.push_str("\"history\":[");
+    out.push_str(&entries.join(","));
+    out.push(']');
+    out.push_str(&rest);
+    out.push('}');
+    let file = FormatFile {
+        name: name.to_owned(),
+        origin: origin.to_owned(),
+        format: Format::SweAgent,
+        bytes: out.into_bytes(),
+        copies,
+        messages: 0,
+        warnings: 0,
+    };
+    checked(file, one)
+}
+
+/// Suffixes every tool-call id in `value`, at any depth: each `id` of a `tool_calls` array's
+/// objects, each string of a `tool_call_ids` array and each `tool_call_id` string.
+fn fresh_call_ids(value: &mut Value, suffix: &str) {
+    match value {
+        Value::Object(object) => {
+            for (key, item) in object.iter_mut() {
+                match (key.as_str(), item) {
+                    ("tool_calls", Value::Array(calls)) => {
+                        for call in calls {
+                            if let Some(Value::String(id)) = call.get_mut("id") {
+                                id.push_str(suffix);
+                            }
+                        }
+                    }
+                    ("tool_call_ids", Value::Array(ids)) => {
+                        for id in ids {
+                            if let Value::String(id) = id {
+                                id.push_str(suffix);
+                            }
+                        }
+                    }
+                    ("tool_call_id", Value::String(id)) => id.push_str(suffix),
+                    (_, other) => fresh_call_ids(other, suffix),
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                fresh_call_ids(item, suffix);
+            }
+        }
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => {}
+    }
+}
+
+/// The text of the tool result [`answer_unanswered_calls`] gives a call that got none.
+pub const NO_RESULT: &str = "[no result was recorded for this call]";
+
+/// Answers every tool call that has no tool result right after its assistant message (among
+/// the tool results that follow it directly) with a tool result saying [`NO_RESULT`], placed
+/// after those results, as the APIs require and as a host repairs a session before sending it;
+/// returns how many were added.
+///
+/// The corpus sessions leave a call unanswered where the session was cut mid-step; without a
+/// result every request body refuses the messages.
+pub fn answer_unanswered_calls(messages: &mut Vec<Message>) -> usize {
+    let mut added = 0;
+    let mut i = 0;
+    while i < messages.len() {
+        let calls: Vec<String> = messages[i]
+            .tool_calls
+            .iter()
+            .map(|c| c.id.clone())
+            .collect();
+        i += 1;
+        if calls.is_empty() {
+            continue;
+        }
+        let mut answered = Vec::new();
+        while let Some(id) = messages.get(i).and_then(|m| m.tool_call_id.as_deref()) {
+            answered.push(id.to_owned());
+            i += 1;
+        }
+        for id in calls.into_iter().filter(|id| !answered.contains(id)) {
+            messages.insert(i, Message::tool_result(id, NO_RESULT));
+            i += 1;
+            added += 1;
+        }
+    }
+    added
+}
+
+/// A request body named `name` of `format` (OpenAI chat, Anthropic Messages or Responses):
+/// `messages` (from `origin`) written by `rehydrate_formats::write`, which checks the API's
+/// rules, and imported back once to check it.
+///
+/// The body imports back to the same tool calls and tool results (their ids, in order) and to
+/// as many messages as it holds ([`body_message_count`]).
+///
+/// # Errors
+///
+/// [`Error::Shape`] when `rehydrate_formats` writes no such format or the body imports to other
+/// tool calls or results, [`Error::Request`] when the messages break a rule of its API,
+/// [`Error::Import`] when the body does not import, [`Error::Count`] when it imports to another
+/// number of messages.
+pub fn write_body(
+    name: &str,
+    origin: &str,
+    messages: &[Message],
+    format: Format,
+) -> Result<FormatFile, Error> {
+    let shape = |message: String| Error::Shape {
+        workload: name.to_owned(),
+        message,
+    };
+    let export = ExportFormat::of(format)
+        .ok_or_else(|| shape(format!("rehydrate_formats writes no {format} file")))?;
+    let bytes = rehydrate_formats::write(messages, export).map_err(|source| Error::Request {
+        workload: name.to_owned(),
+        source,
+    })?;
+    let import =
+        rehydrate_formats::import(Path::new(name), &bytes, Some(format)).map_err(|source| {
+            Error::Import {
+                workload: name.to_owned(),
+                source,
+            }
+        })?;
+    let expected = body_message_count(messages, format);
+    if import.messages.len() != expected {
+        return Err(Error::Count {
+            workload: name.to_owned(),
+            what: "messages",
+            expected,
+            actual: import.messages.len(),
+        });
+    }
+    let calls = |messages: &[Message]| -> Vec<String> {
+        let calls = messages.iter().flat_map(|m| &m.tool_calls);
+        calls.map(|c| c.id.clone()).collect()
+    };
+    let results = |messages: &[Message]| -> Vec<String> {
+        messages
+            .iter()
+            .filter_map(|m| m.tool_call_id.clone())
+            .collect()
+    };
+    if calls(&import.messages) != calls(messages) {
+        return Err(shape("the body imports to other tool calls".to_owned()));
+    }
+    if results(&import.messages) != results(messages) {
+        return Err(shape("the body imports to other tool results".to_owned()));
+    }
+    Ok(FormatFile {
+        name: name.to_owned(),
+        origin: origin.to_owned(),
+        format,
+        bytes,
+        copies: 1,
+        messages: import.messages.len(),
+        warnings: import.warnings.len(),
+    })
+}
+
+/// The messages a request body of `format` written from `messages` holds, as its importer
+/// gives them back: every message but those both bodies leave out
+/// (`rehydrate_formats::left_out_of_bodies`: an assistant message that held only reasoning);
+/// in an Anthropic body, whose roles alternate, a run of consecutive user messages or of
+/// consecutive assistant messages counts once (a tool result is a block of its own message
+/// there and is read back as one).
+pub fn body_message_count(messages: &[Message], format: Format) -> usize {
+    let mut count = 0;
+    let mut previous = None;
+    for m in messages
+        .iter()
+        .filter(|m| !rehydrate_formats::left_out_of_bodies(m))
+    {
+        let merged = format == Format::Anthropic
+            && previous == Some(m.role)
+            && matches!(m.role, Role::User | Role::Assistant);
+        if !merged {
+            count += 1;
+        }
+        previous = Some(m.role);
+    }
+    count
+}
+
+/// The largest file (by bytes; ties in path order) under `<dir>/<subdir>`, recursively, whose
+/// extension is `extension`, with its path relative to `dir` for notices; `None` when there is
+/// no such directory or file.
+///
+/// # Errors
+///
+/// [`Error::Read`] when a directory cannot be listed or a file's size read.
+pub fn largest_file(
+    dir: &Path,
+    subdir: &str,
+    extension: &str,
+) -> Result<Option<(PathBuf, String)>, Error> {
+    let root = dir.join(subdir);
+    if !root.is_dir() {
+        return Ok(None);
+    }
+    let mut files = Vec::new();
+    collect_files(&root, &[extension], &mut files)?;
+    files.sort();
+    let mut largest: Option<(u64, PathBuf)> = None;
+    for path in files {
+        let size = fs::metadata(&path)
+            .map_err(|source| Error::Read {
+                path: path.clone(),
+                source,
+            })?
+            .len();
+        if largest.as_ref().is_none_or(|(most, _)| size > *most) {
+            largest = Some((size, path));
+        }
+    }
+    Ok(largest.map(|(_, path)| {
+        let shown = path
+            .strip_prefix(dir)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        (path, shown)
+    }))
+}
+
+/// A deterministic Codex rollout for machines without the corpus: session metadata with base
+/// instructions, then 8 turns, each a user message, reasoning, one shell call and its output
+/// (300 bytes to 24 KiB), and an assistant reply, with Codex's events between them; 74 lines,
+/// importing to 33 messages.
+pub fn synthetic_codex() -> String {
+    let mut lines = vec![json!({
+        "timestamp": "2025-01-01T00:00:00.000Z", "type": "session_meta",
+        "payload": {"id": "synthetic", "timestamp": "2025-01-01T00:00:00.000Z",
+                    "cwd": "/work/synthetic", "originator": "codex_cli_rs", "cli_version": "0.1.0",
+                    "base_instructions": {"text": "You are Codex, a coding agent."}}
+    })];
+    for i in 0..8_usize {
+        let at = format!("2025-01-01T00:{i:02}:00.000Z");
+        let turn = format!("turn_{i}");
+        let call = format!("call_{i}");
+        let ask = format!(
+            "Step {i}: run the tests of crate {} and fix what fails.",
+            i % 3
+        );
+        let output: String = (0..[8, 120, 600][i % 3])
+            .map(|line| format!("test crate{}::case_{line} ... ok\n", i % 3))
+            .collect();
+        let line =
+            |kind: &str, payload: Value| json!({"timestamp": at, "type": kind, "payload": payload});
+        lines.extend([
+            line(
+                "event_msg",
+                json!({"type": "task_started", "turn_id": turn}),
+            ),
+            line(
+                "turn_context",
+                json!({"turn_id": turn, "cwd": "/work/synthetic", "model": "gpt-5"}),
+            ),
+            line(
+                "response_item",
+                json!({"type": "message", "role": "user",
+                "content": [{"type": "input_text", "text": ask}]}),
+            ),
+            line(
+                "event_msg",
+                json!({"type": "user_message", "message": ask, "images": []}),
+            ),
+            line(
+                "response_item",
+                json!({"type": "reasoning", "summary": [], "content": null,
+                "encrypted_content": format!("gAAAA{i}")}),
+            ),
+            line(
+                "response_item",
+                json!({"type": "function_call", "name": "exec_command",
+                "arguments": json!({"cmd": format!("cargo test -p crate{}", i % 3)}).to_string(),
+                "call_id": call}),
+            ),
+            line(
+                "response_item",
+                json!({"type": "function_call_output", "call_id": call,
+                "output": format!("Process exited with code 0\nOutput:\n{output}")}),
+            ),
+            line(
+                "event_msg",
+                json!({"type": "exec_command_end", "call_id": call, "turn_id": turn,
+                "exit_code": 0, "aggregated_output": output}),
+            ),
+            line(
+                "response_item",
+                json!({"type": "message", "role": "assistant",
+                "content": [{"type": "output_text", "text": format!("Crate {} passes.", i % 3)}]}),
+            ),
+        ]);
+    }
+    lines.push(
+        json!({"timestamp": "2025-01-01T00:09:00.000Z", "type": "event_msg",
+                      "payload": {"type": "task_complete", "turn_id": "turn_7"}}),
+    );
+    lines.into_iter().map(|line| format!("{line}\n")).collect()
+}
+
+/// A deterministic SWE-agent trajectory for machines without the corpus: a system prompt, a
+/// task, then 8 steps of an assistant call and its tool result (300 bytes to 24 KiB), each step
+/// also in `trajectory` with the messages the model saw; importing to 18 messages.
+pub fn synthetic_swe_agent() -> String {
+    let call = |i: usize| format!("call_{i}");
+    let mut history = vec![
+        json!({"role": "system", "content": "You are an autonomous programmer.",
+               "agent": "main", "message_type": "system_prompt"}),
+        json!({"role": "user", "content": "Fix the failing tests.", "agent": "main",
+               "message_type": "observation"}),
+    ];
+    let mut trajectory = Vec::new();
+    for i in 0..8_usize {
+        let command = format!("cargo test -p crate{}", i % 3);
+        let output: String = (0..[8, 120, 600][i % 3])
+            .map(|line| format!("test crate{}::case_{line} ... ok\n", i % 3))
+            .collect();
+        let thought = format!("Run the tests of crate {}.", i % 3);
+        history.push(
+            json!({"role": "assistant", "content": thought, "thought": thought,
+            "action": command, "agent": "main", "message_type": "action",
+            "tool_calls": [{"id": call(i), "type": "function",
+                            "function": {"name": "bash",
+                                         "arguments": json!({"command": command}).to_string()}}]}),
+        );
+        history.push(json!({"role": "tool", "content": output, "agent": "main",
+            "message_type": "observation", "tool_call_ids": [call(i)]}));
+        trajectory.push(
+            json!({"action": command, "observation": output, "response": thought,
+            "thought": thought, "execution_time": 0.5, "state": {"working_dir": "/work"},
+            "messages": history.clone()}),
+        );
+    }
+    let mut document = Map::new();
+    document.insert("trajectory".to_owned(), Value::Array(trajectory));
+    document.insert("history".to_owned(), Value::Array(history));
+    document.insert(
+        "info".to_owned(),
+        json!({"exit_status": "submitted", "submission": "diff --git a/x b/x\n"}),
+    );
+    document.insert("environment".to_owned(), json!("synthetic"));
+    Value::Object(document).to_string()
+}
