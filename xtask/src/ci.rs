@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::cmd::{self, cargo, locked};
-use crate::{Result, bench, corpus, layers, tidy};
+use crate::{Result, bench, corpus, layers, python, tidy};
 
 /// One step of `cargo xtask ci`.
 #[derive(Clone, Copy)]
@@ -17,11 +17,12 @@ enum Step {
     Layers,
     Tidy,
     Package,
+    Python,
     Corpus,
 }
 
 /// The steps of `cargo xtask ci`, in the order they run.
-const STEPS: [Step; 9] = [
+const STEPS: [Step; 10] = [
     Step::Fmt,
     Step::Clippy,
     Step::Test,
@@ -30,6 +31,7 @@ const STEPS: [Step; 9] = [
     Step::Layers,
     Step::Tidy,
     Step::Package,
+    Step::Python,
     Step::Corpus,
 ];
 
@@ -45,6 +47,7 @@ impl Step {
             Step::Layers => "layers",
             Step::Tidy => "tidy",
             Step::Package => "package",
+            Step::Python => "python",
             Step::Corpus => "corpus",
         }
     }
@@ -74,14 +77,19 @@ impl Step {
                 .args(["--", "--test"]),
             // Every library crate packages as published (metadata, the files it ships); the
             // packages are not built again (`--no-verify`): the steps above built them. The
-            // unpublished crates are left out; the test support, a path-only dev-dependency,
+            // unpublished crates (the bench, the Python extension) are left out; the test support, a path-only dev-dependency,
             // is stripped from the manifests of the crates whose tests use it.
             Step::Package => command
                 .args(["package", "--workspace", "--no-verify", "--allow-dirty"])
                 .args(["--exclude", "xtask", "--exclude", "rehydrate-bench"])
-                .args(["--exclude", "rehydrate-test-support"])
+                .args([
+                    "--exclude",
+                    "rehydrate-test-support",
+                    "--exclude",
+                    "rehydrate-py",
+                ])
                 .args(locked),
-            Step::Layers | Step::Tidy | Step::Corpus => return None,
+            Step::Layers | Step::Tidy | Step::Python | Step::Corpus => return None,
         };
         Some(command)
     }
@@ -103,6 +111,10 @@ pub(crate) fn ci(root: &Path) -> Result<()> {
             Step::Tidy => {
                 header("cargo xtask tidy");
                 tidy::run(root).map_err(failed)?;
+            }
+            Step::Python => {
+                header("cargo xtask python");
+                python::run(root, true).map_err(failed)?;
             }
             Step::Corpus => {
                 header("cargo xtask corpus");
@@ -192,9 +204,10 @@ mod tests {
             (
                 "package",
                 Some(
-                    "cargo package --workspace --no-verify --allow-dirty --exclude xtask --exclude rehydrate-bench --exclude rehydrate-test-support --locked",
+                    "cargo package --workspace --no-verify --allow-dirty --exclude xtask --exclude rehydrate-bench --exclude rehydrate-test-support --exclude rehydrate-py --locked",
                 ),
             ),
+            ("python", None),
             ("corpus", None),
         ];
         let expected: Vec<(&str, Option<String>)> = expected

@@ -7,6 +7,7 @@ mod ci;
 mod cmd;
 mod corpus;
 mod layers;
+mod python;
 mod tidy;
 mod tokens;
 mod unused;
@@ -28,13 +29,16 @@ Usage: cargo xtask <COMMAND>
 Commands:
   ci                   run every CI check in order, stopping at the first failure:
                        fmt, clippy, test (with doctests), doc, bench --test, layers, tidy,
-                       package (every library crate), corpus (fails when the corpus is missing)
+                       package (every library crate), python, corpus (fails when the corpus
+                       is missing)
   layers               check that workspace crates depend only on crates of lower layers,
                        and the Layers table of docs/ARCHITECTURE.md against them and Cargo.toml
   tidy                 check that every Rust file starts with a `//!` comment, that no library
                        crate but rehydrate-store touches files, and that every dependency is used
   corpus [--preset P]  run `rehydrate roundtrip` on every corpus session;
                        P is default, aggressive or both (the default)
+  python               create target/python-venv if missing, install pytest and the package
+                       (pip install ./python) into it and run pytest python/tests
   snap                 run the tests accepting every insta snapshot, then list changed .snap files
   bench [-- ARGS]      build the release CLI, run the criterion suite (rehydrate-bench),
                        passing ARGS (such as a filter) to it, and print its figures as ratios
@@ -100,6 +104,10 @@ fn run(args: Vec<OsString>) -> Result<()> {
         Some("snap") => {
             no_arguments("snap", rest)?;
             ci::snap(&root)
+        }
+        Some("python") => {
+            no_arguments("python", rest)?;
+            python::run(&root, std::env::var_os("CI").is_some())
         }
         Some("bench") => bench::run(&root, rest),
         Some("help" | "-h" | "--help") => {

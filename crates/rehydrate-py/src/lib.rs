@@ -1,0 +1,245 @@
+//! `rehydrate._rehydrate`, the extension module behind the `rehydrate` Python package
+//! (python/, docs/PYTHON.md): the crates' functions over plain Python values.
+//!
+//! Messages cross as lists of dicts in the canonical shape (docs/FORMATS.md, "Canonical
+//! message"; an OpenAI chat message is one), a reduction log as the dict of its JSON form
+//! (`{"reductions":[…]}`). Both go through JSON text: the Python side's `json` module writes
+//! and reads it, serde reads and writes it here. The work itself runs with the interpreter
+//! detached (other Python threads run meanwhile).
+//!
+//! Errors are Python exceptions, one class per crate error, all subclasses of
+//! `rehydrate.Error`, carrying the crate's one-line message.
+
+use std::path::Path;
+use std::str::FromStr;
+
+use pyo3::exceptions::{PyException, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use rehydrate::formats::{Api, Format};
+use rehydrate::intrinsics::ToolFormat;
+use rehydrate::{Message, ReductionLog};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+pyo3::create_exception!(
+    rehydrate,
+    Error,
+    PyException,
+    "Every error rehydrate raises: a subclass names the crate it comes from."
+);
+pyo3::create_exception!(
+    rehydrate,
+    FormatsError,
+    Error,
+    "A session file or body that cannot be read, or a body an API's rules refuse."
+);
+pyo3::create_exception!(
+    rehydrate,
+    SidecarError,
+    Error,
+    "A reduction that does not resolve or verify, a bad byte range, or a view that does not invert."
+);
+pyo3::create_exception!(
+    rehydrate,
+    InputError,
+    Error,
+    "Messages, a log or an argument that is not of the documented shape."
+);
+
+/// Parses `value` (a Python object) as the JSON form of `T`, by `json.dumps`.
+fn from_py<T: DeserializeOwned>(value: &Bound<'_, PyAny>, what: &str) -> PyResult<T> {
+    let py = value.py();
+    let text: String = py
+        .import("json")?
+        .call_method1("dumps", (value,))
+        .map_err(|e| InputError::new_err(format!("{what}: not JSON: {e}")))?
+        .extract()?;
+    serde_json::from_str(&text).map_err(|e| InputError::new_err(format!("{what}: {e}")))
+}
+
+/// `value` as a Python object, by its JSON form and `json.loads`.
+fn to_py<T: Serialize>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
+    let text = serde_json::to_string(value)
+        .map_err(|e| InputError::new_err(format!("cannot write JSON: {e}")))?;
+    Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
+}
+
+/// The optional log argument: an empty log when `None`.
+fn log_of(log: Option<&Bound<'_, PyAny>>) -> PyResult<ReductionLog> {
+    match log {
+        Some(log) if !log.is_none() => from_py(log, "log"),
+        _ => Ok(ReductionLog::default()),
+    }
+}
+
+/// A reduction policy: which reductions a projection makes (docs/FORMATS.md, "View").
+#[pyclass(module = "rehydrate", name = "ReductionPolicy", frozen)]
+#[derive(Clone)]
+struct ReductionPolicy {
+    inner: rehydrate::ReductionPolicy,
+}
+
+#[pymethods]
+impl ReductionPolicy {
+    /// The conservative preset (`rehydrate reduce --preset default`).
+    #[staticmethod]
+    #[allow(clippy::should_implement_trait)] // a Python static method, named as the preset
+    fn default() -> Self {
+        ReductionPolicy {
+            inner: rehydrate::ReductionPolicy::default(),
+        }
+    }
+
+    /// Every reduction kind on (`rehydrate reduce --preset aggressive`).
+    #[staticmethod]
+    fn aggressive() -> Self {
+        ReductionPolicy {
+            inner: rehydrate::ReductionPolicy::aggressive(),
+        }
+    }
+
+    fn __repr__(&self) -> String {
+        format!("ReductionPolicy({:?})", self.inner)
+    }
+}
+
+/// `import_session(data, format=None, name="<bytes>")`: the format, canonical messages and
+/// warnings of a session file's bytes (the Python wrapper reads a path).
+#[pyfunction]
+#[pyo3(signature = (data, format=None, name="<bytes>"))]
+fn import_session(
+    py: Python<'_>,
+    data: &[u8],
+    format: Option<&str>,
+    name: &str,
+) -> PyResult<(String, Py<PyAny>, Vec<String>)> {
+    let format = format
+        .map(Format::from_str)
+        .transpose()
+        .map_err(|e| InputError::new_err(e.to_string()))?;
+    let imported = py
+        .detach(|| rehydrate::formats::import(Path::new(name), data, format))
+        .map_err(|e| FormatsError::new_err(e.to_string()))?;
+    let warnings = imported.warnings.iter().map(ToString::to_string).collect();
+    Ok((
+        imported.format.as_str().to_string(),
+        to_py(py, &imported.messages)?,
+        warnings,
+    ))
+}
+
+/// `project_messages(messages, log=None, policy=None) -> (view, log, minted)`: the one-shot
+/// projection (`rehydrate_reduce::project_messages`).
+#[pyfunction]
+#[pyo3(signature = (messages, log=None, policy=None))]
+fn project_messages(
+    py: Python<'_>,
+    messages: &Bound<'_, PyAny>,
+    log: Option<&Bound<'_, PyAny>>,
+    policy: Option<&ReductionPolicy>,
+) -> PyResult<(Py<PyAny>, Py<PyAny>, usize)> {
+    let messages: Vec<Message> = from_py(messages, "messages")?;
+    let log = log_of(log)?;
+    let policy = policy.map(|p| p.inner.clone()).unwrap_or_default();
+    let out = py.detach(|| rehydrate::reduce::project_messages(&messages, &log, &policy));
+    Ok((to_py(py, &out.view)?, to_py(py, &out.log)?, out.minted))
+}
+
+/// `expand_reduction(log, messages, id, byte_range=None) -> str`: the exact original bytes of
+/// a reduction, verified (`rehydrate_sidecar::expand_reduction`).
+#[pyfunction]
+#[pyo3(signature = (log, messages, id, byte_range=None))]
+fn expand_reduction(
+    py: Python<'_>,
+    log: &Bound<'_, PyAny>,
+    messages: &Bound<'_, PyAny>,
+    id: &str,
+    byte_range: Option<(usize, usize)>,
+) -> PyResult<String> {
+    let log: ReductionLog = from_py(log, "log")?;
+    let messages: Vec<Message> = from_py(messages, "messages")?;
+    py.detach(|| {
+        rehydrate::sidecar::expand_reduction(&log, &messages, id, byte_range)
+            .map(|out| out.content.to_string())
+    })
+    .map_err(|e| SidecarError::new_err(e.to_string()))
+}
+
+/// `invert(view, log, messages) -> messages`: the view with every reduction undone, checked
+/// against the sidecar (`rehydrate_sidecar::invert`).
+#[pyfunction]
+fn invert(
+    py: Python<'_>,
+    view: &Bound<'_, PyAny>,
+    log: &Bound<'_, PyAny>,
+    messages: &Bound<'_, PyAny>,
+) -> PyResult<Py<PyAny>> {
+    let view: Vec<Message> = from_py(view, "view")?;
+    let log: ReductionLog = from_py(log, "log")?;
+    let messages: Vec<Message> = from_py(messages, "messages")?;
+    let inverted = py
+        .detach(|| rehydrate::sidecar::invert(&view, &log, &messages))
+        .map_err(|e| SidecarError::new_err(e.to_string()))?;
+    to_py(py, &inverted)
+}
+
+/// `request_body(messages, api) -> bytes`: `messages` as a request body of `api` (`openai`,
+/// `anthropic` or `responses`), after that API's rules (`rehydrate_formats::request_body`).
+#[pyfunction]
+fn request_body<'py>(
+    py: Python<'py>,
+    messages: &Bound<'py, PyAny>,
+    api: &str,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let api = match api {
+        "openai" => Api::OpenAi,
+        "anthropic" => Api::Anthropic,
+        "responses" => Api::Responses,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown API `{other}` (expected openai, anthropic or responses)"
+            )));
+        }
+    };
+    let messages: Vec<Message> = from_py(messages, "messages")?;
+    let body = py
+        .detach(|| rehydrate::formats::request_body(&messages, api))
+        .map_err(|e| FormatsError::new_err(e.to_string()))?;
+    Ok(PyBytes::new(py, &body))
+}
+
+/// `tool_definitions(format="openai") -> list[dict]`: the `expand_reduction` and
+/// `sidecar_search` tool definitions a host gives its model.
+#[pyfunction]
+#[pyo3(signature = (format="openai"))]
+fn tool_definitions(py: Python<'_>, format: &str) -> PyResult<Py<PyAny>> {
+    let format = match format {
+        "openai" => ToolFormat::OpenAi,
+        "anthropic" => ToolFormat::Anthropic,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown tool format `{other}` (expected openai or anthropic)"
+            )));
+        }
+    };
+    to_py(py, &rehydrate::intrinsics::tool_definitions(format))
+}
+
+/// The module `rehydrate._rehydrate`.
+#[pymodule]
+fn _rehydrate(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("Error", py.get_type::<Error>())?;
+    m.add("FormatsError", py.get_type::<FormatsError>())?;
+    m.add("SidecarError", py.get_type::<SidecarError>())?;
+    m.add("InputError", py.get_type::<InputError>())?;
+    m.add_class::<ReductionPolicy>()?;
+    m.add_function(wrap_pyfunction!(import_session, m)?)?;
+    m.add_function(wrap_pyfunction!(project_messages, m)?)?;
+    m.add_function(wrap_pyfunction!(expand_reduction, m)?)?;
+    m.add_function(wrap_pyfunction!(invert, m)?)?;
+    m.add_function(wrap_pyfunction!(request_body, m)?)?;
+    m.add_function(wrap_pyfunction!(tool_definitions, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,141 @@
+"""The Python API against the values the Rust crates give (the same fixtures, the same ids)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+import rehydrate
+
+ROOT = Path(__file__).resolve().parents[2]
+FIXTURES = ROOT / "fixtures"
+
+
+def build_session() -> rehydrate.ImportedSession:
+    return rehydrate.import_session(FIXTURES / "cli" / "build-session.json")
+
+
+def test_import_reads_every_format_the_crates_read() -> None:
+    cases = {
+        "cli/build-session.json": ("openai", 17),
+        "formats/codex/codex-session.jsonl": ("codex", 11),
+        "formats/claude-code-session.jsonl": ("claude-code", None),
+        "formats/swe-agent-plain.traj": ("swe-agent", None),
+        "formats/anthropic/body.json": ("anthropic", None),
+        "formats/responses/object.json": ("responses", None),
+    }
+    for name, (fmt, count) in cases.items():
+        session = rehydrate.import_session(FIXTURES / name)
+        assert session.format == fmt, name
+        assert session.messages, name
+        if count is not None:
+            assert len(session.messages) == count, name
+    # Bytes and an explicit format are read the same way.
+    data = (FIXTURES / "cli" / "build-session.json").read_bytes()
+    assert rehydrate.import_session(data, format="openai").messages == build_session().messages
+
+
+def test_projection_expand_and_invert_match_the_rust_results() -> None:
+    session = build_session()
+    out = rehydrate.project_messages(session.messages)
+    # The ids `rehydrate reduce` and the facade's tests give this fixture.
+    ids = [r["id"] for r in out.log["reductions"]]
+    assert ids == ["r0.b35021", "r1.d26c33", "r2.b35021"]
+    assert out.minted == 3
+    assert len(out.view) == len(session.messages)
+    original = session.messages[3]["content"]
+    assert rehydrate.expand_reduction(out.log, session.messages, "r0.b35021") == original
+    assert len(original.encode()) == 13168
+    assert rehydrate.expand_reduction(out.log, session.messages, "r0.b35021", (2, 9)) == original[2:9]
+    assert rehydrate.invert(out.view, out.log, session.messages) == session.messages
+    # A second projection with the log mints nothing and gives the same view.
+    again = rehydrate.project_messages(session.messages, out.log)
+    assert (again.view, again.minted) == (out.view, 0)
+    aggressive = rehydrate.project_messages(session.messages, policy=rehydrate.ReductionPolicy.aggressive())
+    assert aggressive.minted >= out.minted
+
+
+def test_request_bodies_and_tools() -> None:
+    session = build_session()
+    out = rehydrate.project_messages(session.messages)
+    # The fixture is a bare OpenAI chat array: its body keeps that form.
+    body = json.loads(rehydrate.request_body(out.view, "openai"))
+    assert [m["role"] for m in body] == [m["role"] for m in session.messages]
+    anthropic = json.loads(rehydrate.request_body(out.view, "anthropic"))
+    assert anthropic["system"] == session.messages[0]["content"]
+    assert json.loads(rehydrate.request_body(out.view, "responses"))["input"]
+    names = [t["function"]["name"] for t in rehydrate.tool_definitions("openai")]
+    assert names == ["expand_reduction", "sidecar_search"]
+    assert [t["name"] for t in rehydrate.tool_definitions("anthropic")] == names
+
+
+def test_errors_are_rehydrate_errors_with_one_line_messages() -> None:
+    session = build_session()
+    out = rehydrate.project_messages(session.messages)
+    with pytest.raises(rehydrate.SidecarError) as err:
+        rehydrate.expand_reduction(out.log, session.messages, "r9.zzz")
+    assert str(err.value) == "no reduction with id `r9.zzz`; valid ids: r0.b35021, r1.d26c33, r2.b35021"
+    with pytest.raises(rehydrate.FormatsError) as err:
+        rehydrate.import_session(b"{bad")
+    assert str(err.value) == "<bytes>:1: invalid JSON: key must be a string at column 2"
+    with pytest.raises(rehydrate.InputError):
+        rehydrate.project_messages([{"role": "nobody"}])
+    with pytest.raises(rehydrate.FormatsError):
+        rehydrate.request_body([], "openai")
+    with pytest.raises(ValueError):
+        rehydrate.request_body(session.messages, "gemini")
+    for cls in (rehydrate.FormatsError, rehydrate.SidecarError, rehydrate.InputError):
+        assert issubclass(cls, rehydrate.Error)
+    # A view whose stub was edited does not invert: never other bytes.
+    tampered = [dict(m) for m in out.view]
+    tampered[3]["content"] = tampered[3]["content"] + "x"
+    with pytest.raises(rehydrate.SidecarError):
+        rehydrate.invert(tampered, out.log, session.messages)
+
+
+def corpus_files() -> list[Path]:
+    corpus = Path(os.environ.get("REHYDRATE_CORPUS", ROOT.parent / "shared" / "corpus"))
+    if not corpus.is_dir():
+        if os.environ.get("CI"):
+            pytest.fail(f"{corpus} not found, and CI is set: the corpus check must run")
+        pytest.skip(f"{corpus} not found")
+    files: list[Path] = []
+    for sub in ("claude-code", "swe-agent", "codex"):
+        files += sorted(p for p in (corpus / sub).rglob("*") if p.suffix in (".jsonl", ".traj"))
+    return files
+
+
+def test_corpus_reduces_expands_exactly_and_inverts() -> None:
+    files = corpus_files()
+    assert len(files) >= 35
+    policy = rehydrate.ReductionPolicy.aggressive()
+    for path in files:
+        session = rehydrate.import_session(path)
+        out = rehydrate.project_messages(session.messages, policy=policy)
+        for r in out.log["reductions"]:
+            rehydrate.expand_reduction(out.log, session.messages, r["id"])
+        assert rehydrate.invert(out.view, out.log, session.messages) == session.messages, path
+
+
+def python_blocks(doc: Path) -> list[str]:
+    text = doc.read_text()
+    blocks = []
+    for part in text.split("```python\n")[1:]:
+        blocks.append(part.split("```", 1)[0])
+    return blocks
+
+
+def test_the_docs_examples_run() -> None:
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        for doc in (ROOT / "README.md", ROOT / "docs" / "PYTHON.md"):
+            blocks = python_blocks(doc)
+            assert blocks, doc
+            for block in blocks:
+                exec(compile(block, str(doc), "exec"), {})
+    finally:
+        os.chdir(cwd)

@@ -1,0 +1,59 @@
+//! `cargo xtask python`: the Python package's tests (docs/PYTHON.md). Creates the virtual
+//! environment `target/python-venv` with the `python3` on `PATH` (3.11 or later) when it is
+//! missing, installs pytest (pinned) and the package from `python/` into it (`pip install
+//! ./python`, which builds the extension with maturin, pinned in python/pyproject.toml, and
+//! the toolchain of rust-toolchain.toml), then runs `pytest python/tests`.
+//!
+//! Environment: `PYTHON` names another interpreter to create the environment with;
+//! `REHYDRATE_CORPUS` reaches the tests (the corpus check).
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::{Result, cmd};
+
+/// The pytest release the suite runs under.
+const PYTEST: &str = "pytest==8.3.5";
+
+/// Creates the environment if needed, installs the package and runs the suite; `strict` (CI)
+/// makes a missing corpus fail the corpus test instead of skipping it.
+pub(crate) fn run(root: &Path, strict: bool) -> Result<()> {
+    let venv = root.join("target").join("python-venv");
+    let python = venv.join("bin").join("python");
+    if !python.is_file() {
+        let interpreter = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
+        let mut create = Command::new(interpreter);
+        create.arg("-m").arg("venv").arg(&venv);
+        step(&mut create)?;
+    }
+    let pip = |args: &[&str]| {
+        let mut pip = Command::new(&python);
+        pip.args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .args(args)
+        .current_dir(root);
+        pip
+    };
+    step(&mut pip(&[PYTEST]))?;
+    // Always rebuilt: the package is the code of this checkout.
+    step(&mut pip(&["--force-reinstall", "--no-deps", "./python"]))?;
+    let mut pytest = Command::new(&python);
+    pytest
+        .args(["-m", "pytest", "-q", "python/tests"])
+        .current_dir(root);
+    if strict {
+        pytest.env("CI", "true");
+    }
+    step(&mut pytest)
+}
+
+/// Prints and runs one command.
+fn step(command: &mut Command) -> Result<()> {
+    println!("==> {}", cmd::display(command));
+    cmd::run("python", command)
+}
