@@ -139,3 +139,35 @@ def test_the_docs_examples_run() -> None:
                 exec(compile(block, str(doc), "exec"), {})
     finally:
         os.chdir(cwd)
+
+
+def test_a_reducer_per_turn_answers_the_models_calls() -> None:
+    reducer = rehydrate.Reducer(rehydrate.ReductionPolicy.default())
+    view = reducer.project([{"role": "user", "content": "run the build"}])
+    assert view == [{"role": "user", "content": "run the build"}]
+    outputs = []
+    for i in range(5):
+        call = {
+            "role": "assistant",
+            "tool_calls": [
+                {"id": f"c{i}", "type": "function", "function": {"name": "bash", "arguments": '{"cmd":"make"}'}}
+            ],
+        }
+        output = f"build {i}: warning unused variable\n" * 600
+        outputs.append(output)
+        view = reducer.project([call, {"role": "tool", "tool_call_id": f"c{i}", "content": output}])
+    # The two oldest outputs left the protected window of three: each is now a stub.
+    ids = [r["id"] for r in reducer.log["reductions"]]
+    assert len(ids) == 2
+    assert len(view) == len(reducer.history) == 11
+    assert view[2]["content"] != outputs[0] and ids[0] in view[2]["content"]
+    # The model asks for the hidden bytes back: exact, as the model sees them.
+    content, is_error = reducer.call("expand_reduction", json.dumps({"reduction_id": ids[0]}))
+    assert (content, is_error) == (outputs[0], False)
+    found, is_error = reducer.call("sidecar_search", json.dumps({"query": "build 1:"}))
+    assert not is_error and ids[1] in found
+    content, is_error = reducer.call("expand_reduction", '{"reduction_id":"r7.nope"}')
+    assert is_error and content.startswith("Error: ")
+    # A resumed reducer fed the same history gives the same view.
+    again = rehydrate.Reducer(rehydrate.ReductionPolicy.default(), reducer.log)
+    assert again.project(reducer.history) == view

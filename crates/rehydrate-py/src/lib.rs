@@ -59,7 +59,7 @@ fn from_py<T: DeserializeOwned>(value: &Bound<'_, PyAny>, what: &str) -> PyResul
 }
 
 /// `value` as a Python object, by its JSON form and `json.loads`.
-fn to_py<T: Serialize>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
+fn to_py<T: Serialize + ?Sized>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
     let text = serde_json::to_string(value)
         .map_err(|e| InputError::new_err(format!("cannot write JSON: {e}")))?;
     Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
@@ -101,6 +101,72 @@ impl ReductionPolicy {
 
     fn __repr__(&self) -> String {
         format!("ReductionPolicy({:?})", self.inner)
+    }
+}
+
+/// A per-turn reducer: feed it each turn's new messages, send its view, answer the model's
+/// `expand_reduction` and `sidecar_search` calls with [`Reducer::call`]
+/// (`rehydrate_reduce::Reducer`).
+#[pyclass(module = "rehydrate", name = "Reducer")]
+struct Reducer {
+    inner: rehydrate::reduce::Reducer,
+}
+
+#[pymethods]
+impl Reducer {
+    /// `Reducer(policy=None, log=None)`: a fresh reducer, or one that resumes `log` (the
+    /// messages it covers are fed again with `project`).
+    #[new]
+    #[pyo3(signature = (policy=None, log=None))]
+    fn new(policy: Option<&ReductionPolicy>, log: Option<&Bound<'_, PyAny>>) -> PyResult<Self> {
+        let policy = policy.map(|p| p.inner.clone()).unwrap_or_default();
+        let inner = match log {
+            Some(log) if !log.is_none() => {
+                rehydrate::reduce::Reducer::resume(policy, from_py(log, "log")?)
+            }
+            _ => rehydrate::reduce::Reducer::new(policy),
+        };
+        Ok(Reducer { inner })
+    }
+
+    /// `project(new_messages) -> view`: appends the new messages, decides what to reduce, and
+    /// returns the whole view to send.
+    fn project(&mut self, py: Python<'_>, new_messages: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let new: Vec<Message> = from_py(new_messages, "new_messages")?;
+        let inner = &mut self.inner;
+        py.detach(|| inner.project(new));
+        self.view(py)
+    }
+
+    /// The current view, as a list of message dicts.
+    #[getter]
+    fn view(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let view: Vec<&Message> = self.inner.view().iter().collect();
+        to_py(py, &view)
+    }
+
+    /// The reduction log, as a dict.
+    #[getter]
+    fn log(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, self.inner.log())
+    }
+
+    /// The full-fidelity history every reduction points into.
+    #[getter]
+    fn history(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, self.inner.history())
+    }
+
+    /// `call(name, arguments) -> (content, is_error)`: one `expand_reduction` or
+    /// `sidecar_search` call of the model, `arguments` its JSON text, answered exactly as the
+    /// model is to see it (`rehydrate_intrinsics::Intrinsics::call`).
+    fn call(&self, py: Python<'_>, name: &str, arguments: &str) -> (String, bool) {
+        let inner = &self.inner;
+        let out = py.detach(|| {
+            let context = rehydrate::intrinsics::CallContext::new(inner.log(), inner.history());
+            rehydrate::intrinsics::Intrinsics::call(name, arguments, &context)
+        });
+        (out.content, out.is_error)
     }
 }
 
@@ -235,6 +301,7 @@ fn _rehydrate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SidecarError", py.get_type::<SidecarError>())?;
     m.add("InputError", py.get_type::<InputError>())?;
     m.add_class::<ReductionPolicy>()?;
+    m.add_class::<Reducer>()?;
     m.add_function(wrap_pyfunction!(import_session, m)?)?;
     m.add_function(wrap_pyfunction!(project_messages, m)?)?;
     m.add_function(wrap_pyfunction!(expand_reduction, m)?)?;
