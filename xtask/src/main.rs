@@ -37,8 +37,9 @@ Commands:
                        crate but rehydrate-store touches files, and that every dependency is used
   corpus [--preset P]  run `rehydrate roundtrip` on every corpus session;
                        P is default, aggressive or both (the default)
-  python               create target/python-venv if missing, install pytest and the package
-                       (pip install ./python) into it and run pytest python/tests
+  python               create target/python-venv if missing, install pytest, the SDKs and the
+                       package (pip install ./python) into it, run pytest python/tests and
+                       the examples in python/examples
   snap                 run the tests accepting every insta snapshot, then list changed .snap files
   bench [-- ARGS]      build the release CLI, run the criterion suite (rehydrate-bench),
                        passing ARGS (such as a filter) to it, and print its figures as ratios

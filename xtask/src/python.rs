@@ -2,7 +2,8 @@
 //! environment `target/python-venv` with the `python3` on `PATH` (3.11 or later) when it is
 //! missing, installs pytest (pinned) and the package from `python/` into it (`pip install
 //! ./python`, which builds the extension with maturin, pinned in python/pyproject.toml, and
-//! the toolchain of rust-toolchain.toml), then runs `pytest python/tests`.
+//! the toolchain of rust-toolchain.toml), then runs `pytest python/tests` and the two agent-loop
+//! examples on the official `openai` and `anthropic` SDKs (python/examples; pinned, no network).
 //!
 //! Environment: `PYTHON` names another interpreter to create the environment with;
 //! `REHYDRATE_CORPUS` reaches the tests (the corpus check).
@@ -12,8 +13,14 @@ use std::process::Command;
 
 use crate::{Result, cmd};
 
-/// The pytest release the suite runs under.
-const PYTEST: &str = "pytest==8.3.5";
+/// The pytest release the suite runs under, and the SDK releases the examples use.
+const PYTHON_PACKAGES: [&str; 3] = ["pytest==8.3.5", "openai==3.57.0", "anthropic==2.15.0"];
+
+/// The examples run after the suite, each a script that exits non-zero when a check fails.
+const EXAMPLES: [&str; 2] = [
+    "python/examples/openai_agent_loop.py",
+    "python/examples/anthropic_agent_loop.py",
+];
 
 /// Creates the environment if needed, installs the package and runs the suite; `strict` (CI)
 /// makes a missing corpus fail the corpus test instead of skipping it.
@@ -39,7 +46,7 @@ pub(crate) fn run(root: &Path, strict: bool) -> Result<()> {
         .current_dir(root);
         pip
     };
-    step(&mut pip(&[PYTEST]))?;
+    step(&mut pip(&PYTHON_PACKAGES))?;
     // Always rebuilt: the package is the code of this checkout.
     step(&mut pip(&["--force-reinstall", "--no-deps", "./python"]))?;
     let mut pytest = Command::new(&python);
@@ -49,7 +56,13 @@ pub(crate) fn run(root: &Path, strict: bool) -> Result<()> {
     if strict {
         pytest.env("CI", "true");
     }
-    step(&mut pytest)
+    step(&mut pytest)?;
+    for example in EXAMPLES {
+        let mut run = Command::new(&python);
+        run.arg(example).current_dir(root);
+        step(&mut run)?;
+    }
+    Ok(())
 }
 
 /// Prints and runs one command.

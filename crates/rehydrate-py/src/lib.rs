@@ -12,13 +12,14 @@
 
 use std::path::Path;
 use std::str::FromStr;
+use std::time::Duration;
 
 use pyo3::exceptions::{PyException, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use rehydrate::formats::{Api, Format};
 use rehydrate::intrinsics::ToolFormat;
-use rehydrate::{Message, ReductionLog};
+use rehydrate::{CacheState, Message, ReductionLog};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -129,12 +130,27 @@ impl Reducer {
         Ok(Reducer { inner })
     }
 
-    /// `project(new_messages) -> view`: appends the new messages, decides what to reduce, and
-    /// returns the whole view to send.
-    fn project(&mut self, py: Python<'_>, new_messages: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    /// `project(new_messages, idle_seconds=None) -> view`: appends the new messages, decides
+    /// what to reduce, and returns the whole view to send. `idle_seconds` is the time since the
+    /// last request: `None` when the view as last projected is cached (the provider's prompt
+    /// cache is warm), else cold once it reaches the policy's cache lifetime; a reduction of a
+    /// cached message waits until it saves enough or the cache is cold (README, "Presets").
+    #[pyo3(signature = (new_messages, idle_seconds=None))]
+    fn project(
+        &mut self,
+        py: Python<'_>,
+        new_messages: &Bound<'_, PyAny>,
+        idle_seconds: Option<f64>,
+    ) -> PyResult<Py<PyAny>> {
         let new: Vec<Message> = from_py(new_messages, "new_messages")?;
+        let cache = match idle_seconds {
+            None => CacheState::Warm,
+            Some(s) => CacheState::Idle(Duration::try_from_secs_f64(s).map_err(|e| {
+                PyValueError::new_err(format!("idle_seconds {s}: not a duration ({e})"))
+            })?),
+        };
         let inner = &mut self.inner;
-        py.detach(|| inner.project(new));
+        py.detach(|| inner.project_cached(new, cache));
         self.view(py)
     }
 
