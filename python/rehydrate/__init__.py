@@ -19,11 +19,14 @@ from rehydrate._rehydrate import (
     InputError,
     Reducer,
     ReductionPolicy,
+    SearchError,
     SidecarError,
     expand_reduction,
     invert,
     request_body,
+    sidecar_search,
     tool_definitions,
+    verify,
 )
 from rehydrate import _rehydrate
 
@@ -35,13 +38,16 @@ __all__ = [
     "Projection",
     "Reducer",
     "ReductionPolicy",
+    "SearchError",
     "SidecarError",
     "expand_reduction",
     "import_session",
     "invert",
     "project_messages",
     "request_body",
+    "sidecar_search",
     "tool_definitions",
+    "verify",
 ]
 
 

@@ -171,3 +171,26 @@ def test_a_reducer_per_turn_answers_the_models_calls() -> None:
     # A resumed reducer fed the same history gives the same view.
     again = rehydrate.Reducer(rehydrate.ReductionPolicy.default(), reducer.log)
     assert again.project(reducer.history) == view
+
+
+def test_search_and_verify() -> None:
+    session = build_session()
+    out = rehydrate.project_messages(session.messages)
+    result = rehydrate.sidecar_search(out.log, session.messages, "crate-100", mode="literal")
+    # As `rehydrate search` and the intrinsic find it: twice, in the first reduction.
+    assert [m["reduction_id"] for m in result["matches"]] == ["r0.b35021", "r0.b35021"]
+    assert result["total_matches"] == 2
+    assert rehydrate.sidecar_search(out.log, session.messages, "no such text anywhere")["matches"] == []
+    with pytest.raises(rehydrate.SearchError):
+        rehydrate.sidecar_search(out.log, session.messages, "   ")
+    with pytest.raises(rehydrate.SearchError):
+        rehydrate.sidecar_search(out.log, session.messages, "(unclosed", mode="regex")
+    with pytest.raises(ValueError):
+        rehydrate.sidecar_search(out.log, session.messages, "x", mode="fuzzy")
+    assert rehydrate.verify(out.log, session.messages) is None
+    # One changed byte in a hidden output: the digest no longer verifies.
+    changed = [dict(m) for m in session.messages]
+    changed[3]["content"] = changed[3]["content"].replace("crate-100", "crate-101", 1)
+    with pytest.raises(rehydrate.SidecarError) as err:
+        rehydrate.verify(out.log, changed)
+    assert "r0.b35021" in str(err.value)

@@ -19,6 +19,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use rehydrate::formats::{Api, Format};
 use rehydrate::intrinsics::ToolFormat;
+use rehydrate::search::{SearchMode, SearchOptions};
 use rehydrate::{CacheState, Message, ReductionLog};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -40,6 +41,12 @@ pyo3::create_exception!(
     SidecarError,
     Error,
     "A reduction that does not resolve or verify, a bad byte range, or a view that does not invert."
+);
+pyo3::create_exception!(
+    rehydrate,
+    SearchError,
+    Error,
+    "A search query that is empty, too long, or an invalid or too large regex."
 );
 pyo3::create_exception!(
     rehydrate,
@@ -248,6 +255,66 @@ fn expand_reduction(
     .map_err(|e| SidecarError::new_err(e.to_string()))
 }
 
+/// `sidecar_search(log, messages, query, mode="auto", case_sensitive=False, max_matches=50)
+/// -> dict`: the matches of `query` in the bytes the reductions hide, bounded and redacted, as
+/// the dict of the result's JSON (`rehydrate_search::sidecar_search`; every reduction is
+/// verified first).
+#[pyfunction]
+#[pyo3(signature = (log, messages, query, mode="auto", case_sensitive=false, max_matches=50))]
+fn sidecar_search(
+    py: Python<'_>,
+    log: &Bound<'_, PyAny>,
+    messages: &Bound<'_, PyAny>,
+    query: &str,
+    mode: &str,
+    case_sensitive: bool,
+    max_matches: usize,
+) -> PyResult<Py<PyAny>> {
+    let mode = match mode {
+        "auto" => SearchMode::Auto,
+        "literal" => SearchMode::Literal,
+        "regex" => SearchMode::Regex,
+        other => {
+            return Err(PyValueError::new_err(format!(
+                "unknown search mode `{other}` (expected auto, literal or regex)"
+            )));
+        }
+    };
+    let log: ReductionLog = from_py(log, "log")?;
+    let messages: Vec<Message> = from_py(messages, "messages")?;
+    let options = SearchOptions {
+        mode,
+        case_sensitive,
+        max_matches: max_matches.min(SearchOptions::default().max_matches),
+        ..SearchOptions::default()
+    };
+    let json = py
+        .detach(|| {
+            rehydrate::search::sidecar_search(&log, &messages, query, &options).map(|r| r.to_json())
+        })
+        .map_err(|e| SearchError::new_err(e.to_string()))?;
+    Ok(py.import("json")?.call_method1("loads", (json,))?.unbind())
+}
+
+/// `verify(log, messages) -> None`: re-checks every reduction of `log` against `messages` (the
+/// digest of its exact original bytes, its facts, the log's order); the first failure is a
+/// `SidecarError` naming the reduction, and the message says how many failed
+/// (`rehydrate_sidecar::verify_log`).
+#[pyfunction]
+fn verify(py: Python<'_>, log: &Bound<'_, PyAny>, messages: &Bound<'_, PyAny>) -> PyResult<()> {
+    let log: ReductionLog = from_py(log, "log")?;
+    let messages: Vec<Message> = from_py(messages, "messages")?;
+    let errors = py.detach(|| rehydrate::sidecar::verify_log(&log, &messages));
+    match errors.as_slice() {
+        [] => Ok(()),
+        [only] => Err(SidecarError::new_err(only.to_string())),
+        [first, rest @ ..] => Err(SidecarError::new_err(format!(
+            "{first} (and {} more)",
+            rest.len()
+        ))),
+    }
+}
+
 /// `invert(view, log, messages) -> messages`: the view with every reduction undone, checked
 /// against the sidecar (`rehydrate_sidecar::invert`).
 #[pyfunction]
@@ -315,6 +382,7 @@ fn _rehydrate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Error", py.get_type::<Error>())?;
     m.add("FormatsError", py.get_type::<FormatsError>())?;
     m.add("SidecarError", py.get_type::<SidecarError>())?;
+    m.add("SearchError", py.get_type::<SearchError>())?;
     m.add("InputError", py.get_type::<InputError>())?;
     m.add_class::<ReductionPolicy>()?;
     m.add_class::<Reducer>()?;
@@ -322,6 +390,8 @@ fn _rehydrate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(project_messages, m)?)?;
     m.add_function(wrap_pyfunction!(expand_reduction, m)?)?;
     m.add_function(wrap_pyfunction!(invert, m)?)?;
+    m.add_function(wrap_pyfunction!(sidecar_search, m)?)?;
+    m.add_function(wrap_pyfunction!(verify, m)?)?;
     m.add_function(wrap_pyfunction!(request_body, m)?)?;
     m.add_function(wrap_pyfunction!(tool_definitions, m)?)?;
     Ok(())
