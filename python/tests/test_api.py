@@ -194,3 +194,34 @@ def test_search_and_verify() -> None:
     with pytest.raises(rehydrate.SidecarError) as err:
         rehydrate.verify(out.log, changed)
     assert "r0.b35021" in str(err.value)
+
+
+def test_a_session_store_records_reopens_and_exports(tmp_path: Path) -> None:
+    path = tmp_path / "live.rhyd"
+    session = rehydrate.Session.create(path, rehydrate.ReductionPolicy.default())
+    original = build_session().messages
+    assert session.push(original[:1]) == 0
+    minted = session.push(original[1:], idle_seconds=600)
+    assert minted == 3
+    view, log = session.view, session.log
+    assert [r["id"] for r in log["reductions"]] == ["r0.b35021", "r1.d26c33", "r2.b35021"]
+    content, is_error = session.call("expand_reduction", '{"reduction_id":"r1.d26c33"}')
+    assert (content, is_error) == (original[5]["content"], False)
+    # Every reduction undone, in the file's own form: the fixture's JSON value.
+    file_value = json.loads((FIXTURES / "cli" / "build-session.json").read_bytes())
+    assert json.loads(session.export("openai")) == file_value
+    del session
+    # Reopened with the same policy: the same view and log, nothing minted again.
+    again = rehydrate.Session.open(path, rehydrate.ReductionPolicy.default())
+    assert (again.view, again.log, again.history) == (view, log, original)
+    assert json.loads(again.request_body("anthropic"))["system"] == original[0]["content"]
+    # Rewound to the first four messages: one reduction stays.
+    again.rewind(4)
+    assert len(again.history) == 4
+    with pytest.raises(rehydrate.SessionError) as err:
+        rehydrate.Session.create(path)
+    assert str(path) in str(err.value)
+    with pytest.raises(rehydrate.SessionError):
+        rehydrate.Session.open(tmp_path / "absent.rhyd")
+    with pytest.raises(ValueError):
+        rehydrate.Session.create(tmp_path / "x.rhyd", sync="sometimes")

@@ -20,7 +20,7 @@ use pyo3::types::PyBytes;
 use rehydrate::formats::{Api, Format};
 use rehydrate::intrinsics::ToolFormat;
 use rehydrate::search::{SearchMode, SearchOptions};
-use rehydrate::{CacheState, Message, ReductionLog};
+use rehydrate::{CacheState, Message, ReductionLog, SyncPolicy};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -47,6 +47,12 @@ pyo3::create_exception!(
     SearchError,
     Error,
     "A search query that is empty, too long, or an invalid or too large regex."
+);
+pyo3::create_exception!(
+    rehydrate,
+    SessionError,
+    Error,
+    "A session store that cannot be created, opened, written or is locked, or a view no repair makes a body."
 );
 pyo3::create_exception!(
     rehydrate,
@@ -150,12 +156,7 @@ impl Reducer {
         idle_seconds: Option<f64>,
     ) -> PyResult<Py<PyAny>> {
         let new: Vec<Message> = from_py(new_messages, "new_messages")?;
-        let cache = match idle_seconds {
-            None => CacheState::Warm,
-            Some(s) => CacheState::Idle(Duration::try_from_secs_f64(s).map_err(|e| {
-                PyValueError::new_err(format!("idle_seconds {s}: not a duration ({e})"))
-            })?),
-        };
+        let cache = cache_state(idle_seconds)?;
         let inner = &mut self.inner;
         py.detach(|| inner.project_cached(new, cache));
         self.view(py)
@@ -190,6 +191,184 @@ impl Reducer {
             rehydrate::intrinsics::Intrinsics::call(name, arguments, &context)
         });
         (out.content, out.is_error)
+    }
+}
+
+/// The prompt-cache state of an `idle_seconds` argument: warm for `None`.
+fn cache_state(idle_seconds: Option<f64>) -> PyResult<CacheState> {
+    match idle_seconds {
+        None => Ok(CacheState::Warm),
+        Some(s) => Duration::try_from_secs_f64(s)
+            .map(CacheState::Idle)
+            .map_err(|e| PyValueError::new_err(format!("idle_seconds {s}: not a duration ({e})"))),
+    }
+}
+
+/// A `sync` argument: `every-record`, `never`, or a number of bytes.
+fn sync_policy(sync: &Bound<'_, PyAny>) -> PyResult<SyncPolicy> {
+    if let Ok(bytes) = sync.extract::<u64>() {
+        return Ok(SyncPolicy::EveryBytes(bytes));
+    }
+    match sync.extract::<String>()?.as_str() {
+        "every-record" => Ok(SyncPolicy::EveryRecord),
+        "never" => Ok(SyncPolicy::Never),
+        other => Err(PyValueError::new_err(format!(
+            "unknown sync policy `{other}` (expected every-record, never or a number of bytes)"
+        ))),
+    }
+}
+
+/// A live session recorded in a store file: every message and reduction appended and synced
+/// as `sync` says, reopened with the same view and log (`rehydrate::Session`).
+#[pyclass(module = "rehydrate", name = "Session")]
+struct Session {
+    inner: rehydrate::Session,
+}
+
+/// A facade error as a `SessionError`.
+fn session_error(e: rehydrate::Error) -> PyErr {
+    SessionError::new_err(e.to_string())
+}
+
+#[pymethods]
+impl Session {
+    /// `Session.create(path, policy=None, sync="every-record")`: a new store file at `path`
+    /// (which must not exist).
+    #[staticmethod]
+    #[pyo3(signature = (path, policy=None, sync=None))]
+    fn create(
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        policy: Option<&ReductionPolicy>,
+        sync: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let policy = policy.map(|p| p.inner.clone()).unwrap_or_default();
+        let sync = sync
+            .map(sync_policy)
+            .transpose()?
+            .unwrap_or(SyncPolicy::EveryRecord);
+        let inner = py
+            .detach(|| rehydrate::Session::create(&path, policy, sync))
+            .map_err(session_error)?;
+        Ok(Session { inner })
+    }
+
+    /// `Session.open(path, policy=None, sync="every-record")`: the session recorded at `path`,
+    /// with the view and log it had (open it with the policy it was recorded under).
+    #[staticmethod]
+    #[pyo3(signature = (path, policy=None, sync=None))]
+    fn open(
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        policy: Option<&ReductionPolicy>,
+        sync: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let policy = policy.map(|p| p.inner.clone()).unwrap_or_default();
+        let sync = sync
+            .map(sync_policy)
+            .transpose()?
+            .unwrap_or(SyncPolicy::EveryRecord);
+        let inner = py
+            .detach(|| rehydrate::Session::open(&path, policy, sync))
+            .map_err(session_error)?;
+        Ok(Session { inner })
+    }
+
+    /// `push(messages, idle_seconds=None) -> int`: records and projects the new messages;
+    /// returns how many reductions were minted.
+    #[pyo3(signature = (messages, idle_seconds=None))]
+    fn push(
+        &mut self,
+        py: Python<'_>,
+        messages: &Bound<'_, PyAny>,
+        idle_seconds: Option<f64>,
+    ) -> PyResult<usize> {
+        let messages: Vec<Message> = from_py(messages, "messages")?;
+        let cache = cache_state(idle_seconds)?;
+        let inner = &mut self.inner;
+        py.detach(|| inner.push_cached(messages, cache))
+            .map_err(session_error)
+    }
+
+    /// The current view, as a list of message dicts.
+    #[getter]
+    fn view(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let view: Vec<&Message> = self.inner.view().iter().collect();
+        to_py(py, &view)
+    }
+
+    /// The reduction log, as a dict.
+    #[getter]
+    fn log(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, self.inner.log())
+    }
+
+    /// Every recorded message.
+    #[getter]
+    fn history(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        to_py(py, self.inner.history())
+    }
+
+    /// `request_body(api) -> bytes`: the view as a request body of `openai`, `anthropic` or
+    /// `responses` (a pairing repair it needs is recorded).
+    fn request_body<'py>(&mut self, py: Python<'py>, api: &str) -> PyResult<Bound<'py, PyBytes>> {
+        let api = api_of(api)?;
+        let inner = &mut self.inner;
+        let body = py
+            .detach(|| inner.request_body(api))
+            .map_err(session_error)?;
+        Ok(PyBytes::new(py, &body))
+    }
+
+    /// `call(name, arguments) -> (content, is_error)`: one `expand_reduction` or
+    /// `sidecar_search` call of the model, answered as the model is to see it.
+    fn call(&self, py: Python<'_>, name: &str, arguments: &str) -> (String, bool) {
+        let inner = &self.inner;
+        let out = py.detach(|| inner.call(name, arguments));
+        (out.content, out.is_error)
+    }
+
+    /// `rewind(to) -> int`: keeps the first `to` messages (recorded); returns how many
+    /// reductions the projection of what is kept minted.
+    fn rewind(&mut self, py: Python<'_>, to: usize) -> PyResult<usize> {
+        let inner = &mut self.inner;
+        py.detach(|| inner.rewind(to)).map_err(session_error)
+    }
+
+    /// `switch_model(model) -> int`: records a switch to `model`; every message loses its
+    /// reasoning artifacts; returns how many lost something.
+    fn switch_model(&mut self, py: Python<'_>, model: &str) -> PyResult<usize> {
+        let inner = &mut self.inner;
+        py.detach(|| inner.switch_model(model))
+            .map_err(session_error)
+    }
+
+    /// `export(format) -> bytes`: the session with every reduction undone, as `jsonl`,
+    /// `openai`, `anthropic`, `responses` or `codex`.
+    fn export<'py>(&self, py: Python<'py>, format: &str) -> PyResult<Bound<'py, PyBytes>> {
+        let format = rehydrate::ExportFormat::from_str(format)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let inner = &self.inner;
+        let bytes = py.detach(|| inner.export(format)).map_err(session_error)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// Syncs every record appended so far to the disk.
+    fn sync(&mut self, py: Python<'_>) -> PyResult<()> {
+        let inner = &mut self.inner;
+        py.detach(|| inner.sync()).map_err(session_error)
+    }
+}
+
+/// An API name: `openai`, `anthropic` or `responses`.
+fn api_of(api: &str) -> PyResult<Api> {
+    match api {
+        "openai" => Ok(Api::OpenAi),
+        "anthropic" => Ok(Api::Anthropic),
+        "responses" => Ok(Api::Responses),
+        other => Err(PyValueError::new_err(format!(
+            "unknown API `{other}` (expected openai, anthropic or responses)"
+        ))),
     }
 }
 
@@ -341,16 +520,7 @@ fn request_body<'py>(
     messages: &Bound<'py, PyAny>,
     api: &str,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let api = match api {
-        "openai" => Api::OpenAi,
-        "anthropic" => Api::Anthropic,
-        "responses" => Api::Responses,
-        other => {
-            return Err(PyValueError::new_err(format!(
-                "unknown API `{other}` (expected openai, anthropic or responses)"
-            )));
-        }
-    };
+    let api = api_of(api)?;
     let messages: Vec<Message> = from_py(messages, "messages")?;
     let body = py
         .detach(|| rehydrate::formats::request_body(&messages, api))
@@ -383,9 +553,11 @@ fn _rehydrate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("FormatsError", py.get_type::<FormatsError>())?;
     m.add("SidecarError", py.get_type::<SidecarError>())?;
     m.add("SearchError", py.get_type::<SearchError>())?;
+    m.add("SessionError", py.get_type::<SessionError>())?;
     m.add("InputError", py.get_type::<InputError>())?;
     m.add_class::<ReductionPolicy>()?;
     m.add_class::<Reducer>()?;
+    m.add_class::<Session>()?;
     m.add_function(wrap_pyfunction!(import_session, m)?)?;
     m.add_function(wrap_pyfunction!(project_messages, m)?)?;
     m.add_function(wrap_pyfunction!(expand_reduction, m)?)?;
