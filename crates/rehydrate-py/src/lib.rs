@@ -225,6 +225,32 @@ struct Session {
     inner: rehydrate::Session,
 }
 
+impl Session {
+    /// The session `make` (`rehydrate::Session::create` or `open`) gives for the Python
+    /// arguments, run detached.
+    fn at(
+        py: Python<'_>,
+        path: std::path::PathBuf,
+        policy: Option<&ReductionPolicy>,
+        sync: Option<&Bound<'_, PyAny>>,
+        make: fn(
+            std::path::PathBuf,
+            rehydrate::ReductionPolicy,
+            SyncPolicy,
+        ) -> Result<rehydrate::Session, rehydrate::Error>,
+    ) -> PyResult<Self> {
+        let policy = policy.map(|p| p.inner.clone()).unwrap_or_default();
+        let sync = sync
+            .map(sync_policy)
+            .transpose()?
+            .unwrap_or(SyncPolicy::EveryRecord);
+        let inner = py
+            .detach(|| make(path, policy, sync))
+            .map_err(session_error)?;
+        Ok(Session { inner })
+    }
+}
+
 /// A facade error as a `SessionError`.
 fn session_error(e: rehydrate::Error) -> PyErr {
     SessionError::new_err(e.to_string())
@@ -242,15 +268,7 @@ impl Session {
         policy: Option<&ReductionPolicy>,
         sync: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let policy = policy.map(|p| p.inner.clone()).unwrap_or_default();
-        let sync = sync
-            .map(sync_policy)
-            .transpose()?
-            .unwrap_or(SyncPolicy::EveryRecord);
-        let inner = py
-            .detach(|| rehydrate::Session::create(&path, policy, sync))
-            .map_err(session_error)?;
-        Ok(Session { inner })
+        Session::at(py, path, policy, sync, rehydrate::Session::create)
     }
 
     /// `Session.open(path, policy=None, sync="every-record")`: the session recorded at `path`,
@@ -263,15 +281,7 @@ impl Session {
         policy: Option<&ReductionPolicy>,
         sync: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let policy = policy.map(|p| p.inner.clone()).unwrap_or_default();
-        let sync = sync
-            .map(sync_policy)
-            .transpose()?
-            .unwrap_or(SyncPolicy::EveryRecord);
-        let inner = py
-            .detach(|| rehydrate::Session::open(&path, policy, sync))
-            .map_err(session_error)?;
-        Ok(Session { inner })
+        Session::at(py, path, policy, sync, rehydrate::Session::open)
     }
 
     /// `push(messages, idle_seconds=None) -> int`: records and projects the new messages;
