@@ -10,6 +10,7 @@ reduction log is the dict ``{"reductions": [...]}``. Every error is a `rehydrate
 
 from __future__ import annotations
 
+import collections.abc
 import os
 from typing import Any, NamedTuple
 
@@ -23,6 +24,7 @@ from rehydrate._rehydrate import (
     Session,
     SessionError,
     SidecarError,
+    View,
     expand_reduction,
     invert,
     request_body,
@@ -31,6 +33,8 @@ from rehydrate._rehydrate import (
     verify,
 )
 from rehydrate import _rehydrate
+
+collections.abc.Sequence.register(View)
 
 __all__ = [
     "Error",
@@ -44,6 +48,7 @@ __all__ = [
     "Session",
     "SessionError",
     "SidecarError",
+    "View",
     "expand_reduction",
     "import_session",
     "invert",

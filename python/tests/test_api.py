@@ -85,8 +85,9 @@ def test_errors_are_rehydrate_errors_with_one_line_messages() -> None:
         rehydrate.project_messages([{"role": "nobody"}])
     with pytest.raises(rehydrate.FormatsError):
         rehydrate.request_body([], "openai")
-    with pytest.raises(ValueError):
+    with pytest.raises(rehydrate.InputError) as err:
         rehydrate.request_body(session.messages, "gemini")
+    assert str(err.value) == "unknown API `gemini` (expected openai, anthropic or responses)"
     for cls in (rehydrate.FormatsError, rehydrate.SidecarError, rehydrate.InputError):
         assert issubclass(cls, rehydrate.Error)
     # A view whose stub was edited does not invert: never other bytes.
@@ -185,7 +186,7 @@ def test_search_and_verify() -> None:
         rehydrate.sidecar_search(out.log, session.messages, "   ")
     with pytest.raises(rehydrate.SearchError):
         rehydrate.sidecar_search(out.log, session.messages, "(unclosed", mode="regex")
-    with pytest.raises(ValueError):
+    with pytest.raises(rehydrate.InputError):
         rehydrate.sidecar_search(out.log, session.messages, "x", mode="fuzzy")
     assert rehydrate.verify(out.log, session.messages) is None
     # One changed byte in a hidden output: the digest no longer verifies.
@@ -223,5 +224,8 @@ def test_a_session_store_records_reopens_and_exports(tmp_path: Path) -> None:
     assert str(path) in str(err.value)
     with pytest.raises(rehydrate.SessionError):
         rehydrate.Session.open(tmp_path / "absent.rhyd")
-    with pytest.raises(ValueError):
-        rehydrate.Session.create(tmp_path / "x.rhyd", sync="sometimes")
+    for sync in ("sometimes", True, -1):
+        with pytest.raises(rehydrate.InputError) as err:
+            rehydrate.Session.create(tmp_path / "x.rhyd", sync=sync)
+        assert str(err.value).startswith("sync: expected")
+    assert not (tmp_path / "x.rhyd").exists()

@@ -35,6 +35,10 @@ const PACKAGE: &str = "rehydrate-bench";
 /// The workload file the suite's CLI bench writes, relative to the target directory.
 const MIB_50_FILE: &str = "bench-workloads/mib_50.json";
 
+/// The per-turn workload the suite writes for the Python package's bench, relative to the
+/// target directory.
+const TURNS_FILE: &str = "bench-workloads/turns_1000.json";
+
 /// The economy table the suite writes (issue 17), relative to the target directory.
 const ECONOMY_FILE: &str = "criterion/economy.md";
 
@@ -116,6 +120,30 @@ const FIGURES: &[Figure] = &[
         subject: "per_turn_aggressive/ours/turn-10",
         baseline: "per_turn_aggressive/peer-all-levers/turn-10",
         ratio: Ratio::Faster,
+    },
+    Figure {
+        name: "Python `Reducer.project` at turn 1,000 vs the same call in Rust",
+        subject: "python/ours/turn-1000",
+        baseline: "per_turn/ours/turn-1000",
+        ratio: Ratio::TimeAtMost(PYTHON_TARGET),
+    },
+    Figure {
+        name: "Python `Reducer.project` at turn 10 vs the same call in Rust",
+        subject: "python/ours/turn-10",
+        baseline: "per_turn/ours/turn-10",
+        ratio: Ratio::Time,
+    },
+    Figure {
+        name: "Python `Reducer.project`, every kind on (aggressive), at turn 1,000 vs the same call in Rust",
+        subject: "python_aggressive/ours/turn-1000",
+        baseline: "per_turn_aggressive/ours/turn-1000",
+        ratio: Ratio::TimeAtMost(PYTHON_TARGET),
+    },
+    Figure {
+        name: "Python whole-session projection (turns_1000) vs the same call in Rust",
+        subject: "python/ours/turns_1000",
+        baseline: "session/ours/turns_1000",
+        ratio: Ratio::Time,
     },
     Figure {
         name: "whole-session projection (mib_50) vs blake3 of its wire bytes",
@@ -263,6 +291,10 @@ const FIGURES: &[Figure] = &[
     },
 ];
 
+/// The target of the Python per-turn figures (issue 20): `Reducer.project` called from Python
+/// takes at most this many times the Rust call's time.
+const PYTHON_TARGET: f64 = 1.5;
+
 /// The target of every `import` figure (issue 19): each importer from bytes at least this share
 /// of the rate of a typed `serde_json` parse of the same file.
 const IMPORT_TARGET: f64 = 0.6;
@@ -295,6 +327,14 @@ pub(crate) fn run(root: &Path, args: &[OsString]) -> Result<()> {
     cmd::run("bench", &mut bench)?;
     if args.iter().any(|arg| arg == "--test" || arg == "--list") {
         return Ok(());
+    }
+
+    // The Python package's figures, when the suite wrote their workload in this run (its
+    // per_turn group ran).
+    if modified_since(&target.join(TURNS_FILE), started) {
+        crate::python::bench(root, &target)?;
+    } else {
+        println!("bench: python: not run (the per_turn group did not run, so no {TURNS_FILE})");
     }
 
     let rss = peak_rss(&bin, &target);
@@ -469,10 +509,16 @@ fn measured(criterion_dir: &Path, id: &str, since: SystemTime) -> Option<Measure
 
 /// The text of `file` if it was written at or after `since`.
 fn written_since(file: &Path, since: SystemTime) -> Option<String> {
-    let modified = fs::metadata(file).ok()?.modified().ok()?;
-    (modified >= since)
+    modified_since(file, since)
         .then(|| fs::read_to_string(file).ok())
         .flatten()
+}
+
+/// Whether `file` was written at or after `since`.
+fn modified_since(file: &Path, since: SystemTime) -> bool {
+    fs::metadata(file)
+        .and_then(|m| m.modified())
+        .is_ok_and(|modified| modified >= since)
 }
 
 /// The economy section of the output: the table the suite wrote during this run, or why there

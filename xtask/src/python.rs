@@ -25,6 +25,38 @@ const EXAMPLES: [&str; 2] = [
 /// Creates the environment if needed, installs the package and runs the suite; `strict` (CI)
 /// makes a missing corpus fail the corpus test instead of skipping it.
 pub(crate) fn run(root: &Path, strict: bool) -> Result<()> {
+    let python = install(root)?;
+    let mut pytest = Command::new(&python);
+    pytest
+        .args(["-m", "pytest", "-q", "python/tests"])
+        .current_dir(root);
+    if strict {
+        pytest.env("CI", "true");
+    }
+    step(&mut pytest)?;
+    for example in EXAMPLES {
+        let mut run = Command::new(&python);
+        run.arg(example).current_dir(root);
+        step(&mut run)?;
+    }
+    Ok(())
+}
+
+/// Runs the package's bench (python/bench/per_turn.py) on the workload the criterion suite
+/// wrote to `target`, writing its figures where criterion writes its own.
+pub(crate) fn bench(root: &Path, target: &Path) -> Result<()> {
+    let python = install(root)?;
+    let mut bench = Command::new(&python);
+    bench
+        .arg("python/bench/per_turn.py")
+        .arg(target)
+        .current_dir(root);
+    step(&mut bench)
+}
+
+/// Creates the environment if needed and installs the pinned packages and this checkout's
+/// package into it; returns its interpreter.
+fn install(root: &Path) -> Result<std::path::PathBuf> {
     let venv = root.join("target").join("python-venv");
     let python = venv.join("bin").join("python");
     if !python.is_file() {
@@ -49,20 +81,7 @@ pub(crate) fn run(root: &Path, strict: bool) -> Result<()> {
     step(&mut pip(&PYTHON_PACKAGES))?;
     // Always rebuilt: the package is the code of this checkout.
     step(&mut pip(&["--force-reinstall", "--no-deps", "./python"]))?;
-    let mut pytest = Command::new(&python);
-    pytest
-        .args(["-m", "pytest", "-q", "python/tests"])
-        .current_dir(root);
-    if strict {
-        pytest.env("CI", "true");
-    }
-    step(&mut pytest)?;
-    for example in EXAMPLES {
-        let mut run = Command::new(&python);
-        run.arg(example).current_dir(root);
-        step(&mut run)?;
-    }
-    Ok(())
+    Ok(python)
 }
 
 /// Prints and runs one command.

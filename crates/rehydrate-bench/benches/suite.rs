@@ -7,7 +7,8 @@
 //! - `per_turn_aggressive`: the same with `ReductionPolicy::aggressive()` (every kind on),
 //!   against the peer with every lever on;
 //! - `session`: projecting the whole `mib_50` session at once, against blake3 over its wire
-//!   bytes and against the peer;
+//!   bytes and against the peer; and the whole `turns_1000` session, which the Python
+//!   package's bench (python/bench/per_turn.py) also projects from Python;
 //! - `expand`: `expand_reduction` of a 64 KiB tool result, against blake3 over 64 KiB and
 //!   against the peer's `expand_reduction`;
 //! - `cli`: `rehydrate reduce --no-tokens` on the `mib_50` file, against reading and parsing the
@@ -310,6 +311,40 @@ fn peer_turn_probes(preset: Preset) -> &'static [PeerTurnProbe] {
     })
 }
 
+/// Writes `<target>/bench-workloads/turns_1000.json` once: the per-turn workload for the Python
+/// package's bench (python/bench/per_turn.py, run by `cargo xtask bench`), which times
+/// `rehydrate.Reducer.project` on the same turns: `{"prefix": [...], "turns": [[...], ...],
+/// "probes": {"10": [...], "100": [...], "1000": [...]}}`, every message in its canonical JSON.
+fn write_turns_file() {
+    static DONE: OnceLock<()> = OnceLock::new();
+    DONE.get_or_init(|| {
+        let workload = turns_1000();
+        let probes: serde_json::Map<String, serde_json::Value> = PROBE_TURNS
+            .iter()
+            .map(|&turn| (turn.to_string(), serde_json::json!(probe_messages(turn))))
+            .collect();
+        let file = locate::workload_file("turns_1000");
+        let document = serde_json::json!({
+            "prefix": workload.prefix(),
+            "turns": workload.turns(),
+            "probes": probes,
+        });
+        let bytes = serde_json::to_vec(&document)
+            .unwrap_or_else(|err| panic!("cannot write turns_1000 as JSON: {err}"));
+        if let Some(dir) = file.parent() {
+            fs::create_dir_all(dir)
+                .unwrap_or_else(|err| panic!("cannot create {}: {err}", dir.display()));
+        }
+        fs::write(&file, &bytes)
+            .unwrap_or_else(|err| panic!("cannot write {}: {err}", file.display()));
+        eprintln!(
+            "bench: per_turn: wrote {} ({} bytes)",
+            file.display(),
+            bytes.len()
+        );
+    });
+}
+
 /// `per_turn/ours/turn-N` and `per_turn/peer/turn-N`: the default preset.
 fn per_turn(c: &mut Criterion) {
     per_turn_group(c, Preset::Default);
@@ -332,6 +367,7 @@ fn per_turn_group(c: &mut Criterion, preset: Preset) {
         .sampling_mode(SamplingMode::Flat)
         .warm_up_time(Duration::from_millis(500))
         .measurement_time(Duration::from_secs(5));
+    write_turns_file();
     for (index, &turn) in PROBE_TURNS.iter().enumerate() {
         group.bench_function(BenchmarkId::new("ours", format!("turn-{turn}")), |b| {
             let messages = &turn_probes(preset)[index];
@@ -366,7 +402,8 @@ fn per_turn_group(c: &mut Criterion, preset: Preset) {
 // ---------------------------------------------------------------------------------------------
 // session
 
-/// `session/ours/mib_50`, `session/blake3/mib_50` and `session/peer/mib_50`.
+/// `session/ours/mib_50`, `session/blake3/mib_50` and `session/peer/mib_50`; and
+/// `session/ours/turns_1000`, the baseline of the Python package's whole-session figure.
 fn session(c: &mut Criterion) {
     let mut group = c.benchmark_group("session");
     few_samples(&mut group);
@@ -385,6 +422,22 @@ fn session(c: &mut Criterion) {
             BatchSize::PerIteration,
         );
     });
+    // The whole of `turns_1000` at once: what the Python package's bench times from Python
+    // (python/bench/per_turn.py).
+    group.throughput(Throughput::Bytes(turns_1000().wire_bytes() as u64));
+    group.bench_function(BenchmarkId::new("ours", "turns_1000"), |b| {
+        let workload = turns_1000();
+        b.iter_batched(
+            || workload.messages(),
+            |messages| {
+                let mut reducer = Reducer::new(ReductionPolicy::default());
+                reducer.project(messages);
+                reducer
+            },
+            BatchSize::PerIteration,
+        );
+    });
+    group.throughput(Throughput::Bytes(mib_50().wire_bytes() as u64));
     group.bench_function(BenchmarkId::new("blake3", "mib_50"), |b| {
         let wire = session_wire();
         b.iter(|| blake3::hash(black_box(wire)));

@@ -1691,6 +1691,37 @@ impl<'a> View<'a> {
 
     /// The view messages in order.
     pub fn iter(&self) -> impl Iterator<Item = &'a Message> + 'a {
+        self.entries().map(|(_, message)| message)
+    }
+
+    /// The view messages in order, each with `Some(i)` when it is history message `i` itself
+    /// (not reduced, not a repair), else `None` (a stub, the cleared turns' stub, a moved
+    /// result's form or a repair message).
+    ///
+    /// The history only grows, so a message shown as `Some(i)` is the same value in every later
+    /// view that shows `Some(i)`: a host that converts each view message into its own types
+    /// (the Python package does) converts a history message once and only looks again at the
+    /// `None` entries.
+    ///
+    /// ```
+    /// use rehydrate_model::{Message, Role};
+    /// use rehydrate_reduce::{Reducer, ReductionPolicy};
+    ///
+    /// let policy = ReductionPolicy { protect_last_n_tool_results: 1, ..ReductionPolicy::default() };
+    /// let mut reducer = Reducer::new(policy);
+    /// let log = "error: build failed\n".repeat(500);
+    /// reducer.project([
+    ///     Message::text(Role::User, "build it"),
+    ///     Message::tool_call("c1", "bash", r#"{"cmd":"make"}"#),
+    ///     Message::tool_result("c1", log.clone()),
+    ///     Message::tool_call("c2", "bash", r#"{"cmd":"make"}"#),
+    ///     Message::tool_result("c2", log),
+    /// ]);
+    /// // The older output is out of the protected window: its view form is a stub.
+    /// let origins: Vec<Option<usize>> = reducer.view().entries().map(|(i, _)| i).collect();
+    /// assert_eq!(origins, [Some(0), Some(1), None, Some(3), Some(4)]);
+    /// ```
+    pub fn entries(&self) -> impl Iterator<Item = (Option<usize>, &'a Message)> + 'a {
         let r = self.reducer;
         let n = r.history.len();
         let (before, cleared, after) = match r.shown_cleared() {
@@ -1703,22 +1734,24 @@ impl<'a> View<'a> {
                 .opening
                 .iter()
                 .filter(move |(at, _)| !plain && *at == i)
-                .map(|(_, m)| m);
+                .map(|(_, m)| (None, m));
             let own = if plain || !r.moved.contains_key(&i) {
-                r.slot(i)
+                r.slot(i).map(|m| (r.is_history(i).then_some(i), m))
             } else {
                 None
             };
             let extras = if plain { None } else { r.extras.get(&i) };
             let moved = extras
                 .into_iter()
-                .flat_map(|e| e.moved.iter().map(|(_, m)| m));
-            let synthetic = extras.into_iter().flat_map(|e| e.synthetic.iter());
+                .flat_map(|e| e.moved.iter().map(|(_, m)| (None, m)));
+            let synthetic = extras
+                .into_iter()
+                .flat_map(|e| e.synthetic.iter().map(|m| (None, m)));
             let closing = r
                 .closing
                 .iter()
                 .filter(move |(anchor, _)| *anchor == i)
-                .flat_map(|(_, c)| c.iter());
+                .flat_map(|(_, c)| c.iter().map(|m| (None, m)));
             opening
                 .chain(own)
                 .chain(moved)
@@ -1727,7 +1760,7 @@ impl<'a> View<'a> {
         };
         (0..before)
             .flat_map(at)
-            .chain(cleared)
+            .chain(cleared.map(|m| (None, m)))
             .chain((after..n).flat_map(at))
     }
 
@@ -1738,6 +1771,14 @@ impl<'a> View<'a> {
 }
 
 impl Reducer {
+    /// Whether the view shows history message `index` itself (no stub shown for it).
+    fn is_history(&self, index: usize) -> bool {
+        match self.stubs.get(index) {
+            Some(Some(_)) => self.is_held(index),
+            _ => true,
+        }
+    }
+
     /// The view form of history message `index` outside the cleared range.
     fn slot(&self, index: usize) -> Option<&Message> {
         match self.stubs.get(index)? {

@@ -141,6 +141,16 @@ pub(crate) fn check_incremental(
             prop_assert_eq!(view.get(i), Some(m));
         }
         prop_assert_eq!(view.get(one_shot.view.len()), None);
+        // An entry that names a history index is that history message itself.
+        let mut shown = Vec::new();
+        for (index, m) in view.entries() {
+            if let Some(i) = index {
+                prop_assert!(std::ptr::eq(m, &reducer.history()[i]), "entry {}", i);
+                prop_assert!(shown.last().is_none_or(|&last| last < i), "entry {}", i);
+                shown.push(i);
+            }
+        }
+        prop_assert_eq!(view.entries().count(), one_shot.view.len());
         for api in [Api::OpenAi, Api::Anthropic] {
             let violations = crate::properties::repairable_violations(&one_shot.view, api);
             prop_assert!(violations.is_empty(), "{}: {:?}", api, violations);

@@ -1,0 +1,173 @@
+//! Python values to and from the crates' types: messages and logs in, dicts and lists out.
+//!
+//! In: a message list is read element by element straight from the Python objects
+//! (`pythonize`, no JSON text), so an error names the element (`new_messages[3]: missing field
+//! `role``). Out: a batch of values is written as one JSON text and read by one `json.loads`.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PySequence};
+use rehydrate::{Message, ReductionLog};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+use crate::InputError;
+
+/// `value` (a Python object of the documented shape) as a `T`; `what` names the argument in
+/// the error.
+pub(crate) fn value<T: DeserializeOwned>(value: &Bound<'_, PyAny>, what: &str) -> PyResult<T> {
+    pythonize::depythonize(value).map_err(|e| InputError::new_err(format!("{what}: {e}")))
+}
+
+/// The messages of `list` (any sequence of dicts), each read on its own so an error names
+/// its index: `what[i]: message`.
+pub(crate) fn messages(list: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Message>> {
+    let sequence = list.cast::<PySequence>().map_err(|_| {
+        InputError::new_err(format!(
+            "{what}: expected a list of message dicts, got {}",
+            type_name(list)
+        ))
+    })?;
+    let len = sequence.len()?;
+    let mut out = Vec::with_capacity(len);
+    for i in 0..len {
+        let item = sequence.get_item(i)?;
+        out.push(value(&item, &format!("{what}[{i}]"))?);
+    }
+    Ok(out)
+}
+
+/// The optional log argument: an empty log when `None`.
+pub(crate) fn log(log: Option<&Bound<'_, PyAny>>) -> PyResult<ReductionLog> {
+    match log {
+        Some(log) if !log.is_none() => value(log, "log"),
+        _ => Ok(ReductionLog::default()),
+    }
+}
+
+/// The Python type name of `value`, for errors.
+pub(crate) fn type_name(value: &Bound<'_, PyAny>) -> String {
+    value
+        .get_type()
+        .name()
+        .map_or_else(|_| "?".to_owned(), |n| n.to_string())
+}
+
+/// `json.loads`, looked up once.
+fn json_loads(py: Python<'_>) -> PyResult<&Bound<'_, PyAny>> {
+    static LOADS: pyo3::sync::PyOnceLock<Py<PyAny>> = pyo3::sync::PyOnceLock::new();
+    LOADS
+        .get_or_try_init(py, || {
+            Ok::<_, PyErr>(py.import("json")?.getattr("loads")?.unbind())
+        })
+        .map(|loads| loads.bind(py))
+}
+
+/// `value` as a Python object, by its JSON form and `json.loads`.
+pub(crate) fn to_py<T: Serialize + ?Sized>(py: Python<'_>, value: &T) -> PyResult<Py<PyAny>> {
+    let text = serde_json::to_string(value)
+        .map_err(|e| InputError::new_err(format!("cannot write JSON: {e}")))?;
+    Ok(json_loads(py)?.call1((text,))?.unbind())
+}
+
+/// The JSON text `json` as a Python object.
+pub(crate) fn json_to_py(py: Python<'_>, json: &str) -> PyResult<Py<PyAny>> {
+    Ok(json_loads(py)?.call1((json,))?.unbind())
+}
+
+/// The dicts of `messages`, by one JSON array and one `json.loads`.
+pub(crate) fn dicts<'a>(
+    py: Python<'_>,
+    messages: impl IntoIterator<Item = &'a Message>,
+) -> PyResult<Vec<Py<PyAny>>> {
+    let messages: Vec<&Message> = messages.into_iter().collect();
+    if messages.is_empty() {
+        return Ok(Vec::new());
+    }
+    let list = to_py(py, &messages)?;
+    list.bind(py)
+        .try_iter()?
+        .map(|dict| dict.map(Bound::unbind))
+        .collect()
+}
+
+/// The Python form of a reducer's view, kept between projections so each turn converts only
+/// what changed: a history message's dict is made once, when it arrives (the history only
+/// grows: `View::entries`), and a stub's or repair's dict is kept while the view shows the same
+/// message at the same position. Every view list is new; the dicts in it are shared with the
+/// lists made before and after (docs/PYTHON.md, "Values").
+#[derive(Default)]
+pub(crate) struct ViewCache {
+    /// The dict of each history message known so far, by history index: the dict the host
+    /// passed in, or one converted from the history.
+    history: Vec<Py<PyAny>>,
+    /// By view position: the message of a non-history entry last shown there, and its dict.
+    derived: Vec<Option<(Message, Py<PyAny>)>>,
+}
+
+impl ViewCache {
+    /// Takes the dicts the host passed for the messages just appended to the history: they
+    /// are the history's dicts from now on (read, not copied). `history_len` is the history's
+    /// length before they were appended.
+    pub(crate) fn adopt(&mut self, list: &Bound<'_, PyAny>, history_len: usize) -> PyResult<()> {
+        if self.history.len() != history_len {
+            // Not caught up: the dicts are made from the history when next asked.
+            return Ok(());
+        }
+        let sequence = list.cast::<PySequence>()?;
+        for i in 0..sequence.len()? {
+            self.history.push(sequence.get_item(i)?.unbind());
+        }
+        Ok(())
+    }
+
+    /// `view` (over `history`) as a new list of dicts.
+    pub(crate) fn view<'py>(
+        &mut self,
+        py: Python<'py>,
+        view: rehydrate::View<'_>,
+        history: &[Message],
+    ) -> PyResult<Bound<'py, PyList>> {
+        self.catch_up(py, history)?;
+        let mut stale = Vec::new();
+        let mut items: Vec<Option<Py<PyAny>>> = Vec::with_capacity(view.len());
+        for (position, (index, message)) in view.entries().enumerate() {
+            let item = match index {
+                Some(i) => Some(self.history[i].clone_ref(py)),
+                None => match self.derived.get(position) {
+                    Some(Some((kept, dict))) if kept == message => Some(dict.clone_ref(py)),
+                    _ => {
+                        stale.push((position, message));
+                        None
+                    }
+                },
+            };
+            items.push(item);
+        }
+        if self.derived.len() < items.len() {
+            self.derived.resize_with(items.len(), || None);
+        }
+        let made = dicts(py, stale.iter().map(|&(_, m)| m))?;
+        for ((position, message), dict) in stale.into_iter().zip(made) {
+            items[position] = Some(dict.clone_ref(py));
+            self.derived[position] = Some((message.clone(), dict));
+        }
+        PyList::new(py, items.into_iter().flatten())
+    }
+
+    /// The history as a new list of dicts.
+    pub(crate) fn history<'py>(
+        &mut self,
+        py: Python<'py>,
+        history: &[Message],
+    ) -> PyResult<Bound<'py, PyList>> {
+        self.catch_up(py, history)?;
+        PyList::new(py, self.history.iter().map(|d| d.clone_ref(py)))
+    }
+
+    /// Converts the history messages that arrived without dicts since the last call.
+    fn catch_up(&mut self, py: Python<'_>, history: &[Message]) -> PyResult<()> {
+        let new = dicts(py, &history[self.history.len().min(history.len())..])?;
+        self.history.extend(new);
+        Ok(())
+    }
+}
