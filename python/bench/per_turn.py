@@ -52,6 +52,8 @@ def time_turn(policy, workload, turn, samples):
         times.append(time.perf_counter_ns() - started)
         assert len(reducer.history) == before + len(probe)
         assert len(view) >= len(reducer.history)
+        # Freed here, untimed: the view keeps its reducer alive.
+        del view, reducer
     return times
 
 
@@ -67,6 +69,7 @@ def time_session(workload, samples):
         view = reducer.project(messages)
         times.append(time.perf_counter_ns() - started)
         assert len(view) >= len(messages)
+        del view, reducer
     return times
 
 

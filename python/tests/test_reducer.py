@@ -141,3 +141,40 @@ def test_a_trailing_call_gets_a_synthetic_result_in_the_request_body_and_close()
     reducer.project([call(1)])
     assert reducer.close() == 1 and len(reducer.view) == 5
     assert reducer.waiting == (0, 0) and reducer.policy == rehydrate.ReductionPolicy.default()
+
+
+def test_messages_read_fast_are_the_messages_serde_reads() -> None:
+    cases = [
+        {"role": "user", "content": "plain"},
+        {"role": "user", "content": None},
+        {"role": "user", "content": [{"type": "text", "text": "part"}, {"type": "image_url", "image_url": {"url": "data:x"}}]},
+        {"role": "user", "content": "seen", "observation": True, "metadata": {"timestamp": "t", "k": "é✓"}},
+        {"role": "assistant", "content": "ok", "name": None, "tool_call_id": None, "tool_calls": []},
+        call(7),
+        {"role": "tool", "tool_call_id": "c7", "content": "out", "name": "bash", "details": None},
+        {"role": "system", "content": "sys", "observation": False, "metadata": {}},
+    ]
+    fast = rehydrate._rehydrate._read_messages(cases, True)
+    assert fast == rehydrate._rehydrate._read_messages(cases, False)
+    assert fast[3] == {"role": "user", "content": "seen", "observation": True, "metadata": {"timestamp": "t", "k": "é✓"}}
+    # What the fast path does not read is read by serde: the same message, or serde's error.
+    odd = [
+        {"role": "user", "content": "x", "observation": 1},
+        {"role": "user", "content": "x", "metadata": {"k": 1}},
+        {"role": "user", "content": 3},
+        {"role": "robot", "content": "x"},
+        {"content": "x"},
+        {"role": "user", "content": "x", "extra": 1},
+        {"role": "tool", "tool_call_id": 5, "content": "x"},
+        "not a dict",
+    ]
+    def outcome(message: object, fast: bool) -> object:
+        try:
+            return rehydrate._rehydrate._read_messages([message], fast)
+        except rehydrate.InputError as err:
+            assert str(err).startswith("messages[0]: ")
+            return str(err)
+
+    outcomes = [outcome(m, True) for m in odd]
+    assert outcomes == [outcome(m, False) for m in odd]
+    assert sum(isinstance(o, str) for o in outcomes) >= 6

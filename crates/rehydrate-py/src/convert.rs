@@ -5,8 +5,9 @@
 //! `role``). Out: a batch of values is written as one JSON text and read by one `json.loads`.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PySequence};
-use rehydrate::{Message, ReductionLog};
+use pyo3::types::{PyBool, PyDict, PyList, PySequence, PyString};
+use rehydrate::model::Content;
+use rehydrate::{Message, ReductionLog, Role};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
@@ -16,6 +17,91 @@ use crate::InputError;
 /// the error.
 pub(crate) fn value<T: DeserializeOwned>(value: &Bound<'_, PyAny>, what: &str) -> PyResult<T> {
     pythonize::depythonize(value).map_err(|e| InputError::new_err(format!("{what}: {e}")))
+}
+
+/// One message dict, read field by field: strings are copied once, straight from the Python
+/// objects. Anything this path does not read the way serde would (a key it does not know, a
+/// value of another type, a missing role) is read by [`value`] instead, which gives the same
+/// message or serde's error: the fast path only decides how fast, never what.
+fn message(item: &Bound<'_, PyAny>, what: &str, index: usize) -> PyResult<Message> {
+    match fast_message(item) {
+        Some(message) => Ok(message),
+        None => value(item, &format!("{what}[{index}]")),
+    }
+}
+
+/// [`message`]'s fast path; `None` where it hands over.
+fn fast_message(item: &Bound<'_, PyAny>) -> Option<Message> {
+    let dict = item.cast::<PyDict>().ok()?;
+    let mut m = Message::default();
+    let mut role = false;
+    for (key, value) in dict.iter() {
+        let key = key.cast_into::<PyString>().ok()?;
+        match key.to_str().ok()? {
+            "role" => {
+                m.role = match value.cast::<PyString>().ok()?.to_str().ok()? {
+                    "system" => Role::System,
+                    "user" => Role::User,
+                    "assistant" => Role::Assistant,
+                    "tool" => Role::Tool,
+                    _ => return None,
+                };
+                role = true;
+            }
+            "content" if value.is_none() => m.content = None,
+            "content" => {
+                m.content = Some(match value.cast::<PyString>() {
+                    Ok(text) => Content::Text(text.to_str().ok()?.to_owned()),
+                    Err(_) => pythonize::depythonize(&value).ok()?,
+                });
+            }
+            "tool_calls" => m.tool_calls = pythonize::depythonize(&value).ok()?,
+            "tool_call_id" => m.tool_call_id = optional_text(&value)?,
+            "name" => m.name = optional_text(&value)?,
+            "observation" => m.observation = value.cast::<PyBool>().ok()?.is_true(),
+            "metadata" => {
+                for (k, v) in value.cast::<PyDict>().ok()?.iter() {
+                    let k = k.cast::<PyString>().ok()?.to_str().ok()?.to_owned();
+                    let v = v.cast::<PyString>().ok()?.to_str().ok()?.to_owned();
+                    m.metadata.insert(k, v);
+                }
+            }
+            "details" if value.is_none() => m.details = None,
+            "details" => m.details = Some(pythonize::depythonize(&value).ok()?),
+            _ => return None,
+        }
+    }
+    role.then_some(m)
+}
+
+/// A `str` or `None`; `None` (hand over) for anything else.
+fn optional_text(value: &Bound<'_, PyAny>) -> Option<Option<String>> {
+    if value.is_none() {
+        return Some(None);
+    }
+    Some(Some(
+        value.cast::<PyString>().ok()?.to_str().ok()?.to_owned(),
+    ))
+}
+
+/// `_read_messages(list, fast)`: the messages as [`messages`] reads them (`fast`) or as serde
+/// reads them through `pythonize` alone, written back as dicts: the test suite checks that the
+/// two agree.
+#[pyfunction]
+pub(crate) fn _read_messages(
+    py: Python<'_>,
+    list: &Bound<'_, PyAny>,
+    fast: bool,
+) -> PyResult<Py<PyAny>> {
+    let read = if fast {
+        messages(list, "messages")?
+    } else {
+        let sequence = list.cast::<PySequence>()?;
+        (0..sequence.len()?)
+            .map(|i| value(&sequence.get_item(i)?, &format!("messages[{i}]")))
+            .collect::<PyResult<Vec<Message>>>()?
+    };
+    to_py(py, &read)
 }
 
 /// The messages of `list` (any sequence of dicts), each read on its own so an error names
@@ -31,7 +117,7 @@ pub(crate) fn messages(list: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Mess
     let mut out = Vec::with_capacity(len);
     for i in 0..len {
         let item = sequence.get_item(i)?;
-        out.push(value(&item, &format!("{what}[{i}]"))?);
+        out.push(message(&item, what, i)?);
     }
     Ok(out)
 }
