@@ -25,13 +25,16 @@ import statistics
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import rehydrate
+
+Workload = dict[str, Any]
 
 PROBE_TURNS = (10, 100, 1000)
 
 
-def fed_before(policy, workload, turn):
+def fed_before(policy: rehydrate.ReductionPolicy, workload: Workload, turn: int) -> rehydrate.Reducer:
     """A reducer fed the prefix and turns 1..turn-1, one `project` call each."""
     reducer = rehydrate.Reducer(policy)
     reducer.project(workload["prefix"])
@@ -40,7 +43,7 @@ def fed_before(policy, workload, turn):
     return reducer
 
 
-def time_turn(policy, workload, turn, samples):
+def time_turn(policy: rehydrate.ReductionPolicy, workload: Workload, turn: int, samples: int) -> list[int]:
     """The per-call times, in nanoseconds, of projecting the timed turn at `turn`."""
     probe = workload["probes"][str(turn)]
     times = []
@@ -57,9 +60,9 @@ def time_turn(policy, workload, turn, samples):
     return times
 
 
-def time_session(workload, samples):
+def time_session(workload: Workload, samples: int) -> list[int]:
     """The times of projecting the whole session with one `project` call."""
-    messages = list(workload["prefix"])
+    messages: list[dict[str, Any]] = list(workload["prefix"])
     for turn in workload["turns"]:
         messages.extend(turn)
     times = []
@@ -73,7 +76,7 @@ def time_session(workload, samples):
     return times
 
 
-def write(criterion: Path, bench_id: str, times: list[int], throughput: int | None = None):
+def write(criterion: Path, bench_id: str, times: list[int], throughput: int | None = None) -> None:
     """Writes `times` as criterion's estimates (the mean) under `criterion/<bench_id>/new`."""
     out = criterion / bench_id / "new"
     out.mkdir(parents=True, exist_ok=True)
@@ -81,7 +84,7 @@ def write(criterion: Path, bench_id: str, times: list[int], throughput: int | No
     (out / "estimates.json").write_text(
         json.dumps({"mean": {"point_estimate": mean}, "median": {"point_estimate": statistics.median(times)}})
     )
-    benchmark = {"id": bench_id, "samples": len(times)}
+    benchmark: dict[str, Any] = {"id": bench_id, "samples": len(times)}
     if throughput is not None:
         benchmark["throughput"] = {"Bytes": throughput}
     (out / "benchmark.json").write_text(json.dumps(benchmark))

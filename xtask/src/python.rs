@@ -2,8 +2,10 @@
 //! environment `target/python-venv` with the `python3` on `PATH` (3.11 or later) when it is
 //! missing, installs pytest (pinned) and the package from `python/` into it (`pip install
 //! ./python`, which builds the extension with maturin, pinned in python/pyproject.toml, and
-//! the toolchain of rust-toolchain.toml), then runs `pytest python/tests` and the two agent-loop
-//! examples on the official `openai` and `anthropic` SDKs (python/examples; pinned, no network).
+//! the toolchain of rust-toolchain.toml), then checks the type stubs against the extension
+//! (`mypy.stubtest`) and the package against the stubs (`mypy --strict`), and runs `pytest
+//! python/tests` and the two agent-loop examples on the official `openai` and `anthropic` SDKs
+//! (python/examples; pinned, no network).
 //!
 //! Environment: `PYTHON` names another interpreter to create the environment with;
 //! `REHYDRATE_CORPUS` reaches the tests (the corpus check).
@@ -13,8 +15,13 @@ use std::process::Command;
 
 use crate::{Result, cmd};
 
-/// The pytest release the suite runs under, and the SDK releases the examples use.
-const PYTHON_PACKAGES: [&str; 3] = ["pytest==8.3.5", "openai==3.57.0", "anthropic==2.15.0"];
+/// The pytest and mypy releases the suite runs under, and the SDK releases the examples use.
+const PYTHON_PACKAGES: [&str; 4] = [
+    "pytest==8.3.5",
+    "mypy==1.15.0",
+    "openai==3.57.0",
+    "anthropic==2.15.0",
+];
 
 /// The examples run after the suite, each a script that exits non-zero when a check fails.
 const EXAMPLES: [&str; 2] = [
@@ -26,6 +33,17 @@ const EXAMPLES: [&str; 2] = [
 /// makes a missing corpus fail the corpus test instead of skipping it.
 pub(crate) fn run(root: &Path, strict: bool) -> Result<()> {
     let python = install(root)?;
+    // The type stubs against the extension as built (every name, every signature), and the
+    // pure-Python package and the bench against the stubs.
+    let mut stubtest = Command::new(&python);
+    stubtest
+        .args(["-m", "mypy.stubtest", "rehydrate._rehydrate"])
+        .current_dir(std::env::temp_dir());
+    step(&mut stubtest)?;
+    let mut mypy = Command::new(&python);
+    mypy.args(["-m", "mypy", "--strict", "rehydrate", "bench"])
+        .current_dir(root.join("python"));
+    step(&mut mypy)?;
     let mut pytest = Command::new(&python);
     pytest
         .args(["-m", "pytest", "-q", "python/tests"])

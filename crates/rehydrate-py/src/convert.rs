@@ -84,19 +84,19 @@ fn optional_text(value: &Bound<'_, PyAny>) -> Option<Option<String>> {
     ))
 }
 
-/// `_read_messages(list, fast)`: the messages as [`messages`] reads them (`fast`) or as serde
+/// `_read_messages(messages, fast)`: the messages as [`messages`] reads them (`fast`) or as serde
 /// reads them through `pythonize` alone, written back as dicts: the test suite checks that the
 /// two agree.
 #[pyfunction]
 pub(crate) fn _read_messages(
     py: Python<'_>,
-    list: &Bound<'_, PyAny>,
+    messages: &Bound<'_, PyAny>,
     fast: bool,
 ) -> PyResult<Py<PyAny>> {
     let read = if fast {
-        messages(list, "messages")?
+        self::messages(messages, "messages")?
     } else {
-        let sequence = list.cast::<PySequence>()?;
+        let sequence = messages.cast::<PySequence>()?;
         (0..sequence.len()?)
             .map(|i| value(&sequence.get_item(i)?, &format!("messages[{i}]")))
             .collect::<PyResult<Vec<Message>>>()?
