@@ -229,3 +229,37 @@ def test_a_session_store_records_reopens_and_exports(tmp_path: Path) -> None:
             rehydrate.Session.create(tmp_path / "x.rhyd", sync=sync)
         assert str(err.value).startswith("sync: expected")
     assert not (tmp_path / "x.rhyd").exists()
+
+
+def test_a_session_records_summaries_misses_and_switches_and_a_torn_store_is_repaired(tmp_path: Path) -> None:
+    path = tmp_path / "s.rhyd"
+    session = rehydrate.Session.create(path, sync="never")
+    session.push([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}])
+    assert session.record_summary("we said hello") == 0
+    assert session.record_summary("still hello", retires=[0]) == 1
+    session.record_miss("r3.abcdef", "unknown")
+    assert session.switch_model("other-model") == 0
+    with pytest.raises(rehydrate.InputError):
+        session.record_miss("r3.abcdef", "lost")
+    session.sync()
+    state = session.state
+    assert state == {
+        "records": 6,
+        "rewinds": [],
+        "model_switches": [{"model": "other-model", "touched": 0}],
+        "reasoning_dropped": 2,
+        "summaries": [{"epoch": 0, "text": "we said hello"}, {"epoch": 1, "text": "still hello", "retires": [0]}],
+        "misses": [{"reduction_id": "r3.abcdef", "reason": "unknown"}],
+    }
+    assert session.waiting == (0, 0) and session.path == path and session.recovered == 0
+    del session
+    whole = path.stat().st_size
+    with open(path, "ab") as f:
+        f.write(b"\x07torn")
+    report = rehydrate.repair_store(path)
+    assert report == {"records": 6, "kept_bytes": whole, "dropped_bytes": 5}
+    assert rehydrate.repair_store(path)["dropped_bytes"] == 0
+    assert rehydrate.Session.open(path).state == state
+    with pytest.raises(rehydrate.SessionError) as err:
+        rehydrate.repair_store(tmp_path / "absent.rhyd")
+    assert "absent.rhyd" in str(err.value)

@@ -95,6 +95,7 @@ fn _rehydrate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::verify, m)?)?;
     m.add_function(wrap_pyfunction!(functions::request_body, m)?)?;
     m.add_function(wrap_pyfunction!(functions::tool_definitions, m)?)?;
+    m.add_function(wrap_pyfunction!(session::repair_store, m)?)?;
     m.add_function(wrap_pyfunction!(convert::_read_messages, m)?)?;
     Ok(())
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList};
 use rehydrate::SyncPolicy;
+use rehydrate::store::MissReason;
 
 use crate::convert::{self, ViewCache};
 use crate::policy::ReductionPolicy;
@@ -223,9 +224,81 @@ impl Session {
         Ok(PyBytes::new(py, &bytes))
     }
 
+    /// `record_summary(text, retires=()) -> int`: records a compaction summary the host wrote,
+    /// at the next epoch, retiring the earlier summaries whose epochs `retires` lists; returns
+    /// its epoch (0 for the first) (`Session::record_summary`; SPEC seed 002).
+    #[pyo3(signature = (text, retires=Vec::new()))]
+    fn record_summary(&mut self, py: Python<'_>, text: &str, retires: Vec<u64>) -> PyResult<u64> {
+        let inner = &mut self.inner;
+        py.detach(|| inner.record_summary(text, &retires))
+            .map_err(session_error)
+    }
+
+    /// `record_miss(reduction_id, reason)`: records an `expand_reduction` or `sidecar_search`
+    /// the host saw miss, `reason` `"unknown"` (no such reduction) or `"digest"` (its bytes did
+    /// not verify), for the divergence signals (`Session::record_miss`).
+    fn record_miss(&mut self, py: Python<'_>, reduction_id: &str, reason: &str) -> PyResult<()> {
+        let reason = match reason {
+            "unknown" => MissReason::Unknown,
+            "digest" => MissReason::Digest,
+            other => {
+                return Err(InputError::new_err(format!(
+                    "unknown miss reason `{other}` (expected unknown or digest)"
+                )));
+            }
+        };
+        let inner = &mut self.inner;
+        py.detach(|| inner.record_miss(reduction_id, reason))
+            .map_err(session_error)
+    }
+
+    /// What the store's records say besides the messages and the log, as a dict: `records`
+    /// (how many), `rewinds` (each the message count kept), `model_switches`
+    /// (`[{"model", "touched"}]`), `reasoning_dropped` (how many leading messages lost their
+    /// reasoning), `summaries` (`[{"epoch", "text", "retires"}]`) and `misses`
+    /// (`[{"reduction_id", "reason"}]`) (`rehydrate_store::StoreState`).
+    #[getter]
+    fn state(&self, py: Python<'_>) -> PyResult<Py<PyAny>> {
+        let state = self.inner.state();
+        let value = serde_json::json!({
+            "records": state.records,
+            "rewinds": state.rewinds,
+            "model_switches": state.model_switches,
+            "reasoning_dropped": state.reasoning_dropped,
+            "summaries": state.summaries,
+            "misses": state.misses,
+        });
+        convert::to_py(py, &value)
+    }
+
+    /// `(count, bytes)`: the decided reductions waiting for their batch (cache-aware minting)
+    /// and the bytes they would save together.
+    #[getter]
+    fn waiting(&self) -> (usize, usize) {
+        self.inner.waiting()
+    }
+
     /// Syncs every record appended so far to the disk.
     fn sync(&mut self, py: Python<'_>) -> PyResult<()> {
         let inner = &mut self.inner;
         py.detach(|| inner.sync()).map_err(session_error)
     }
+}
+
+/// `repair_store(path) -> dict`: truncates a store file's torn tail (a record a crash left
+/// half-written) back to the last whole record, under the store's lock, and says what it kept:
+/// `{"records", "kept_bytes", "dropped_bytes"}`; a store without one is left as it is
+/// (`rehydrate_store::repair`). Raises `SessionError` for a file that is not a store, is
+/// corrupt before its tail (never truncated away) or is locked.
+#[pyfunction]
+pub(crate) fn repair_store(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> {
+    let report = py
+        .detach(|| rehydrate::store::repair(&path))
+        .map_err(|e| SessionError::new_err(e.to_string()))?;
+    let value = serde_json::json!({
+        "records": report.records,
+        "kept_bytes": report.kept_bytes,
+        "dropped_bytes": report.dropped_bytes,
+    });
+    convert::to_py(py, &value)
 }
