@@ -25,13 +25,16 @@ from rehydrate._rehydrate import (
     SessionError,
     SidecarError,
     View,
+    check_request,
     expand_reduction,
+    export_session,
     invert,
     repair_store,
     request_body,
     sidecar_search,
     tool_definitions,
     verify,
+    write,
 )
 from rehydrate import _rehydrate
 
@@ -50,7 +53,9 @@ __all__ = [
     "SessionError",
     "SidecarError",
     "View",
+    "check_request",
     "expand_reduction",
+    "export_session",
     "import_session",
     "invert",
     "project_messages",
@@ -59,6 +64,7 @@ __all__ = [
     "sidecar_search",
     "tool_definitions",
     "verify",
+    "write",
 ]
 
 

@@ -263,3 +263,38 @@ def test_a_session_records_summaries_misses_and_switches_and_a_torn_store_is_rep
     with pytest.raises(rehydrate.SessionError) as err:
         rehydrate.repair_store(tmp_path / "absent.rhyd")
     assert "absent.rhyd" in str(err.value)
+
+
+def test_the_validity_checker_written_forms_and_the_inverted_session() -> None:
+    session = rehydrate.import_session(FIXTURES / "reduce" / "pairing-orphan.json")
+    assert rehydrate.check_request(session.messages, "openai") == [
+        {
+            "index": 1,
+            "rule": "result-without-call",
+            "id": "gone1",
+            "detail": "tool result gone1 answers no tool call of the assistant message right before it",
+            "message": "message 1 (result-without-call): tool result gone1 answers no tool call of the assistant message right before it",
+        }
+    ]
+    assert [v["rule"] for v in rehydrate.check_request(session.messages, "anthropic")] == ["text-before-tool-result"]
+    # The view repairs it: the orphan result is hidden behind a stub, and every API takes it.
+    out = rehydrate.project_messages(session.messages)
+    assert out.minted == 1 and out.view[1]["content"].startswith("[rehydrate:orphan-result r0.")
+    for api in ("openai", "anthropic", "responses"):
+        assert rehydrate.check_request(out.view, api) == [], api
+    # The inverted session is the file's messages again: as JSONL it holds anything, as an
+    # OpenAI body the orphan is refused again, naming it.
+    jsonl = rehydrate.export_session(out.view, out.log, session.messages, "jsonl")
+    assert [json.loads(line) for line in jsonl.splitlines()] == rehydrate._rehydrate._read_messages(session.messages, True)
+    with pytest.raises(rehydrate.FormatsError) as err:
+        rehydrate.export_session(out.view, out.log, session.messages, "openai")
+    assert str(err.value) == "message 1: tool result gone1 answers no tool call of the assistant message right before it"
+    with pytest.raises(rehydrate.SidecarError):
+        rehydrate.export_session(out.view, out.log, session.messages[:-1], "jsonl")
+    # The view as a Codex rollout: one record per line, the orphan's stub in it.
+    rollout = rehydrate.write(out.view, "codex").decode()
+    assert rehydrate.import_session(rollout.encode(), format="codex").format == "codex"
+    assert "[rehydrate:orphan-result r0." in rollout
+    with pytest.raises(rehydrate.InputError) as err:
+        rehydrate.write(out.view, "yaml")
+    assert str(err.value) == "unknown export format `yaml` (expected jsonl, openai, anthropic, responses, codex)"

@@ -215,3 +215,83 @@ pub(crate) fn tool_definitions(py: Python<'_>, format: &str) -> PyResult<Py<PyAn
         &rehydrate::intrinsics::tool_definitions(tool_format(format)?),
     )
 }
+
+/// `check_request(messages, api) -> list[dict]`: every rule of `api` (`openai`, `anthropic` or
+/// `responses`) the messages break as a request body, in message order, each
+/// `{"index", "rule", "id", "detail", "message"}` (`index` 0-based, `rule` its name such as
+/// `unanswered-call`, `id` the tool call id involved or `None`, `message` the one-line
+/// `message N (rule): detail`); empty when the messages make a valid body
+/// (`rehydrate_formats::check_request`).
+#[pyfunction]
+pub(crate) fn check_request(
+    py: Python<'_>,
+    messages: &Bound<'_, PyAny>,
+    api: &str,
+) -> PyResult<Py<PyAny>> {
+    let api = api_of(api)?;
+    let messages = convert::messages(messages, "messages")?;
+    let violations = py.detach(|| rehydrate::formats::check_request(&messages, api));
+    let value: Vec<serde_json::Value> = violations
+        .iter()
+        .map(|v| {
+            serde_json::json!({
+                "index": v.index,
+                "rule": v.rule.as_str(),
+                "id": v.id,
+                "detail": v.detail,
+                "message": v.to_string(),
+            })
+        })
+        .collect();
+    convert::to_py(py, &value)
+}
+
+/// `write(messages, format) -> bytes`: `messages` as they are (a view, say) in `format`:
+/// `jsonl` (canonical JSONL), `openai`, `anthropic` or `responses` (request bodies, after the
+/// API's rules) or `codex` (a rollout) (`rehydrate_formats::write`). Raises `FormatsError`
+/// naming every rule broken.
+#[pyfunction]
+pub(crate) fn write<'py>(
+    py: Python<'py>,
+    messages: &Bound<'py, PyAny>,
+    format: &str,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let format = export_format(format)?;
+    let messages = convert::messages(messages, "messages")?;
+    let bytes = py
+        .detach(|| rehydrate::formats::write(&messages, format))
+        .map_err(|e| FormatsError::new_err(e.to_string()))?;
+    Ok(PyBytes::new(py, &bytes))
+}
+
+/// `export_session(view, log, messages, format) -> bytes`: the session with every reduction of
+/// `view` undone, checked to be exactly `messages` (the minted view: what the reductions were
+/// minted from), written in `format` as `write` does (`rehydrate_sidecar::export_session`).
+/// Raises `SidecarError` when the view does not invert to `messages` or a reduction does not
+/// verify or an inverted message still holds a stub, `FormatsError` when the format's rules
+/// refuse the session (a call left without a result, say).
+#[pyfunction]
+pub(crate) fn export_session<'py>(
+    py: Python<'py>,
+    view: &Bound<'py, PyAny>,
+    log: &Bound<'py, PyAny>,
+    messages: &Bound<'py, PyAny>,
+    format: &str,
+) -> PyResult<Bound<'py, PyBytes>> {
+    let format = export_format(format)?;
+    let view = convert::messages(view, "view")?;
+    let log: ReductionLog = convert::value(log, "log")?;
+    let messages = convert::messages(messages, "messages")?;
+    let bytes = py
+        .detach(|| rehydrate::sidecar::export_session(&view, &log, &messages, format))
+        .map_err(|e| {
+            use rehydrate::sidecar::ExportError as E;
+            match e {
+                E::Unresolved(_) | E::StubLeft { .. } | E::ReductionKeyLeft { .. } => {
+                    SidecarError::new_err(e.to_string())
+                }
+                _ => FormatsError::new_err(e.to_string()),
+            }
+        })?;
+    Ok(PyBytes::new(py, &bytes))
+}

@@ -95,6 +95,9 @@ fn _rehydrate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::verify, m)?)?;
     m.add_function(wrap_pyfunction!(functions::request_body, m)?)?;
     m.add_function(wrap_pyfunction!(functions::tool_definitions, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::check_request, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::write, m)?)?;
+    m.add_function(wrap_pyfunction!(functions::export_session, m)?)?;
     m.add_function(wrap_pyfunction!(session::repair_store, m)?)?;
     m.add_function(wrap_pyfunction!(convert::_read_messages, m)?)?;
     Ok(())
