@@ -15,10 +15,11 @@ use std::process::Command;
 
 use crate::{Result, cmd};
 
-/// The pytest and mypy releases the suite runs under, and the SDK releases the examples use.
-const PYTHON_PACKAGES: [&str; 4] = [
+/// The pytest, hypothesis and mypy releases the suite runs under, and the SDK releases the examples use.
+const PYTHON_PACKAGES: [&str; 5] = [
     "pytest==8.3.5",
     "mypy==1.15.0",
+    "hypothesis==6.170.17",
     "openai==3.57.0",
     "anthropic==2.15.0",
 ];
