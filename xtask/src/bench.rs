@@ -128,6 +128,12 @@ const FIGURES: &[Figure] = &[
         ratio: Ratio::TimeAtMost(PYTHON_TARGET),
     },
     Figure {
+        name: "Python `Reducer.project` at turn 1,000 vs the Rust call on a copy of the turn made in the call",
+        subject: "python/ours/turn-1000",
+        baseline: "per_turn/ours-copy/turn-1000",
+        ratio: Ratio::Time,
+    },
+    Figure {
         name: "Python `Reducer.project` at turn 10 vs the same call in Rust",
         subject: "python/ours/turn-10",
         baseline: "per_turn/ours/turn-10",

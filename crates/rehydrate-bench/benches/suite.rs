@@ -2,8 +2,9 @@
 //! limit or a peer in the same run, so `cargo xtask bench` can report it as a ratio.
 //!
 //! Groups, each benchmark named `<group>/<subject>/<size>`:
-//! - `per_turn`: `Reducer::project` of one turn at turns 10, 100 and 1,000 of `turns_1000`,
-//!   and the peer's `project_messages` over the same history with its log of the turn before;
+//! - `per_turn`: `Reducer::project` of one turn at turns 10, 100 and 1,000 of `turns_1000`
+//!   (`ours`; `ours-copy` with the turn's messages copied in the timed call), and the peer's
+//!   `project_messages` over the same history with its log of the turn before;
 //! - `per_turn_aggressive`: the same with `ReductionPolicy::aggressive()` (every kind on),
 //!   against the peer with every lever on;
 //! - `session`: projecting the whole `mib_50` session at once, against blake3 over its wire
@@ -375,6 +376,21 @@ fn per_turn_group(c: &mut Criterion, preset: Preset) {
                 || (fed_before(preset, turn), messages.clone()),
                 |(mut reducer, messages)| {
                     reducer.project(messages);
+                    reducer
+                },
+                BatchSize::PerIteration,
+            );
+        });
+    }
+    // The same call on a copy of the turn made in the timed call: what a host that holds its
+    // messages in its own values pays (the Python package's figures are read against it too).
+    for (index, &turn) in PROBE_TURNS.iter().enumerate() {
+        group.bench_function(BenchmarkId::new("ours-copy", format!("turn-{turn}")), |b| {
+            let messages = &turn_probes(preset)[index];
+            b.iter_batched(
+                || fed_before(preset, turn),
+                |mut reducer| {
+                    reducer.project(black_box(messages).iter().cloned());
                     reducer
                 },
                 BatchSize::PerIteration,
