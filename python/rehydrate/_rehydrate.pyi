@@ -1,6 +1,7 @@
 """Type stubs of the extension module (crates/rehydrate-py)."""
 
 import os
+from pathlib import Path
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypedDict
 
@@ -114,7 +115,7 @@ class SessionDir:
     @staticmethod
     def repair(path: str | os.PathLike[str]) -> Repaired: ...
     @property
-    def path(self) -> str: ...
+    def path(self) -> Path: ...
     @property
     def messages(self) -> list[dict[str, Any]]: ...
     @property
