@@ -2,8 +2,9 @@
 
 import os
 import pathlib
-from collections.abc import Iterator, Sequence
-from typing import Any, final, overload
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Literal, TypedDict, final, overload
 
 __all__ = [
     "Error",
@@ -29,6 +30,17 @@ __all__ = [
     "write",
     "export_session",
     "_read_messages",
+    "EvidenceError",
+    "SessionDir",
+    "SignalsError",
+    "assess",
+    "auto_compact",
+    "compaction_signals",
+    "file_records",
+    "project_evidence",
+    "replay",
+    "session_events",
+    "staleness",
 ]
 
 class Error(Exception): ...
@@ -36,7 +48,56 @@ class FormatsError(Error): ...
 class SidecarError(Error): ...
 class SearchError(Error): ...
 class SessionError(Error): ...
+class EvidenceError(Error): ...
+class SignalsError(Error): ...
 class InputError(Error): ...
+
+class FileRecord(TypedDict):
+    path: str
+    content: str
+    digest: str
+    at: str | None
+    index: int
+
+class ReplayCounts(TypedDict):
+    proven: int
+    retracted: int
+    inert: int
+
+class Replayed(TypedDict):
+    steps: list[dict[str, Any]]
+    records: list[FileRecord]
+    paths: dict[str, dict[str, Any]]
+    counts: ReplayCounts
+
+class Staleness(TypedDict, total=False):
+    state: Literal["fresh", "stale", "not_read"]
+    expected: str
+    actual: str | None
+
+class CompactionSignals(TypedDict):
+    epoch: int | None
+    cited: list[str]
+    resolvable: list[str]
+    refs_per_summary: list[float]
+    dangling: dict[str, list[str]]
+    digest_failures: list[str]
+    misses: int
+
+Decision = Literal["continue", "widen_retention", "freeze"]
+
+class Assessment(TypedDict):
+    decision: Decision
+    reasons: list[str]
+
+class Compacted(TypedDict):
+    decision: Decision
+    epoch: int
+
+class Repaired(TypedDict):
+    lines: list[str]
+    reductions: int
+    messages: int
 
 @final
 class ReductionPolicy:
@@ -145,6 +206,65 @@ class Session:
     def export(self, format: str) -> bytes: ...
     def sync(self) -> None: ...
 
+@final
+class SessionDir:
+    @staticmethod
+    def open(path: str | os.PathLike[str]) -> SessionDir: ...
+    @staticmethod
+    def repair(path: str | os.PathLike[str]) -> Repaired: ...
+    @property
+    def path(self) -> Path: ...
+    @property
+    def messages(self) -> list[dict[str, Any]]: ...
+    @property
+    def view(self) -> list[dict[str, Any]]: ...
+    @property
+    def log(self) -> dict[str, Any]: ...
+    @property
+    def manifest(self) -> dict[str, Any]: ...
+    @property
+    def summaries(self) -> list[dict[str, Any]]: ...
+    @property
+    def misses(self) -> list[dict[str, str]]: ...
+    @property
+    def file_mismatches(self) -> list[str]: ...
+    @property
+    def signals(self) -> CompactionSignals: ...
+    def verify(self) -> None: ...
+
+def file_records(
+    data_or_messages: bytes | bytearray | Sequence[dict[str, Any]],
+    format: str | None = None,
+    name: str | None = None,
+) -> list[FileRecord]: ...
+def replay(
+    data_or_messages: bytes | bytearray | Sequence[dict[str, Any]],
+    format: str | None = None,
+    name: str | None = None,
+) -> Replayed: ...
+def staleness(
+    record: FileRecord | dict[str, Any] | None, disk: bytes | bytearray | None
+) -> Staleness: ...
+def session_events(
+    data_or_messages: bytes | bytearray | Sequence[dict[str, Any]],
+    format: str | None = None,
+    name: str | None = None,
+) -> list[dict[str, Any]]: ...
+def project_evidence(
+    data_or_events: bytes | bytearray | Sequence[dict[str, Any]],
+    workspace: Sequence[Any] | None = None,
+    *,
+    format: str | None = None,
+    name: str | None = None,
+    max_input_bytes: int | None = None,
+) -> dict[str, Any]: ...
+def assess(signals: CompactionSignals | dict[str, Any]) -> Assessment: ...
+def compaction_signals(store: str | os.PathLike[str]) -> CompactionSignals: ...
+def auto_compact(
+    store: str | os.PathLike[str],
+    summarizer: Callable[[CompactionSignals, Decision], str | tuple[str, list[int]]],
+    sync: str | int | None = None,
+) -> Compacted: ...
 def import_session(
     data: bytes, format: str | None = None, name: str = "<bytes>"
 ) -> tuple[str, list[dict[str, Any]], list[str]]: ...

@@ -13,7 +13,9 @@
 //! `rehydrate.Error`, carrying the crate's one-line message; an argument of the wrong value is
 //! an `InputError` naming it.
 
+mod analysis;
 mod convert;
+mod dir;
 mod functions;
 mod policy;
 mod reducer;
@@ -56,6 +58,18 @@ pyo3::create_exception!(
 );
 pyo3::create_exception!(
     rehydrate,
+    EvidenceError,
+    Error,
+    "An event log that does not fold, a turn split by another, or evidence over its size limit."
+);
+pyo3::create_exception!(
+    rehydrate,
+    SignalsError,
+    Error,
+    "Signals that say freeze (auto-compaction must stop) or whose validity conditions do not hold."
+);
+pyo3::create_exception!(
+    rehydrate,
     InputError,
     Error,
     "Messages, a log or an argument that is not of the documented shape or value."
@@ -82,11 +96,14 @@ fn _rehydrate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("SidecarError", py.get_type::<SidecarError>())?;
     m.add("SearchError", py.get_type::<SearchError>())?;
     m.add("SessionError", py.get_type::<SessionError>())?;
+    m.add("EvidenceError", py.get_type::<EvidenceError>())?;
+    m.add("SignalsError", py.get_type::<SignalsError>())?;
     m.add("InputError", py.get_type::<InputError>())?;
     m.add_class::<policy::ReductionPolicy>()?;
     m.add_class::<reducer::Reducer>()?;
     m.add_class::<session::Session>()?;
     m.add_class::<view::View>()?;
+    m.add_class::<dir::SessionDir>()?;
     m.add_function(wrap_pyfunction!(functions::import_session, m)?)?;
     m.add_function(wrap_pyfunction!(functions::project_messages, m)?)?;
     m.add_function(wrap_pyfunction!(functions::expand_reduction, m)?)?;
@@ -99,6 +116,14 @@ fn _rehydrate(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(functions::write, m)?)?;
     m.add_function(wrap_pyfunction!(functions::export_session, m)?)?;
     m.add_function(wrap_pyfunction!(session::repair_store, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::file_records, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::replay, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::staleness, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::session_events, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::project_evidence, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::assess, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::compaction_signals, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::auto_compact, m)?)?;
     m.add_function(wrap_pyfunction!(convert::_read_messages, m)?)?;
     Ok(())
 }

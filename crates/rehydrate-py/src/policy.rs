@@ -108,7 +108,7 @@ fn set(
 }
 
 /// A size or count: a non-negative int (not a bool).
-fn size(name: &str, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+pub(crate) fn size(name: &str, value: &Bound<'_, PyAny>) -> PyResult<usize> {
     if value.is_instance_of::<PyBool>() || !value.is_instance_of::<PyInt>() {
         return Err(InputError::new_err(format!(
             "{name}: expected a non-negative int, got {}",
@@ -126,7 +126,8 @@ fn flag(name: &str, value: &Bound<'_, PyAny>) -> PyResult<bool> {
     })
 }
 
-fn text(name: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
+/// A `str`.
+pub(crate) fn text(name: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
     value
         .cast::<PyString>()
         .map(|s| s.to_string())

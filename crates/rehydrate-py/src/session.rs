@@ -22,7 +22,7 @@ pub(crate) struct Session {
 }
 
 /// A `sync` argument: `"every-record"`, `"never"`, or a number of bytes (an int, not a bool).
-fn sync_policy(sync: &Bound<'_, PyAny>) -> PyResult<SyncPolicy> {
+pub(crate) fn sync_policy(sync: &Bound<'_, PyAny>) -> PyResult<SyncPolicy> {
     let bad = || {
         InputError::new_err(format!(
             "sync: expected \"every-record\", \"never\" or a non-negative number of bytes, got {}",
