@@ -3,7 +3,8 @@
 //!
 //! The `patch_apply_end` event of the call, when the rollout has one, is authoritative (its
 //! paths are absolute and its update diffs carry line numbers); without one, the patch text
-//! itself is read, and only an added file is proven.
+//! itself is read, its paths taken from the session's working directory (session_meta's
+//! `cwd`), and only an added file is proven.
 
 use std::collections::BTreeMap;
 
@@ -31,6 +32,12 @@ enum Op {
 
 /// Fills `details` of the results of successful `apply_patch` custom calls.
 pub(super) fn fill(messages: &mut [Message], patch_events: &BTreeMap<String, (Value, bool)>) {
+    // A patch's paths are relative to the session's working directory (session_meta's cwd).
+    let cwd = messages
+        .iter()
+        .find_map(|m| m.metadata.get(keys::CODEX_CWD))
+        .filter(|cwd| cwd.starts_with('/'))
+        .cloned();
     let mut patches: BTreeMap<String, String> = BTreeMap::new();
     for m in messages.iter_mut() {
         if m.role == Role::Assistant {
@@ -64,13 +71,28 @@ pub(super) fn fill(messages: &mut [Message], patch_events: &BTreeMap<String, (Va
         if !success {
             continue;
         }
-        m.details = details(input, event.map(|(changes, _)| changes)).map(Box::new);
+        m.details = details(input, event.map(|(changes, _)| changes), cwd.as_deref()).map(Box::new);
+    }
+}
+
+/// `path` as an absolute path: as it is when it is one, else joined to `cwd` when there is
+/// one (a relative path without it stays relative: replay proves nothing of it).
+fn absolute(path: String, cwd: Option<&str>) -> String {
+    match cwd {
+        Some(cwd) if !path.starts_with('/') => {
+            format!(
+                "{}/{}",
+                cwd.trim_end_matches('/'),
+                path.trim_start_matches("./")
+            )
+        }
+        _ => path,
     }
 }
 
 /// The details of a successful patch: one file's, or a [`ToolDetails::Patch`] of each file's
 /// when it touched several; `None` when `input` is not a patch or touched no file.
-fn details(input: &str, changes: Option<&Value>) -> Option<ToolDetails> {
+fn details(input: &str, changes: Option<&Value>, cwd: Option<&str>) -> Option<ToolDetails> {
     let ops = ops(input)?;
     let mut files: Vec<ToolDetails> = match changes {
         // The patch_apply_end record is authoritative: absolute paths, numbered hunks.
@@ -78,7 +100,7 @@ fn details(input: &str, changes: Option<&Value>) -> Option<ToolDetails> {
             .iter()
             .flat_map(|(path, change)| change_details(path, change))
             .collect(),
-        _ => ops.into_iter().flat_map(op_details).collect(),
+        _ => ops.into_iter().flat_map(|op| op_details(op, cwd)).collect(),
     };
     match files.len() {
         0 => None,
@@ -134,17 +156,20 @@ fn change_details(path: &str, change: &Value) -> Vec<ToolDetails> {
 
 /// What one operation of a patch text proves without a `patch_apply_end` record: an added
 /// file's content; an update (its hunks carry no line numbers), a move and a delete prove
-/// nothing and retract their paths.
-fn op_details(op: Op) -> Vec<ToolDetails> {
+/// nothing and retract their paths. Relative paths are taken from `cwd`.
+fn op_details(op: Op, cwd: Option<&str>) -> Vec<ToolDetails> {
     let unproven = |path: String, reason: &str| ToolDetails::UnprovenChange {
-        path,
+        path: absolute(path, cwd),
         reason: reason.to_string(),
     };
     match op {
         Op::Add {
             path,
             content: Some(content),
-        } => vec![ToolDetails::Write { path, content }],
+        } => vec![ToolDetails::Write {
+            path: absolute(path, cwd),
+            content,
+        }],
         Op::Add {
             path,
             content: None,
@@ -248,7 +273,7 @@ mod tests {
     fn add_file_content_is_each_plus_line_with_a_line_break() {
         let input = "*** Begin Patch\n*** Add File: a.txt\n+one\n+\n+two\n*** End Patch\n";
         assert_eq!(
-            details(input, None),
+            details(input, None, None),
             Some(ToolDetails::Write {
                 path: "a.txt".to_string(),
                 content: "one\n\ntwo\n".to_string()
@@ -257,10 +282,28 @@ mod tests {
     }
 
     #[test]
+    fn relative_paths_are_taken_from_the_working_directory() {
+        let input = "*** Begin Patch\n*** Add File: ./notes/a.txt\n+x\n*** Delete File: /abs/b\n*** Update File: c\n*** End Patch\n";
+        let Some(ToolDetails::Patch { files }) = details(input, None, Some("/home/dev/greeter/"))
+        else {
+            panic!("three files");
+        };
+        let paths: Vec<&str> = files.iter().map(ToolDetails::path).collect();
+        assert_eq!(
+            paths,
+            [
+                "/home/dev/greeter/notes/a.txt",
+                "/abs/b",
+                "/home/dev/greeter/c"
+            ]
+        );
+    }
+
+    #[test]
     fn two_files_are_a_patch_of_each_files_details() {
         let input = "*** Begin Patch\n*** Add File: a\n+x\n*** Delete File: b\n*** End Patch\n";
         assert_eq!(
-            details(input, None),
+            details(input, None, None),
             Some(ToolDetails::Patch {
                 files: vec![
                     ToolDetails::Write {
@@ -280,7 +323,7 @@ mod tests {
     fn a_move_retracts_both_paths() {
         let input =
             "*** Begin Patch\n*** Update File: a\n*** Move to: b\n@@\n-x\n+y\n*** End Patch\n";
-        let Some(ToolDetails::Patch { files }) = details(input, None) else {
+        let Some(ToolDetails::Patch { files }) = details(input, None, None) else {
             panic!("a move is two files");
         };
         let paths: Vec<&str> = files.iter().map(ToolDetails::path).collect();
@@ -293,7 +336,7 @@ mod tests {
         let changes = serde_json::json!({
             "/w/a": {"type": "update", "unified_diff": "@@ -1 +1 @@\n-x\n+y\n", "move_path": "/w/b"}
         });
-        let Some(ToolDetails::Patch { files }) = details(input, Some(&changes)) else {
+        let Some(ToolDetails::Patch { files }) = details(input, Some(&changes), None) else {
             panic!("a recorded move is two files");
         };
         let paths: Vec<&str> = files.iter().map(ToolDetails::path).collect();
@@ -307,7 +350,7 @@ mod tests {
             "/w/n.txt": {"type": "add", "content": "new\n"},
             "/w/o.txt": {"type": "update", "unified_diff": "@@ -1 +1 @@\n-a\n+b\n", "move_path": null}
         });
-        let Some(ToolDetails::Patch { files }) = details(input, Some(&changes)) else {
+        let Some(ToolDetails::Patch { files }) = details(input, Some(&changes), None) else {
             panic!("two files are a patch");
         };
         assert_eq!(

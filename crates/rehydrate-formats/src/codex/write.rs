@@ -7,8 +7,9 @@
 //! written afresh. A message with neither key is written afresh.
 
 use std::borrow::Borrow;
+use std::collections::HashMap;
 
-use rehydrate_model::{Content, Message, Role};
+use rehydrate_model::{Content, Message, REDUCTION_METADATA_KEY, Role};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -40,25 +41,28 @@ pub(crate) fn write<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
 }
 
 /// [`write()`] over borrowed messages.
-fn write_refs(messages: &[&Message]) -> Vec<u8> {
+fn write_refs<'a>(messages: &[&'a Message]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut clock = messages
         .iter()
         .find_map(|m| m.timestamp())
         .unwrap_or(EPOCH)
         .to_string();
-    if !messages.is_empty()
-        && !messages
-            .iter()
-            .any(|m| m.metadata.contains_key(keys::SOURCE))
-    {
+    // A session read from a JSON document (an OpenAI, Anthropic or Responses body) keeps that
+    // format's sources, never written into a rollout: its messages are written afresh.
+    let own = !messages
+        .iter()
+        .any(|m| m.metadata.contains_key(keys::DOCUMENT));
+    let source_of = |m: &'a Message| m.metadata.get(keys::SOURCE).filter(|_| own);
+    if !messages.is_empty() && !messages.iter().any(|m| source_of(m).is_some()) {
         session_meta(messages, &clock, &mut out);
     }
+    let custom = custom_calls(messages);
     let mut i = 0;
     while i < messages.len() {
         let m = &messages[i];
         let mut end = i + 1;
-        match m.metadata.get(keys::SOURCE) {
+        match source_of(m) {
             Some(source) => {
                 while messages
                     .get(end)
@@ -66,18 +70,53 @@ fn write_refs(messages: &[&Message]) -> Vec<u8> {
                 {
                     end += 1;
                 }
-                group(source, &messages[i..end], &mut clock, &mut out);
+                let custom: Vec<bool> = (i..end)
+                    .map(|k| answers_custom(messages[k], k, &custom))
+                    .collect();
+                group(source, &messages[i..end], &custom, &mut clock, &mut out);
             }
-            None => afresh(m, &mut clock, &mut out),
+            None => afresh(m, answers_custom(m, i, &custom), &mut clock, &mut out),
         }
-        for n in &messages[i..end] {
+        for n in messages[i..end].iter().filter(|_| own) {
             if let Some(tail) = n.metadata.get(keys::SOURCE_TAIL) {
+                end_line(&mut out);
                 out.extend_from_slice(tail.as_bytes());
             }
         }
         i = end;
     }
     out
+}
+
+/// The calls written as `custom_tool_call` records (listed in their message's
+/// [`keys::CUSTOM_CALLS`]), each id with the index of its first message: a later result of one
+/// that is a pairing repair's synthetic result is written as a `custom_tool_call_output`
+/// ([`answers_custom`]).
+fn custom_calls<'a>(messages: &[&'a Message]) -> HashMap<&'a str, usize> {
+    let mut out = HashMap::new();
+    for (i, m) in messages.iter().enumerate() {
+        if m.role != Role::Assistant {
+            continue;
+        }
+        let listed = m.metadata.get(keys::CUSTOM_CALLS);
+        for c in &m.tool_calls {
+            if listed.is_some_and(|ids| ids.lines().any(|l| l == c.id)) {
+                out.entry(c.id.as_str()).or_insert(i);
+            }
+        }
+    }
+    out
+}
+
+/// Whether the tool result at `index` is a pairing repair's synthetic result (it carries
+/// [`REDUCTION_METADATA_KEY`]) for a custom call of an earlier message. A result read from a
+/// rollout keeps the kind it was written with, even a mismatched one.
+fn answers_custom(m: &Message, index: usize, custom: &HashMap<&str, usize>) -> bool {
+    m.metadata.contains_key(REDUCTION_METADATA_KEY)
+        && m.tool_call_id
+            .as_deref()
+            .and_then(|id| custom.get(id))
+            .is_some_and(|&at| at < index)
 }
 
 /// A `session_meta` line for a session from another format.
@@ -98,9 +137,21 @@ fn session_meta(messages: &[&Message], clock: &str, out: &mut Vec<u8>) {
 }
 
 /// One record group: verbatim when its source decodes to the same messages.
-fn group(source: &str, messages: &[&Message], clock: &mut String, out: &mut Vec<u8>) {
+/// `custom` says, per message, whether it is a tool result of a custom call ([`answers_custom`]).
+fn group(
+    source: &str,
+    messages: &[&Message],
+    custom: &[bool],
+    clock: &mut String,
+    out: &mut Vec<u8>,
+) {
+    let afresh_all = |clock: &mut String, out: &mut Vec<u8>| {
+        for (m, &custom) in messages.iter().zip(custom) {
+            afresh(m, custom, clock, out);
+        }
+    };
     let Ok(decoded) = read::read(source) else {
-        messages.iter().for_each(|m| afresh(m, clock, out));
+        afresh_all(clock, out);
         return;
     };
     let same = {
@@ -108,6 +159,7 @@ fn group(source: &str, messages: &[&Message], clock: &mut String, out: &mut Vec<
         decoded.len() == messages.len() && decoded.iter().zip(messages).all(|(d, m)| same(d, m))
     };
     if same {
+        end_line(out);
         out.extend_from_slice(source.as_bytes());
         if let Some(t) = messages.iter().rev().find_map(|m| m.timestamp()) {
             *clock = t.to_string();
@@ -125,11 +177,12 @@ fn group(source: &str, messages: &[&Message], clock: &mut String, out: &mut Vec<
         let end = memchr::memchr(b'\n', &source.as_bytes()[start..])
             .map_or(source.len(), |k| start + k + 1);
         if !model.contains(&(start, end)) {
+            end_line(out);
             out.extend_from_slice(&source.as_bytes()[start..end]);
         }
         start = end;
     }
-    messages.iter().for_each(|m| afresh(m, clock, out));
+    afresh_all(clock, out);
 }
 
 /// Whether a decoded message and a standing one say the same in the rollout.
@@ -167,6 +220,7 @@ fn object(fields: &[(&str, String)]) -> String {
 
 /// One rollout line.
 fn line(timestamp: &str, kind: &str, payload: &str, out: &mut Vec<u8>) {
+    end_line(out);
     let envelope = object(&[
         ("timestamp", text(timestamp)),
         ("type", text(kind)),
@@ -174,6 +228,14 @@ fn line(timestamp: &str, kind: &str, payload: &str, out: &mut Vec<u8>) {
     ]);
     out.extend_from_slice(envelope.as_bytes());
     out.push(b'\n');
+}
+
+/// Ends the last line written when it has no line break (a file's last line may lack one,
+/// and is written back so while nothing follows it), so the next line starts a line.
+fn end_line(out: &mut Vec<u8>) {
+    if out.last().is_some_and(|&b| b != b'\n') {
+        out.push(b'\n');
+    }
 }
 
 /// Content as a rollout content array of the role's text kind.
@@ -214,8 +276,9 @@ fn rollout_part(part: &Value, kind: &str) -> String {
     part.to_string()
 }
 
-/// A message's lines, written from its fields.
-fn afresh(m: &Message, clock: &mut String, out: &mut Vec<u8>) {
+/// A message's lines, written from its fields; `custom`: a tool result of an earlier custom
+/// call ([`answers_custom`]).
+fn afresh(m: &Message, custom: bool, clock: &mut String, out: &mut Vec<u8>) {
     if let Some(t) = m.timestamp() {
         *clock = t.to_string();
     }
@@ -331,10 +394,10 @@ fn afresh(m: &Message, clock: &mut String, out: &mut Vec<u8>) {
         }
         Role::Tool => {
             let id = m.tool_call_id.as_deref().unwrap_or_default();
-            let custom = m
-                .metadata
-                .get(keys::CUSTOM_CALLS)
-                .is_some_and(|ids| ids.lines().any(|l| l == id));
+            let custom = custom
+                || m.metadata
+                    .get(keys::CUSTOM_CALLS)
+                    .is_some_and(|ids| ids.lines().any(|l| l == id));
             let output = match &m.content {
                 None => text(""),
                 Some(Content::Text(t)) => text(t),

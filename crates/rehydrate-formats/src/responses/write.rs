@@ -4,8 +4,9 @@
 //! function_call_output items (custom ones as custom items).
 
 use std::borrow::Borrow;
+use std::collections::HashMap;
 
-use rehydrate_model::{Content, Message, Role, write_json_value};
+use rehydrate_model::{Content, Message, REDUCTION_METADATA_KEY, Role, write_json_value};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -30,6 +31,7 @@ pub(crate) fn write_responses<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
     // Another format's sources are never written into a Responses input.
     let own = source::read_as(messages, crate::Format::Responses);
     let groups = source::groups(messages);
+    let custom_ids = custom_calls(messages);
     // A string `input` read back unchanged, when it is all there is.
     let mut lone_string: Option<&str> = None;
     let only = groups.len() == 1;
@@ -64,7 +66,16 @@ pub(crate) fn write_responses<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
         }
         for &i in &group.members {
             if let Some(m) = messages.get(i) {
-                fresh_items(m.borrow(), &mut items);
+                let m = m.borrow();
+                // A pairing repair's synthetic result (it carries the reduction key) answers
+                // a custom call with an output of its kind; a result read from a body keeps
+                // the kind it was written with.
+                let custom = m.metadata.contains_key(REDUCTION_METADATA_KEY)
+                    && m.tool_call_id
+                        .as_deref()
+                        .and_then(|id| custom_ids.get(id))
+                        .is_some_and(|&at| at < i);
+                fresh_items(m, custom, &mut items);
             }
         }
     }
@@ -94,8 +105,31 @@ pub(crate) fn write_responses<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
     out
 }
 
+/// The calls written as `custom_tool_call` items (listed in their message's
+/// [`keys::CUSTOM_CALLS`], with an input to write), each id with the index of its first
+/// message: a later pairing repair's synthetic result for one is written as a
+/// `custom_tool_call_output`, since the API pairs an output with a call of its kind.
+fn custom_calls<M: Borrow<Message>>(messages: &[M]) -> HashMap<&str, usize> {
+    let mut out = HashMap::new();
+    for (i, m) in messages.iter().map(Borrow::borrow).enumerate() {
+        if m.role != Role::Assistant {
+            continue;
+        }
+        let listed = m.metadata.get(keys::CUSTOM_CALLS);
+        for c in &m.tool_calls {
+            if listed.is_some_and(|ids| ids.split('\n').any(|l| l == c.id))
+                && custom_input(&c.arguments).is_some()
+            {
+                out.entry(c.id.as_str()).or_insert(i);
+            }
+        }
+    }
+    out
+}
+
 /// The items of one message written afresh; none for a message both bodies leave out.
-fn fresh_items(m: &Message, items: &mut Vec<Vec<u8>>) {
+/// `custom`: a tool result of an earlier custom call ([`custom_calls`]).
+fn fresh_items(m: &Message, custom: bool, items: &mut Vec<Vec<u8>>) {
     if left_out_of_bodies(m) {
         return;
     }
@@ -163,7 +197,7 @@ fn fresh_items(m: &Message, items: &mut Vec<Vec<u8>>) {
         }
         Role::Tool => {
             let id = m.tool_call_id.as_deref().unwrap_or_default();
-            let custom = meta(keys::CUSTOM_CALLS) == Some(id);
+            let custom = custom || meta(keys::CUSTOM_CALLS) == Some(id);
             let mut out = Vec::new();
             out.extend_from_slice(if custom {
                 b"{\"type\":\"custom_tool_call_output\",\"call_id\":"

@@ -212,8 +212,9 @@ fn codex_apply_patch_details() {
     // A failed patch proves nothing.
     assert!(m[6].is_error());
     assert_eq!(m[6].details, None);
-    // A patch of two files without its patch_apply_end record: relative paths, a delete and
-    // an update without line numbers; each file is retracted.
+    // A patch of two files without its patch_apply_end record: relative paths, taken from the
+    // session's working directory, a delete and an update without line numbers; each file is
+    // retracted.
     let unproven = |path: &str, reason: &str| ToolDetails::UnprovenChange {
         path: path.to_string(),
         reason: reason.to_string(),
@@ -222,9 +223,9 @@ fn codex_apply_patch_details() {
         m[8].details.as_deref(),
         Some(&ToolDetails::Patch {
             files: vec![
-                unproven("old.py", "apply_patch deleted the file"),
+                unproven("/home/dev/greeter/old.py", "apply_patch deleted the file"),
                 unproven(
-                    "greet.py",
+                    "/home/dev/greeter/greet.py",
                     "the apply_patch update has no patch_apply_end record with line numbers"
                 ),
             ]
@@ -556,4 +557,106 @@ fn codex_event_log() {
     let log =
         rehydrate_formats::import_events(&path, &std::fs::read(&path).unwrap(), None).unwrap();
     assert!(log.events.iter().any(|e| matches!(&e.kind, EventKind::CompactionSummary { text } if text.starts_with("Another language model"))));
+}
+
+/// Every line of a rollout is a record: a JSON object with `timestamp`, `type` and `payload`.
+fn assert_records(rollout: &str) {
+    for (i, line) in rollout.lines().enumerate() {
+        let value: serde_json::Value = serde_json::from_str(line)
+            .unwrap_or_else(|e| panic!("line {}: not JSON ({e}): {line}", i + 1));
+        for key in ["timestamp", "type", "payload"] {
+            assert!(value.get(key).is_some(), "line {}: no {key}: {line}", i + 1);
+        }
+    }
+}
+
+#[test]
+fn a_body_of_another_format_is_written_afresh_without_its_sources() {
+    // The Anthropic importer keeps each block group's source text (for its own writer): a
+    // rollout holds records only, starting with a session_meta line.
+    let path = fixture_dir().join("anthropic").join("body.json");
+    let bytes = std::fs::read(&path).unwrap();
+    let body = import(&path, &bytes, None).unwrap();
+    assert!(
+        body.messages
+            .iter()
+            .any(|m| m.metadata.contains_key(keys::SOURCE))
+    );
+    let written = String::from_utf8(write_unchecked(&body.messages, ExportFormat::Codex)).unwrap();
+    assert_records(&written);
+    assert!(
+        written
+            .lines()
+            .next()
+            .unwrap()
+            .contains(r#""type":"session_meta""#)
+    );
+    let again = import(Path::new("w.jsonl"), written.as_bytes(), None).unwrap();
+    assert_eq!(again.format, Format::Codex);
+    let shape = |ms: &[Message]| -> Vec<(Role, Vec<String>, Option<String>)> {
+        ms.iter()
+            .map(|m| {
+                let calls = m.tool_calls.iter().map(|c| c.id.clone()).collect();
+                (m.role, calls, m.tool_call_id.clone())
+            })
+            .collect()
+    };
+    assert_eq!(shape(&again.messages), shape(&body.messages));
+}
+
+#[test]
+fn a_line_after_a_last_line_without_a_line_break_starts_a_line() {
+    let (bytes, mut import) = load("codex-bad-truncated.jsonl");
+    assert_ne!(bytes.last(), Some(&b'\n'));
+    // Unchanged, the file comes back as it is, its last line unended.
+    assert_eq!(
+        write_unchecked(&import.messages, ExportFormat::Codex),
+        bytes
+    );
+    import.messages.push(Message::text(Role::User, "go on"));
+    let written =
+        String::from_utf8(write_unchecked(&import.messages, ExportFormat::Codex)).unwrap();
+    let original = String::from_utf8(bytes).unwrap();
+    assert_eq!(
+        written
+            .strip_prefix(&format!("{original}\n"))
+            .map(|l| l.lines().count()),
+        Some(1)
+    );
+    assert!(
+        written
+            .lines()
+            .last()
+            .unwrap()
+            .contains(r#""text":"go on""#)
+    );
+}
+
+#[test]
+fn a_custom_calls_synthetic_result_is_a_custom_tool_call_output() {
+    // A pairing repair answers a dangling apply_patch call with a synthetic result that carries
+    // only the reduction key: it is written as the output of a custom call, as the API pairs
+    // them.
+    let (_, import) = load("codex-apply-patch.jsonl");
+    let at = import
+        .messages
+        .iter()
+        .position(|m| m.tool_calls.iter().any(|c| c.id == "call_add"))
+        .unwrap();
+    let mut messages = import.messages[..=at].to_vec();
+    messages[at].content = None; // changed: written afresh, not from its source
+    let mut synthetic = Message::tool_result("call_add", "[rehydrate:unanswered-call r0.abc123]");
+    synthetic.metadata.insert(
+        rehydrate_model::REDUCTION_METADATA_KEY.to_string(),
+        "r0.abc123".to_string(),
+    );
+    messages.push(synthetic);
+    let rollout = String::from_utf8(write_unchecked(&messages, ExportFormat::Codex)).unwrap();
+    let last = rollout.lines().last().unwrap();
+    assert!(
+        last.contains(r#""type":"custom_tool_call_output","call_id":"call_add""#),
+        "{last}"
+    );
+    let body = String::from_utf8(write_unchecked(&messages, ExportFormat::Responses)).unwrap();
+    assert!(body.contains(r#"{"type":"custom_tool_call_output","call_id":"call_add","output":"[rehydrate:unanswered-call r0.abc123]"}"#), "{body}");
 }
