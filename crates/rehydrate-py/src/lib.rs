@@ -4,7 +4,7 @@
 //! Messages cross as lists of dicts in the canonical shape (docs/FORMATS.md, "Canonical
 //! message"; an OpenAI chat message is one), a reduction log as the dict of its JSON form
 //! (`{"reductions":[…]}`). In, they are read straight from the Python objects; out, a batch
-//! is one JSON text and one `json.loads` ([`convert`]). A reducer's view is a [`view::View`]
+//! is one JSON text and one `json.loads` (`convert`). A reducer's view is a `View` (`view`)
 //! whose dicts are made when it is first read, and only those that changed since the last
 //! view, so `Reducer.project` costs the same at turn 1,000 as at turn 10. The work itself runs
 //! with the interpreter detached (other Python threads run meanwhile).
