@@ -4,9 +4,12 @@
 use rehydrate_model::{Message, ReductionLog};
 use rehydrate_search::{SearchMode, SearchOptions, sidecar_search};
 use rehydrate_sidecar::{Sources, expand_reduction, reduction_total_bytes};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 
-use crate::tools::{EXPAND_REDUCTION, SIDECAR_SEARCH};
+use crate::tools::{
+    EXPAND_REDUCTION, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_REDUCTIONS, LIST_SUMMARY_MAX_BYTES,
+    SIDECAR_SEARCH,
+};
 
 /// What one intrinsic call resolves against: the session's reduction log and its sources (the
 /// minted view, and the messages a session store recorded when there is one). Borrowed for the
@@ -72,6 +75,14 @@ impl Intrinsics {
     /// - `sidecar_search` takes `query` (a string, required) and `mode` (`literal` or `regex`,
     ///   optional) and returns the bounded search result as compact JSON.
     ///
+    /// - `list_reductions` takes `offset` (a non-negative integer, default 0) and `limit` (1 to
+    ///   [`LIST_LIMIT_MAX`], default [`LIST_LIMIT_DEFAULT`]) and returns compact JSON
+    ///   `{"total","offset","reductions":[{"id","kind","message_index","original_bytes",
+    ///   "summary"}],"next_offset"}`: the log's reductions from `offset` in log order, `kind`
+    ///   the stub kind (`tool-output`, …), `original_bytes` the size of the original in bytes,
+    ///   `summary` the stub line cut to at most [`LIST_SUMMARY_MAX_BYTES`] bytes (at a char
+    ///   boundary, `…` appended), `next_offset` the offset of the next page or `null`.
+    ///
     /// Any other key, a value of the wrong type, arguments that are not a JSON object, or
     /// another tool name is an error.
     pub fn call(name: &str, arguments: &str, context: &CallContext<'_>) -> ToolResult {
@@ -85,8 +96,9 @@ impl Intrinsics {
         match name {
             EXPAND_REDUCTION => expand(&args, context),
             SIDECAR_SEARCH => search(&args, context),
+            LIST_REDUCTIONS => list(&args, context),
             other => ToolResult::error(format!(
-                "unknown tool `{other}`; the intrinsics are {EXPAND_REDUCTION} and {SIDECAR_SEARCH}"
+                "unknown tool `{other}`; the intrinsics are {EXPAND_REDUCTION}, {SIDECAR_SEARCH} and {LIST_REDUCTIONS}"
             )),
         }
     }
@@ -148,6 +160,73 @@ fn expand(args: &Map<String, Value>, context: &CallContext<'_>) -> ToolResult {
         },
         Err(e) => ToolResult::error(prefixed(EXPAND_REDUCTION, &e)),
     }
+}
+
+fn list(args: &Map<String, Value>, context: &CallContext<'_>) -> ToolResult {
+    if let Err(e) = only(args, LIST_REDUCTIONS, &["offset", "limit"]) {
+        return e;
+    }
+    let count = |key: &str, default: usize| match args.get(key) {
+        None | Some(Value::Null) => Ok(default),
+        Some(v) => v
+            .as_u64()
+            .and_then(|n| usize::try_from(n).ok())
+            .ok_or_else(|| {
+                ToolResult::error(format!(
+                    "{LIST_REDUCTIONS}: `{key}` must be a non-negative integer, got {v}"
+                ))
+            }),
+    };
+    let offset = match count("offset", 0) {
+        Ok(n) => n,
+        Err(e) => return e,
+    };
+    let limit = match count("limit", LIST_LIMIT_DEFAULT) {
+        Ok(n) if (1..=LIST_LIMIT_MAX).contains(&n) => n,
+        Ok(n) => {
+            return ToolResult::error(format!(
+                "{LIST_REDUCTIONS}: `limit` must be from 1 to {LIST_LIMIT_MAX}, got {n}"
+            ));
+        }
+        Err(e) => return e,
+    };
+    let all = &context.log.reductions;
+    let page: Vec<Value> = all
+        .iter()
+        .skip(offset)
+        .take(limit)
+        .map(|r| {
+            json!({
+                "id": r.id.as_str(),
+                "kind": r.kind.stub_kind().as_str(),
+                "message_index": r.ptr.addr.index,
+                "original_bytes": r.kind.original_bytes(),
+                "summary": summary(&r.stub),
+            })
+        })
+        .collect();
+    let end = offset.saturating_add(page.len());
+    let next = (end < all.len()).then_some(end);
+    let result = json!({
+        "total": all.len(),
+        "offset": offset,
+        "reductions": page,
+        "next_offset": next,
+    });
+    ToolResult::ok(result.to_string())
+}
+
+/// `stub` cut to at most [`LIST_SUMMARY_MAX_BYTES`] bytes at a char boundary, `…` appended
+/// when cut.
+fn summary(stub: &str) -> String {
+    if stub.len() <= LIST_SUMMARY_MAX_BYTES {
+        return stub.to_owned();
+    }
+    let mut end = LIST_SUMMARY_MAX_BYTES - '…'.len_utf8();
+    while !stub.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &stub[..end])
 }
 
 /// `[start, end)`: exactly two non-negative integers with `start <= end`.

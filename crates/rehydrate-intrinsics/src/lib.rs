@@ -6,7 +6,9 @@
 //! - [`tool_definitions`] gives both tool definitions in a [`ToolFormat`] (OpenAI or Anthropic).
 //! - [`advertised_tools`] gives them only while a reduction policy is active.
 //! - [`Intrinsics::call`] answers one of the model's calls with a [`ToolResult`].
-//! - [`EXPAND_REDUCTION`] and [`SIDECAR_SEARCH`] are the tool names a host routes calls by.
+//! - [`EXPAND_REDUCTION`] and [`SIDECAR_SEARCH`] are the tool names a host routes calls by;
+//!   [`LIST_REDUCTIONS`] ([`list_reductions_definition`]) is a third, for a model that may see
+//!   no stub (the MCP server advertises it).
 //!
 //! A framework adopting rehydrate advertises [`tool_definitions`] (OpenAI or Anthropic shape)
 //! while a reduction policy is active ([`advertised_tools`]), and answers each of the model's
@@ -40,5 +42,7 @@ mod tools;
 
 pub use call::{CallContext, Intrinsics, ToolResult};
 pub use tools::{
-    EXPAND_REDUCTION, SCHEMA_DRAFT, SIDECAR_SEARCH, ToolFormat, advertised_tools, tool_definitions,
+    EXPAND_REDUCTION, LIST_LIMIT_DEFAULT, LIST_LIMIT_MAX, LIST_REDUCTIONS, LIST_SUMMARY_MAX_BYTES,
+    SCHEMA_DRAFT, SIDECAR_SEARCH, ToolFormat, advertised_tools, list_reductions_definition,
+    tool_definitions,
 };
