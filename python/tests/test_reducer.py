@@ -178,3 +178,64 @@ def test_messages_read_fast_are_the_messages_serde_reads() -> None:
     outcomes = [outcome(m, True) for m in odd]
     assert outcomes == [outcome(m, False) for m in odd]
     assert sum(isinstance(o, str) for o in outcomes) >= 6
+
+
+def test_deep_nesting_bytes_and_lone_surrogates_are_input_errors() -> None:
+    deep: object = {}
+    for _ in range(100_000):
+        deep = {"k": deep}
+    message = {"role": "user", "content": [deep]}
+    for call in (
+        lambda: rehydrate.Reducer().project([message]),
+        lambda: rehydrate.request_body([message], "openai"),
+        lambda: rehydrate.check_request([message], "anthropic"),
+        lambda: rehydrate.verify({"reductions": [deep]}, []),
+    ):
+        with pytest.raises(rehydrate.InputError) as err:
+            call()
+        assert "nests deeper than 128 levels" in str(err.value)
+    # 127 levels inside a part are fine.
+    shallow: object = "x"
+    for _ in range(120):
+        shallow = [shallow]
+    part = {"type": "text", "text": "ok", "extra": shallow}
+    assert len(rehydrate.Reducer().project([{"role": "user", "content": [part]}])) == 1
+    for content, shown in ((b"xyz", "bytes"), (memoryview(b"ab"), "memoryview"), (5, "int")):
+        with pytest.raises(rehydrate.InputError) as err:
+            rehydrate.Reducer().project([{"role": "user", "content": content}])
+        assert str(err.value) == (
+            f"new_messages[0]: content must be a str, a list of content part dicts or None, got {shown}"
+        )
+    with pytest.raises(rehydrate.InputError) as err:
+        rehydrate.Reducer().project([{"role": "user", "content": [{"type": "text", "text": "a"}, None]}])
+    assert str(err.value) == "new_messages[0]: content part 1 must be a dict, got NoneType"
+    with pytest.raises(rehydrate.InputError) as err:
+        rehydrate.ReductionPolicy(turns_summary="\ud800")
+    assert str(err.value).startswith("turns_summary: not valid Unicode text")
+
+
+def test_a_reducer_used_from_two_threads_raises_runtime_error_never_a_panic() -> None:
+    import threading
+
+    reducer = rehydrate.Reducer()
+    big = [{"role": "user", "content": "x" * 20_000_000}]
+    errors: list[BaseException] = []
+
+    def work() -> None:
+        try:
+            reducer.project(big)
+        except BaseException as e:  # noqa: BLE001 - a panic is a BaseException
+            errors.append(e)
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    seen = set()
+    while thread.is_alive():
+        try:
+            len(reducer.view)
+        except RuntimeError as e:
+            seen.add(str(e).split(":")[0])
+    thread.join()
+    assert all(isinstance(e, RuntimeError) for e in errors), errors
+    assert seen <= {"Already borrowed", "Already mutably borrowed"}
+    assert len(reducer.history) in (0, 1)

@@ -435,7 +435,7 @@ fn sync_arg(sync: Option<&Bound<'_, PyAny>>) -> PyResult<SyncPolicy> {
 fn summary_of(value: &Bound<'_, PyAny>) -> PyResult<Summary> {
     if let Ok(text) = value.cast::<PyString>() {
         return Ok(Summary {
-            text: text.to_string(),
+            text: crate::policy::text("the summarizer's text", text.as_any())?,
             retires: Vec::new(),
         });
     }

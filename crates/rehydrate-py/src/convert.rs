@@ -5,7 +5,7 @@
 //! `role``). Out: a batch of values is written as one JSON text and read by one `json.loads`.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBool, PyDict, PyList, PySequence, PyString};
+use pyo3::types::{PyBool, PyDict, PyList, PySequence, PyString, PyTuple};
 use rehydrate::model::Content;
 use rehydrate::{Message, ReductionLog, Role};
 use serde::Serialize;
@@ -16,7 +16,69 @@ use crate::InputError;
 /// `value` (a Python object of the documented shape) as a `T`; `what` names the argument in
 /// the error.
 pub(crate) fn value<T: DeserializeOwned>(value: &Bound<'_, PyAny>, what: &str) -> PyResult<T> {
+    if !within_depth(value) {
+        return Err(InputError::new_err(format!(
+            "{what}: nests deeper than {MAX_DEPTH} levels of dicts and lists"
+        )));
+    }
     pythonize::depythonize(value).map_err(|e| InputError::new_err(format!("{what}: {e}")))
+}
+
+/// The deepest nesting of dicts, lists and tuples a value may have (serde_json's own limit
+/// when it parses text): reading deeper would recurse past the stack.
+pub(crate) const MAX_DEPTH: usize = 128;
+
+/// Whether `value` nests at most [`MAX_DEPTH`] levels of dicts, lists and tuples; walked
+/// without recursion, strings and numbers not looked into.
+pub(crate) fn within_depth(value: &Bound<'_, PyAny>) -> bool {
+    let mut stack = vec![(value.clone(), 1usize)];
+    while let Some((v, depth)) = stack.pop() {
+        let children: Vec<Bound<'_, PyAny>> = if let Ok(d) = v.cast::<PyDict>() {
+            d.values().iter().collect()
+        } else if let Ok(l) = v.cast::<PyList>() {
+            l.iter().collect()
+        } else if let Ok(t) = v.cast::<PyTuple>() {
+            t.iter().collect()
+        } else {
+            continue;
+        };
+        if depth > MAX_DEPTH {
+            return false;
+        }
+        stack.extend(children.into_iter().map(|c| (c, depth + 1)));
+    }
+    true
+}
+
+/// Refuses a message dict's `content` that is neither a `str`, `None` nor a list of content
+/// part dicts (`bytes` would be read as a list of numbers).
+fn check_content(item: &Bound<'_, PyAny>, what: &str, index: usize) -> PyResult<()> {
+    let Ok(dict) = item.cast::<PyDict>() else {
+        return Ok(());
+    };
+    let Some(content) = dict.get_item("content")? else {
+        return Ok(());
+    };
+    if content.is_none() || content.is_instance_of::<PyString>() {
+        return Ok(());
+    }
+    let parts = content
+        .cast::<PyList>()
+        .map(|l| l.iter().collect::<Vec<_>>())
+        .or_else(|_| content.cast::<PyTuple>().map(|t| t.iter().collect()));
+    match parts {
+        Ok(parts) => match parts.iter().position(|p| !p.is_instance_of::<PyDict>()) {
+            None => Ok(()),
+            Some(k) => Err(InputError::new_err(format!(
+                "{what}[{index}]: content part {k} must be a dict, got {}",
+                type_name(&parts[k])
+            ))),
+        },
+        Err(_) => Err(InputError::new_err(format!(
+            "{what}[{index}]: content must be a str, a list of content part dicts or None, got {}",
+            type_name(&content)
+        ))),
+    }
 }
 
 /// One message dict, read field by field: strings are copied once, straight from the Python
@@ -24,6 +86,7 @@ pub(crate) fn value<T: DeserializeOwned>(value: &Bound<'_, PyAny>, what: &str) -
 /// value of another type, a missing role) is read by [`value`] instead, which gives the same
 /// message or serde's error: the fast path only decides how fast, never what.
 fn message(item: &Bound<'_, PyAny>, what: &str, index: usize) -> PyResult<Message> {
+    check_content(item, what, index)?;
     match fast_message(item) {
         Some(message) => Ok(message),
         None => value(item, &format!("{what}[{index}]")),
@@ -52,10 +115,13 @@ fn fast_message(item: &Bound<'_, PyAny>) -> Option<Message> {
             "content" => {
                 m.content = Some(match value.cast::<PyString>() {
                     Ok(text) => Content::Text(text.to_str().ok()?.to_owned()),
-                    Err(_) => pythonize::depythonize(&value).ok()?,
+                    Err(_) if within_depth(&value) => pythonize::depythonize(&value).ok()?,
+                    Err(_) => return None,
                 });
             }
-            "tool_calls" => m.tool_calls = pythonize::depythonize(&value).ok()?,
+            "tool_calls" if within_depth(&value) => {
+                m.tool_calls = pythonize::depythonize(&value).ok()?;
+            }
             "tool_call_id" => m.tool_call_id = optional_text(&value)?,
             "name" => m.name = optional_text(&value)?,
             "observation" => m.observation = value.cast::<PyBool>().ok()?.is_true(),
@@ -67,7 +133,9 @@ fn fast_message(item: &Bound<'_, PyAny>) -> Option<Message> {
                 }
             }
             "details" if value.is_none() => m.details = None,
-            "details" => m.details = Some(pythonize::depythonize(&value).ok()?),
+            "details" if within_depth(&value) => {
+                m.details = Some(pythonize::depythonize(&value).ok()?);
+            }
             _ => return None,
         }
     }
@@ -85,8 +153,8 @@ fn optional_text(value: &Bound<'_, PyAny>) -> Option<Option<String>> {
 }
 
 /// `_read_messages(messages, fast)`: the messages as [`messages`] reads them (`fast`) or as serde
-/// reads them through `pythonize` alone, written back as dicts: the test suite checks that the
-/// two agree.
+/// reads them through `pythonize` alone (after the same content check), written back as dicts:
+/// the test suite checks that the two agree.
 #[pyfunction]
 pub(crate) fn _read_messages(
     py: Python<'_>,
@@ -98,7 +166,11 @@ pub(crate) fn _read_messages(
     } else {
         let sequence = messages.cast::<PySequence>()?;
         (0..sequence.len()?)
-            .map(|i| value(&sequence.get_item(i)?, &format!("messages[{i}]")))
+            .map(|i| {
+                let item = sequence.get_item(i)?;
+                check_content(&item, "messages", i)?;
+                value(&item, &format!("messages[{i}]"))
+            })
             .collect::<PyResult<Vec<Message>>>()?
     };
     to_py(py, &read)

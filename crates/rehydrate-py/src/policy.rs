@@ -128,12 +128,14 @@ fn flag(name: &str, value: &Bound<'_, PyAny>) -> PyResult<bool> {
 
 /// A `str`.
 pub(crate) fn text(name: &str, value: &Bound<'_, PyAny>) -> PyResult<String> {
-    value
-        .cast::<PyString>()
-        .map(|s| s.to_string())
-        .map_err(|_| {
-            InputError::new_err(format!("{name}: expected a str, got {}", type_name(value)))
-        })
+    let text = value.cast::<PyString>().map_err(|_| {
+        InputError::new_err(format!("{name}: expected a str, got {}", type_name(value)))
+    })?;
+    text.to_str().map(str::to_owned).map_err(|_| {
+        InputError::new_err(format!(
+            "{name}: not valid Unicode text (a lone surrogate cannot be written as UTF-8)"
+        ))
+    })
 }
 
 fn texts(name: &str, value: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {

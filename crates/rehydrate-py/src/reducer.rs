@@ -48,10 +48,20 @@ impl Reducer {
         self.cache.view(py, self.inner.view(), self.inner.history())
     }
 
+    /// The reducer, borrowed for a change; a `RuntimeError` (as PyO3 raises for the methods
+    /// that take the reducer themselves) when another thread is using it.
+    pub(crate) fn exclusive<'py>(slf: &Bound<'py, Self>) -> PyResult<PyRefMut<'py, Self>> {
+        slf.try_borrow_mut().map_err(|_| {
+            pyo3::exceptions::PyRuntimeError::new_err(
+                "Already borrowed: this Reducer is in use by another thread (a Reducer is for one thread at a time)",
+            )
+        })
+    }
+
     /// The view of the current generation, as one handle.
     fn handle(slf: &Bound<'_, Self>) -> PyResult<Py<View>> {
         let py = slf.py();
-        let mut this = slf.borrow_mut();
+        let mut this = Reducer::exclusive(slf)?;
         if let Some(view) = this.latest.get(py) {
             return Ok(view.unbind());
         }
@@ -115,7 +125,7 @@ impl Reducer {
         let new = convert::messages(new_messages, "new_messages")?;
         let cache = cache_state(idle_seconds)?;
         {
-            let mut this = slf.borrow_mut();
+            let mut this = Reducer::exclusive(slf)?;
             this.changing(py)?;
             let before = this.inner.history().len();
             let inner = &mut this.inner;

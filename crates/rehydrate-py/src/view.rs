@@ -101,7 +101,7 @@ impl View {
                     .owner
                     .as_ref()
                     .ok_or_else(|| crate::Error::new_err("a view made at once has its dicts"))?;
-                let list = owner.bind(py).borrow_mut().made_view(py, self.generation)?;
+                let list = Reducer::exclusive(owner.bind(py))?.made_view(py, self.generation)?;
                 Ok::<_, PyErr>(list.unbind())
             })
             .map(|list| list.bind(py))
