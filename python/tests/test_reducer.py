@@ -43,6 +43,7 @@ def test_a_view_is_a_read_only_sequence_and_a_snapshot_of_its_projection() -> No
     assert len(view) == 11 and view == view.to_list() and view[-1] == history[-1]
     assert view[1:3] == [history[1], view[2]] and "[rehydrate:tool-output r0." in view[2]["content"]
     assert history[0] in view and reducer.view is view
+    assert view.index(history[1]) == 1 and view.count(history[1]) == 1 and view.index(history[1], 1, 3) == 1
     assert repr(view) == "<rehydrate.View of 11 messages>"
     # The dicts passed in are the history's and the view's own: not copied.
     first = {"role": "user", "content": "and test it"}

@@ -145,6 +145,26 @@ impl View {
         ))
     }
 
+    /// `index(value, start=0, stop=len)`: as `list.index`.
+    #[pyo3(signature = (value, *args))]
+    fn index(
+        &self,
+        py: Python<'_>,
+        value: &Bound<'_, PyAny>,
+        args: &Bound<'_, pyo3::types::PyTuple>,
+    ) -> PyResult<usize> {
+        let mut all = vec![value.clone()];
+        all.extend(args.iter());
+        self.list(py)?
+            .call_method1("index", pyo3::types::PyTuple::new(py, all)?)?
+            .extract()
+    }
+
+    /// `count(value)`: as `list.count`.
+    fn count(&self, py: Python<'_>, value: &Bound<'_, PyAny>) -> PyResult<usize> {
+        self.list(py)?.call_method1("count", (value,))?.extract()
+    }
+
     /// `to_list() -> list[dict]`: the messages as a new list (the dicts shared).
     fn to_list<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         let list = self.list(py)?;
