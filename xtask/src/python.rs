@@ -15,11 +15,12 @@ use std::process::Command;
 
 use crate::{Result, cmd};
 
-/// The pytest, hypothesis and mypy releases the suite runs under, and the SDK releases the examples use.
-const PYTHON_PACKAGES: [&str; 5] = [
+/// The pytest, hypothesis and mypy releases the suite runs under, the MCP SDK its client test uses,, and the SDK releases the examples use.
+const PYTHON_PACKAGES: [&str; 6] = [
     "pytest==8.3.5",
     "mypy==1.15.0",
     "hypothesis==6.170.17",
+    "mcp==2.3.0",
     "openai==3.57.0",
     "anthropic==2.15.0",
 ];

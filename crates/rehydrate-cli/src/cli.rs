@@ -108,6 +108,29 @@ pub(crate) enum Command {
         #[arg(long, value_enum, default_value_t = ToolsFormat::Openai)]
         format: ToolsFormat,
     },
+    /// Serve expand_reduction, sidecar_search and list_reductions over one session as a Model
+    /// Context Protocol server on stdin and stdout, for an agent that loads tools over MCP
+    /// (docs/MCP.md). Logs to stderr; ends when stdin ends.
+    Mcp {
+        /// A `rehydrate reduce` output directory.
+        #[arg(
+            long,
+            value_name = "DIR",
+            conflicts_with = "transcript",
+            required_unless_present = "transcript"
+        )]
+        session: Option<PathBuf>,
+        /// A session file of any format `rehydrate` reads, reduced in memory and read again
+        /// when it has grown.
+        #[arg(long, value_name = "FILE")]
+        transcript: Option<PathBuf>,
+        /// Session format of --transcript (default: detected).
+        #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+        format: FormatArg,
+        /// Reduction preset of --transcript.
+        #[arg(long, value_enum, default_value_t = Preset::Aggressive)]
+        preset: Preset,
+    },
     /// Answer one intrinsic tool call against a directory, as a host would: the tool result's
     /// content on stdout exactly as the model sees it; exit 0 for a result, 1 for a tool error
     /// (its `Error: <message>` text on stdout, nothing on stderr).

@@ -5,8 +5,8 @@ use rehydrate::search::{SearchMode, SearchOptions};
 use crate::cli::{Cli, Command};
 use crate::failure::Failure;
 use crate::{
-    cost, evidence, expand, export, inspect, intrinsics, reduce, repair, replay, roundtrip, search,
-    signals, verify,
+    cost, evidence, expand, export, inspect, intrinsics, mcp, reduce, repair, replay, roundtrip,
+    search, signals, verify,
 };
 
 pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
@@ -44,6 +44,27 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
         } => export::run(&dir, to, view, strict, json),
         Command::Signals { dir, json } => signals::run(&dir, json),
         Command::Tools { format } => intrinsics::tools(format.format()),
+        Command::Mcp {
+            session,
+            transcript,
+            format,
+            preset,
+        } => {
+            let source = match (session, transcript) {
+                (Some(dir), _) => mcp::Source::Session(dir),
+                (None, Some(path)) => mcp::Source::Transcript {
+                    path,
+                    format: format.format(),
+                    policy: Box::new(preset.policy()),
+                },
+                (None, None) => {
+                    return Err(Failure::Input(
+                        "rehydrate mcp: give --session DIR or --transcript FILE".to_owned(),
+                    ));
+                }
+            };
+            mcp::run(source)
+        }
         Command::Call {
             dir,
             tool,

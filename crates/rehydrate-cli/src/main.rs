@@ -18,6 +18,7 @@ mod failure;
 mod inspect;
 mod intrinsics;
 mod load;
+mod mcp;
 mod output;
 mod plot;
 mod reduce;
