@@ -89,6 +89,33 @@ fn list_arg<'a, 'py>(
     }
 }
 
+/// What a `data_or_…` argument holds: the bytes of a session file, imported by `import`
+/// (named by `name`, read as `format` or detected), or a list of dicts, each read by `each`
+/// (`format` must then be absent). `what` names the argument and `expected` its two forms in
+/// errors.
+#[allow(clippy::too_many_arguments)] // the argument's parts, its names, and its two readers
+fn bytes_or_list<T: Send, E: std::fmt::Display + Send>(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    format: Option<&Bound<'_, PyAny>>,
+    name: Option<&Bound<'_, PyAny>>,
+    what: &str,
+    expected: &str,
+    import: impl FnOnce(&Path, &[u8], Option<Format>) -> Result<Vec<T>, E> + Send,
+    each: impl FnOnce(&Bound<'_, PyAny>) -> PyResult<Vec<T>>,
+) -> PyResult<Vec<T>> {
+    let format = format_arg(format)?;
+    let name = name_arg(name)?;
+    if let Some(data) = bytes_of(source) {
+        return py
+            .detach(|| import(&name, &data, format))
+            .map_err(|e| FormatsError::new_err(e.to_string()));
+    }
+    let list = list_arg(source, what, expected)?;
+    no_format_for_a_list(format, what)?;
+    each(list)
+}
+
 /// The messages of a transcript argument: the bytes of a session file, imported
 /// (`rehydrate_formats::import`), or a list of message dicts.
 fn transcript(
@@ -98,21 +125,18 @@ fn transcript(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<Message>> {
     const WHAT: &str = "data_or_messages";
-    let format = format_arg(format)?;
-    let name = name_arg(name)?;
-    if let Some(data) = bytes_of(source) {
-        return py
-            .detach(|| rehydrate::formats::import(&name, &data, format))
-            .map(|imported| imported.messages)
-            .map_err(|e| FormatsError::new_err(e.to_string()));
-    }
-    let list = list_arg(
+    bytes_or_list(
+        py,
         source,
+        format,
+        name,
         WHAT,
         "the bytes of a session file or a list of message dicts",
-    )?;
-    no_format_for_a_list(format, WHAT)?;
-    convert::messages(list, WHAT)
+        |name, data, format| {
+            rehydrate::formats::import(name, data, format).map(|imported| imported.messages)
+        },
+        |list| convert::messages(list, WHAT),
+    )
 }
 
 /// `file_records(data_or_messages, format=None, name="<bytes>") -> list[dict]`: per absolute
@@ -273,24 +297,23 @@ fn events(
     name: Option<&Bound<'_, PyAny>>,
 ) -> PyResult<Vec<SessionEvent>> {
     const WHAT: &str = "data_or_events";
-    let format = format_arg(format)?;
-    let name = name_arg(name)?;
-    if let Some(data) = bytes_of(source) {
-        return py
-            .detach(|| rehydrate::formats::import_events(&name, &data, format))
-            .map(|imported| imported.events)
-            .map_err(|e| FormatsError::new_err(e.to_string()));
-    }
-    let list = list_arg(
+    bytes_or_list(
+        py,
         source,
+        format,
+        name,
         WHAT,
         "the bytes of a session file or a list of session event dicts",
-    )?;
-    no_format_for_a_list(format, WHAT)?;
-    list.try_iter()?
-        .enumerate()
-        .map(|(i, item)| convert::value(&item?, &format!("{WHAT}[{i}]")))
-        .collect()
+        |name, data, format| {
+            rehydrate::formats::import_events(name, data, format).map(|imported| imported.events)
+        },
+        |list| {
+            list.try_iter()?
+                .enumerate()
+                .map(|(i, item)| convert::value(&item?, &format!("{WHAT}[{i}]")))
+                .collect()
+        },
+    )
 }
 
 /// `session_events(data_or_messages, format=None, name="<bytes>") -> list[dict]`: a session's

@@ -18,32 +18,6 @@ pub(crate) struct ReductionPolicy {
     pub(crate) inner: rehydrate::ReductionPolicy,
 }
 
-/// The knob names, in the order of the Rust struct's fields.
-const KNOBS: [&str; 22] = [
-    "tool_output_trigger_bytes",
-    "head_bytes",
-    "tail_bytes",
-    "protect_last_n_tool_results",
-    "dedupe_outputs",
-    "clear_turns_older_than",
-    "turns_summary",
-    "min_saved_bytes",
-    "assistant_text_trigger_bytes",
-    "assistant_text_head_bytes",
-    "assistant_text_tail_bytes",
-    "protect_last_n_assistant_messages",
-    "tool_input_trigger_bytes",
-    "tool_input_fields",
-    "supersede_reruns",
-    "superseded_command_fields",
-    "elide_rereads",
-    "diff_rereads_max_per_mille",
-    "normalize_terminal_output",
-    "image_trigger_bytes",
-    "protect_last_n_image_messages",
-    "minting",
-];
-
 impl ReductionPolicy {
     /// `base` with `knobs` set.
     fn with(
@@ -98,9 +72,12 @@ fn set(
         "protect_last_n_image_messages" => p.protect_last_n_image_messages = size(name, value)?,
         "minting" => p.minting = minting(value)?,
         other => {
+            // The names `to_dict` gives, in the order of the Rust struct's fields.
+            let known = ReductionPolicy { inner: p.clone() }.to_dict(value.py())?;
+            let names: Vec<String> = known.keys().iter().map(|k| k.to_string()).collect();
             return Err(InputError::new_err(format!(
                 "unknown policy knob `{other}` (expected one of {})",
-                KNOBS.join(", ")
+                names.join(", ")
             )));
         }
     }

@@ -4,27 +4,8 @@ use rehydrate_intrinsics::{
     CallContext, Intrinsics, LIST_LIMIT_MAX, LIST_REDUCTIONS, ToolFormat,
     list_reductions_definition,
 };
-use rehydrate_model::{Message, ReductionLog, Role};
-use rehydrate_reduce::{ReductionPolicy, project_messages};
+use rehydrate_model::{Message, ReductionLog};
 use serde_json::{Value, json};
-
-/// A session whose every old build output is truncated: `outputs - 3` reductions.
-fn session(outputs: usize) -> (Vec<Message>, ReductionLog) {
-    let mut history = vec![Message::text(Role::User, "build")];
-    for i in 0..outputs {
-        history.push(Message::tool_call(format!("c{i}"), "cargo", "{}"));
-        history.push(Message::tool_result(
-            format!("c{i}"),
-            format!("step {i}: compiling crate-{i:03}\n").repeat(600),
-        ));
-    }
-    let out = project_messages(
-        &history,
-        &ReductionLog::default(),
-        &ReductionPolicy::default(),
-    );
-    (history, out.log)
-}
 
 fn call(args: &str, log: &ReductionLog, minted: &[Message]) -> (Value, bool) {
     let out = Intrinsics::call(LIST_REDUCTIONS, args, &CallContext::new(log, minted));
@@ -38,7 +19,7 @@ fn call(args: &str, log: &ReductionLog, minted: &[Message]) -> (Value, bool) {
 
 #[test]
 fn pages_give_every_reduction_once_in_log_order() {
-    let (minted, log) = session(60);
+    let (minted, log) = crate::session(60);
     assert_eq!(log.reductions.len(), 57);
     let (first, _) = call("{}", &log, &minted);
     assert_eq!(first["total"], 57);
@@ -79,7 +60,7 @@ fn pages_give_every_reduction_once_in_log_order() {
 
 #[test]
 fn a_long_stub_is_cut_at_a_char_boundary() {
-    let (minted, mut log) = session(4);
+    let (minted, mut log) = crate::session(4);
     log.reductions[0].stub = format!("[rehydrate:tool-output {}]", "é".repeat(300));
     let (page, _) = call(r#"{"limit":1}"#, &log, &minted);
     let summary = page["reductions"][0]["summary"].as_str().unwrap();
@@ -89,7 +70,7 @@ fn a_long_stub_is_cut_at_a_char_boundary() {
 
 #[test]
 fn bad_arguments_are_tool_errors_naming_them() {
-    let (minted, log) = session(4);
+    let (minted, log) = crate::session(4);
     let cases = [
         (
             r#"{"limit":0}"#,

@@ -6,31 +6,10 @@ use std::fmt::Write as _;
 use rehydrate_intrinsics::{
     CallContext, Intrinsics, SCHEMA_DRAFT, ToolFormat, advertised_tools, tool_definitions,
 };
-use rehydrate_model::{Message, ReductionLog, Role};
-use rehydrate_reduce::{ReductionPolicy, project_messages};
-
-/// A session with one truncated build output (its id is ordinal 0).
-fn session() -> (Vec<Message>, ReductionLog) {
-    let mut history = vec![Message::text(Role::User, "build")];
-    for i in 0..4 {
-        history.push(Message::tool_call(format!("c{i}"), "cargo", "{}"));
-        history.push(Message::tool_result(
-            format!("c{i}"),
-            format!("step {i}: compiling crate-{i:03}\n").repeat(600),
-        ));
-    }
-    let out = project_messages(
-        &history,
-        &ReductionLog::default(),
-        &ReductionPolicy::default(),
-    );
-    assert!(!out.log.reductions.is_empty(), "the session reduces");
-    (history, out.log)
-}
 
 #[test]
 fn argument_validation_table() {
-    let (minted, log) = session();
+    let (minted, log) = crate::session(4);
     let id = log.reductions[0].id.to_string();
     let total = minted[2].content_text().unwrap().len();
     let context = CallContext::new(&log, &minted);
