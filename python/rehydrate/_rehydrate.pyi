@@ -115,6 +115,7 @@ class ReductionPolicy:
     dedupe_outputs: bool
     clear_turns_older_than: int | None
     turns_summary: str | None
+    follow_compactions: bool
     min_saved_bytes: int
     assistant_text_trigger_bytes: int | None
     assistant_text_head_bytes: int

@@ -110,3 +110,131 @@ def test_a_reduce_directory_served_over_mcp(tmp_path: Path) -> None:
             assert text(got) == rehydrate.expand_reduction(log, messages, r["id"])
 
     asyncio.run(session_calls(["--session", str(out_dir)], steps))
+
+
+MCP_FIXTURES = ROOT / "fixtures" / "mcp"
+
+
+def jsonl_records(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_claude_code_found_by_its_cwd_serves_what_its_compaction_removed(tmp_path: Path) -> None:
+    # A Claude Code config directory of our own: projects/<encoded cwd>/<session>.jsonl, and an
+    # older session of the same project that must not be chosen.
+    cwd = "/home/dev/widgets"
+    project = tmp_path / "claude" / "projects" / "-home-dev-widgets"
+    project.mkdir(parents=True)
+    older = project / "0000-older.jsonl"
+    older.write_text(json.dumps({"type": "user", "uuid": "u0", "parentUuid": None, "message": {"role": "user", "content": "old"}}) + "\n")
+    os.utime(older, (1_000_000_000, 1_000_000_000))
+    live = project / "7c1e0000-0000-4000-8000-00000000c0de.jsonl"
+    shutil.copy(MCP_FIXTURES / "claude-code-compacted.jsonl", live)
+    # The pre-compaction tool output, as the file records it (read independently of rehydrate).
+    records = jsonl_records(live)
+    failing = next(
+        block["content"]
+        for r in records
+        if r.get("type") == "user" and isinstance(r["message"]["content"], list)
+        for block in r["message"]["content"]
+        if "FAILED" in str(block.get("content"))
+    )
+    summary = next(r["message"]["content"] for r in records if r.get("isCompactSummary"))
+
+    async def steps(session: ClientSession) -> None:
+        listed = json.loads(text(await session.call_tool("list_reductions", {})))
+        kinds = [r["kind"] for r in listed["reductions"]]
+        assert kinds == ["compaction"] and listed["next_offset"] is None
+        compaction = listed["reductions"][0]
+        assert compaction["message_index"] == 0
+        assert compaction["summary"].startswith(f"[rehydrate:compaction {compaction['id']} | messages 0-10 (3 turns, ")
+        # The whole hidden range holds the failing output byte for byte; a byte range gives
+        # exactly that output.
+        whole = text(await session.call_tool("expand_reduction", {"reduction_id": compaction["id"]}))
+        body = whole.encode()
+        start = body.index(failing.encode())
+        ranged = await session.call_tool(
+            "expand_reduction", {"reduction_id": compaction["id"], "byte_range": [start, start + len(failing.encode())]}
+        )
+        end = start + len(failing.encode())
+        assert not ranged.is_error
+        assert text(ranged) == f"[{compaction['id']}: bytes {start}..{end} of {len(body)}]\n{failing}"
+        # A string only the pre-compaction part holds is found there; the summary the model
+        # still sees is there too (it is the range's last message).
+        found = json.loads(text(await session.call_tool("sidecar_search", {"query": "WIDGET-LIMIT-0xBEEF"})))
+        assert [m["reduction_id"] for m in found["matches"]] == [compaction["id"]]
+        assert "WIDGET-LIMIT-0xBEEF" in found["matches"][0]["snippet"]
+        assert summary.splitlines()[1] in whole
+        # The agent compacts again and goes on: the appended lines are picked up, and the
+        # second compaction's range now holds the first one's.
+        last_uuid = records[-1]["uuid"]
+        appended = [
+            {"parentUuid": None, "logicalParentUuid": last_uuid, "type": "system", "subtype": "compact_boundary", "uuid": "c0de-b2", "timestamp": "2026-11-30T11:00:00.000Z", "content": "Conversation compacted"},
+            {"parentUuid": "c0de-b2", "type": "user", "uuid": "c0de-s2", "isCompactSummary": True, "timestamp": "2026-11-30T11:00:01.000Z", "message": {"role": "user", "content": "Summary: the limit was raised to 512 and all 221 tests pass (NEEDLE-SECOND-SUMMARY)."}},
+            {"parentUuid": "c0de-s2", "type": "user", "uuid": "c0de-u3", "timestamp": "2026-11-30T11:00:02.000Z", "message": {"role": "user", "content": "Open a pull request."}},
+        ]
+        with live.open("a") as f:
+            for r in appended:
+                f.write(json.dumps(r) + "\n")
+        grown = json.loads(text(await session.call_tool("list_reductions", {})))
+        assert [r["kind"] for r in grown["reductions"]] == ["compaction", "compaction"]
+        assert grown["reductions"][1]["summary"].startswith(f"[rehydrate:compaction {grown['reductions'][1]['id']} | messages 0-15 (")
+        again = json.loads(text(await session.call_tool("sidecar_search", {"query": "WIDGET-LIMIT-0xBEEF"})))
+        # Searched once, through the latest range.
+        assert [m["reduction_id"] for m in again["matches"]] == [grown["reductions"][1]["id"]]
+        # The earlier compaction still expands exactly.
+        assert text(await session.call_tool("expand_reduction", {"reduction_id": compaction["id"]})) == whole
+
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    params = StdioServerParameters(command=binary(), args=["mcp", "--claude-code", "--cwd", cwd], env=env)
+
+    async def run() -> None:
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                await steps(session)
+
+    asyncio.run(run())
+
+
+def test_codex_found_by_its_session_meta_cwd_serves_what_its_compaction_removed(tmp_path: Path) -> None:
+    day = tmp_path / "codex" / "sessions" / "2026" / "11" / "30"
+    day.mkdir(parents=True)
+    rollout = day / "rollout-2026-11-30T10-00-00-019acafe-0000-7000-8000-000000000021.jsonl"
+    shutil.copy(MCP_FIXTURES / "codex-compacted.jsonl", rollout)
+    # A newer rollout of another directory must not be chosen.
+    other = day / "rollout-2026-11-30T12-00-00-019acafe-0000-7000-8000-000000000099.jsonl"
+    other.write_text(json.dumps({"timestamp": "2026-11-30T12:00:00.000Z", "type": "session_meta", "payload": {"id": "x", "cwd": "/elsewhere"}}) + "\n")
+    output = next(
+        r["payload"]["output"] for r in jsonl_records(rollout) if r["payload"].get("type") == "function_call_output"
+    )
+
+    async def steps(session: ClientSession) -> None:
+        listed = json.loads(text(await session.call_tool("list_reductions", {})))
+        assert [r["kind"] for r in listed["reductions"]] == ["compaction"]
+        rid = listed["reductions"][0]["id"]
+        found = json.loads(text(await session.call_tool("sidecar_search", {"query": "SLOWEST-UNIT-7f3a", "mode": "literal"})))
+        assert [m["reduction_id"] for m in found["matches"]] == [rid]
+        whole = text(await session.call_tool("expand_reduction", {"reduction_id": rid}))
+        start = whole.encode().index(output.encode())
+        end = start + len(output.encode())
+        ranged = await session.call_tool("expand_reduction", {"reduction_id": rid, "byte_range": [start, end]})
+        assert text(ranged) == f"[{rid}: bytes {start}..{end} of {len(whole.encode())}]\n{output}"
+
+    env = {**os.environ, "CODEX_HOME": str(tmp_path / "codex")}
+    params = StdioServerParameters(command=binary(), args=["mcp", "--codex", "--cwd", "/home/dev/widgets"], env=env)
+
+    async def run() -> None:
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                await steps(session)
+
+    asyncio.run(run())
+
+
+def test_no_session_for_the_cwd_is_a_one_line_error(tmp_path: Path) -> None:
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    done = subprocess.run([binary(), "mcp", "--claude-code", "--cwd", "/no/such/dir"], env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2
+    assert done.stderr == f"error: no Claude Code session for /no/such/dir in {tmp_path}/claude/projects/-no-such-dir (name one with --transcript FILE)\n"

@@ -71,8 +71,10 @@ def test_an_unread_view_the_host_dropped_costs_nothing_and_a_kept_one_stays_righ
 def test_every_policy_knob_is_a_keyword_argument() -> None:
     default = rehydrate.ReductionPolicy.default()
     knobs = default.to_dict()
-    assert len(knobs) == 22
+    assert len(knobs) == 23
     assert knobs["tool_output_trigger_bytes"] == 8192 and knobs["clear_turns_older_than"] is None
+    assert knobs["follow_compactions"] is False
+    assert rehydrate.ReductionPolicy.aggressive().to_dict()["follow_compactions"] is True
     assert knobs["minting"] == {"min_saved_bytes": 4096, "min_saved_per_mille": 250, "cache_ttl_seconds": 300.0}
     assert rehydrate.ReductionPolicy() == default == rehydrate.ReductionPolicy(**knobs)
     assert rehydrate.ReductionPolicy("aggressive") == rehydrate.ReductionPolicy.aggressive()

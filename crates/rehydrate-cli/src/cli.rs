@@ -111,23 +111,36 @@ pub(crate) enum Command {
     /// Serve expand_reduction, sidecar_search and list_reductions over one session as a Model
     /// Context Protocol server on stdin and stdout, for an agent that loads tools over MCP
     /// (docs/MCP.md). Logs to stderr; ends when stdin ends.
+    #[command(group(
+        clap::ArgGroup::new("source")
+            .required(true)
+            .args(["session", "transcript", "claude_code", "codex"])
+    ))]
     Mcp {
         /// A `rehydrate reduce` output directory.
-        #[arg(
-            long,
-            value_name = "DIR",
-            conflicts_with = "transcript",
-            required_unless_present = "transcript"
-        )]
+        #[arg(long, value_name = "DIR")]
         session: Option<PathBuf>,
         /// A session file of any format `rehydrate` reads, reduced in memory and read again
         /// when it has grown.
         #[arg(long, value_name = "FILE")]
         transcript: Option<PathBuf>,
+        /// The newest Claude Code session of the working directory:
+        /// `$CLAUDE_CONFIG_DIR` (or ~/.claude) `/projects/<encoded cwd>/*.jsonl`.
+        #[arg(long)]
+        claude_code: bool,
+        /// The newest Codex rollout whose `session_meta` names the working directory:
+        /// `$CODEX_HOME` (or ~/.codex) `/sessions/**/rollout-*.jsonl`.
+        #[arg(long)]
+        codex: bool,
+        /// The working directory whose session --claude-code or --codex finds (default: the
+        /// current one).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
         /// Session format of --transcript (default: detected).
         #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
         format: FormatArg,
-        /// Reduction preset of --transcript.
+        /// Reduction preset of a transcript; the agent's own compactions are followed
+        /// whatever the preset.
         #[arg(long, value_enum, default_value_t = Preset::Aggressive)]
         preset: Preset,
     },
@@ -277,6 +290,11 @@ pub(crate) struct ReduceArgs {
     /// A file whose text is shown after the turns-cleared stub.
     #[arg(long, value_name = "FILE", requires = "clear_turns_older_than")]
     pub(crate) summary_file: Option<PathBuf>,
+    /// Follow the agent's own compactions recorded in the session (Claude Code, Codex): what
+    /// each replaced is hidden behind a `compaction` stub followed by the agent's summary
+    /// (default: the preset's; aggressive follows, default does not).
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, default_missing_value = "true")]
+    pub(crate) follow_compactions: Option<bool>,
 }
 
 /// The forms `rehydrate export` writes.

@@ -1,12 +1,13 @@
 //! The dispatch from the parsed command line to each subcommand's file.
 
+use rehydrate::formats::Format;
 use rehydrate::search::{SearchMode, SearchOptions};
 
 use crate::cli::{Cli, Command};
 use crate::failure::Failure;
 use crate::{
-    cost, evidence, expand, export, inspect, intrinsics, mcp, reduce, repair, replay, roundtrip,
-    search, signals, verify,
+    cost, discover, evidence, expand, export, inspect, intrinsics, mcp, reduce, repair, replay,
+    roundtrip, search, signals, verify,
 };
 
 pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
@@ -47,19 +48,51 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
         Command::Mcp {
             session,
             transcript,
+            claude_code,
+            codex,
+            cwd,
             format,
             preset,
         } => {
-            let source = match (session, transcript) {
-                (Some(dir), _) => mcp::Source::Session(dir),
-                (None, Some(path)) => mcp::Source::Transcript {
+            // The server exists to reach what the agent's compaction removed: its search
+            // covers the messages before a compaction only when the view follows it.
+            let policy = Box::new(rehydrate::reduce::ReductionPolicy {
+                follow_compactions: true,
+                ..preset.policy()
+            });
+            let agent = match (claude_code, codex) {
+                (true, _) => Some((discover::Agent::ClaudeCode, Format::ClaudeCode)),
+                (_, true) => Some((discover::Agent::Codex, Format::Codex)),
+                _ => None,
+            };
+            let source = match (session, transcript, agent) {
+                (Some(dir), _, _) => mcp::Source::Session(dir),
+                (None, Some(path), _) => mcp::Source::Transcript {
                     path,
                     format: format.format(),
-                    policy: Box::new(preset.policy()),
+                    policy,
                 },
-                (None, None) => {
+                (None, None, Some((agent, agent_format))) => {
+                    let cwd = match cwd {
+                        Some(cwd) => cwd,
+                        None => std::env::current_dir().map_err(|e| {
+                            Failure::Input(format!(
+                                "rehydrate mcp: cannot read the working directory: {e}"
+                            ))
+                        })?,
+                    };
+                    let path = discover::find(agent, &cwd)?;
+                    eprintln!("rehydrate mcp: serving {}", path.display());
+                    mcp::Source::Transcript {
+                        path,
+                        format: Some(agent_format),
+                        policy,
+                    }
+                }
+                (None, None, None) => {
                     return Err(Failure::Input(
-                        "rehydrate mcp: give --session DIR or --transcript FILE".to_owned(),
+                        "rehydrate mcp: give --session DIR, --transcript FILE, --claude-code or --codex"
+                            .to_owned(),
                     ));
                 }
             };

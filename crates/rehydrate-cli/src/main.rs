@@ -11,6 +11,7 @@ mod checks;
 mod cli;
 mod commands;
 mod cost;
+mod discover;
 mod evidence;
 mod expand;
 mod export;

@@ -11,8 +11,10 @@
 //! (`rehydrate::intrinsics::Intrinsics::call`): the same validation, the same results, a bad
 //! call a tool error the model reads.
 
+use std::io::{Read as _, Seek as _, SeekFrom};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
 
 use rehydrate::formats::Format;
 use rehydrate::intrinsics::{
@@ -63,7 +65,14 @@ struct Live {
     reducer: Reducer,
     /// The bytes read when the reducer was last fed.
     bytes: Vec<u8>,
+    /// The file's length and modification time when it was last read: a call that finds them
+    /// the same reads nothing.
+    stamp: Option<(u64, Option<SystemTime>)>,
 }
+
+/// The bytes before the old end of a grown file compared with what was read, to tell an
+/// append from a rewrite without reading the file again.
+const APPEND_CHECK_BYTES: u64 = 4096;
 
 impl Live {
     fn open(
@@ -77,24 +86,70 @@ impl Live {
             reducer: Reducer::new(policy.clone()),
             policy,
             bytes: Vec::new(),
+            stamp: None,
         };
         live.refresh()?;
         Ok(live)
     }
 
+    /// The file's bytes now: only what was appended is read when the file grew and its bytes
+    /// before the old end still end as read; otherwise the whole file.
+    fn read_now(&mut self, len: u64) -> Result<(Vec<u8>, bool), Failure> {
+        let old = self.bytes.len() as u64;
+        if old > 0 && len > old {
+            let appended = (|| -> std::io::Result<Option<Vec<u8>>> {
+                let mut file = std::fs::File::open(&self.path)?;
+                let check = APPEND_CHECK_BYTES.min(old);
+                file.seek(SeekFrom::Start(old - check))?;
+                let mut tail = vec![0; check as usize];
+                file.read_exact(&mut tail)?;
+                if tail[..] != self.bytes[(old - check) as usize..] {
+                    return Ok(None);
+                }
+                let mut rest = Vec::new();
+                file.read_to_end(&mut rest)?;
+                Ok(Some(rest))
+            })();
+            if let Ok(Some(rest)) = appended {
+                let mut bytes = std::mem::take(&mut self.bytes);
+                bytes.extend_from_slice(&rest);
+                return Ok((bytes, true));
+            }
+        }
+        Ok((crate::load::read(&self.path)?, false))
+    }
+
     /// Reads the file again when it changed: the messages past those fed go to the reducer;
     /// when the earlier ones changed too, it starts over.
     fn refresh(&mut self) -> Result<(), Failure> {
-        let bytes = crate::load::read(&self.path)?;
+        let meta = std::fs::metadata(&self.path)
+            .map_err(|e| Failure::Input(format!("{}: cannot read: {e}", self.path.display())))?;
+        let stamp = (meta.len(), meta.modified().ok());
+        if self.stamp == Some(stamp) {
+            return Ok(());
+        }
+        let old_len = self.bytes.len();
+        let (bytes, appended) = self.read_now(meta.len())?;
         if bytes == self.bytes {
+            self.stamp = Some(stamp);
             return Ok(());
         }
         let imported =
-            rehydrate::formats::import(crate::load::name(&self.path), &bytes, self.format)?;
+            match rehydrate::formats::import(crate::load::name(&self.path), &bytes, self.format) {
+                Ok(imported) => imported,
+                Err(e) => {
+                    // Keep what was read (an append is put back) so the next call retries.
+                    if appended {
+                        let mut bytes = bytes;
+                        bytes.truncate(old_len);
+                        self.bytes = bytes;
+                    }
+                    return Err(e.into());
+                }
+            };
         let fed = self.reducer.history().len();
-        let grown = bytes.starts_with(&self.bytes)
-            && imported.messages.len() >= fed
-            && imported.messages[..fed] == *self.reducer.history();
+        let grown =
+            imported.messages.len() >= fed && imported.messages[..fed] == *self.reducer.history();
         if !grown {
             self.reducer = Reducer::new(self.policy.clone());
         }
@@ -107,10 +162,15 @@ impl Live {
             "rehydrate mcp: {}: {} messages ({added} new{}), {} reductions",
             self.path.display(),
             self.reducer.history().len(),
-            if grown { "" } else { ", read whole" },
+            match (grown, appended) {
+                (true, true) => ", appended bytes read",
+                (true, false) => "",
+                (false, _) => ", history changed: reduced again",
+            },
             self.reducer.log().len()
         );
         self.bytes = bytes;
+        self.stamp = Some(stamp);
         Ok(())
     }
 }

@@ -77,6 +77,9 @@ fn policy_of(args: &ReduceArgs) -> Result<ReductionPolicy, Failure> {
         ));
     }
     policy.clear_turns_older_than = args.clear_turns_older_than;
+    if let Some(follow) = args.follow_compactions {
+        policy.follow_compactions = follow;
+    }
     if let Some(path) = &args.summary_file {
         let text = std::fs::read_to_string(path)
             .map_err(|e| input(format!("cannot read summary file {}: {e}", shown(path))))?;

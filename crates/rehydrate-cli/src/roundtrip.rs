@@ -52,7 +52,8 @@ pub(crate) fn roundtrip(
     let mut expanded = 0;
     for r in &out.log.reductions {
         let expected = match r.kind {
-            ReductionKind::TurnsCleared { first, last, .. } => {
+            ReductionKind::TurnsCleared { first, last, .. }
+            | ReductionKind::Compaction { first, last, .. } => {
                 render_turns(&messages[first..=last], first)
             }
             ReductionKind::ToolOutputTruncated { .. }

@@ -50,6 +50,7 @@ pub(crate) fn savings_by_kind(
             ReductionKind::ToolOutputTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
             | ReductionKind::TurnsCleared { .. }
+            | ReductionKind::Compaction { .. }
             | ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
             | ReductionKind::MovedResult { .. }

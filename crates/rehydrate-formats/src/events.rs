@@ -180,10 +180,7 @@ fn build(messages: Vec<Message>, side: Vec<SideEvent>) -> Vec<SessionEvent> {
                     Some(SurfaceOp::Append),
                 );
             }
-            Role::User
-                if meta(&m, crate::keys::CLAUDE_CODE_COMPACT_SUMMARY)
-                    || meta(&m, crate::keys::CODEX_COMPACTED) =>
-            {
+            Role::User if crate::is_compaction_summary(&m) => {
                 log.compaction(time, take_text(&mut m));
             }
             Role::User => {
@@ -401,13 +398,11 @@ fn action_tool(action: &str) -> Option<&str> {
 /// it has none.
 fn take_text(m: &mut Message) -> String {
     match m.content.take() {
-        None => String::new(),
         Some(Content::Text(text)) => text,
-        Some(Content::Parts(parts)) => parts
-            .iter()
-            .filter_map(|p| p.get("text").and_then(serde_json::Value::as_str))
-            .collect::<Vec<_>>()
-            .join("\n"),
+        content => crate::summary_text(&Message {
+            content,
+            ..Message::default()
+        }),
     }
 }
 

@@ -84,6 +84,7 @@ mod anthropic;
 mod canonical;
 mod claude_code;
 mod codex;
+mod compaction;
 mod detect;
 mod error;
 mod events;
@@ -103,6 +104,7 @@ use std::fmt;
 use std::path::Path;
 use std::str::FromStr;
 
+pub use compaction::{is_compaction_summary, summary_text};
 pub use error::Error;
 pub use events::{EventImport, events_from_messages, import_events};
 pub use export::{ExportFormat, WriteBack, write, write_back, write_unchecked};

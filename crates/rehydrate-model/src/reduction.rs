@@ -170,6 +170,23 @@ pub enum ReductionKind {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         summary: Option<String>,
     },
+    /// Messages `first..=last` of the minted view that the agent's own compaction summarized
+    /// (a Claude Code `compact_boundary` and its `isCompactSummary` message, a Codex `compacted`
+    /// record): `last` is the message holding the agent's summary, and the view shows one user
+    /// message, the stub line followed by that summary, which is what the model saw after the
+    /// compaction. Hashed and expanded like a turns-cleared range.
+    Compaction {
+        /// Index of the first summarized message.
+        first: usize,
+        /// Index of the message holding the agent's summary (inclusive).
+        last: usize,
+        /// Length in bytes of the hashed original (the wire forms of the messages, each
+        /// followed by `\n`).
+        original_bytes: usize,
+        /// The agent's summary: the text of message `last` (its text parts joined with `\n`
+        /// when it has parts); verification checks it against that message.
+        summary: String,
+    },
     /// Pairing repair: tool call `call` of the addressed assistant message got no result (the
     /// session ended, or the model was called again without it). The view inserts a synthetic
     /// tool result whose content is the stub; nothing of the history is hidden, and
@@ -352,6 +369,7 @@ impl ReductionKind {
             ReductionKind::AssistantTextTruncated { .. } => StubKind::AssistantText,
             ReductionKind::DuplicateOutput { .. } => StubKind::Duplicate,
             ReductionKind::TurnsCleared { .. } => StubKind::TurnsCleared,
+            ReductionKind::Compaction { .. } => StubKind::Compaction,
             ReductionKind::UnansweredCall { .. } => StubKind::UnansweredCall,
             ReductionKind::OrphanResult { .. } => StubKind::OrphanResult,
             ReductionKind::SecondAnswer { .. } => StubKind::SecondAnswer,
@@ -374,6 +392,7 @@ impl ReductionKind {
             | ReductionKind::AssistantTextTruncated { original_bytes, .. }
             | ReductionKind::DuplicateOutput { original_bytes, .. }
             | ReductionKind::TurnsCleared { original_bytes, .. }
+            | ReductionKind::Compaction { original_bytes, .. }
             | ReductionKind::UnansweredCall { original_bytes, .. }
             | ReductionKind::OrphanResult { original_bytes }
             | ReductionKind::SecondAnswer { original_bytes, .. }
@@ -389,6 +408,16 @@ impl ReductionKind {
         }
     }
 
+    /// The range `first..=last` of a turns-cleared range or an agent's compaction, the two
+    /// kinds that hide whole messages behind one stub message; `None` for every other kind.
+    pub fn cleared_range(&self) -> Option<(usize, usize)> {
+        match *self {
+            ReductionKind::TurnsCleared { first, last, .. }
+            | ReductionKind::Compaction { first, last, .. } => Some((first, last)),
+            _ => None,
+        }
+    }
+
     /// Whether this is a pairing repair (made so the view is a valid request body) rather than
     /// a reduction made to save tokens.
     pub fn is_repair(&self) -> bool {
@@ -397,6 +426,7 @@ impl ReductionKind {
             | ReductionKind::AssistantTextTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
             | ReductionKind::TurnsCleared { .. }
+            | ReductionKind::Compaction { .. }
             | ReductionKind::ToolInputElided { .. } => false,
             ReductionKind::Superseded { .. } => false,
             ReductionKind::FileReadElided { .. }
@@ -435,7 +465,8 @@ impl Reduction {
     /// use.
     pub fn covered(&self) -> std::ops::RangeInclusive<usize> {
         match self.kind {
-            ReductionKind::TurnsCleared { first, last, .. } => first..=last,
+            ReductionKind::TurnsCleared { first, last, .. }
+            | ReductionKind::Compaction { first, last, .. } => first..=last,
             ReductionKind::ToolOutputTruncated { .. }
             | ReductionKind::AssistantTextTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
@@ -472,6 +503,7 @@ impl Reduction {
             ReductionKind::ToolOutputTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
             | ReductionKind::TurnsCleared { .. }
+            | ReductionKind::Compaction { .. }
             | ReductionKind::UnansweredCall { .. }
             | ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }

@@ -23,6 +23,9 @@ pub enum StubKind {
     Duplicate,
     /// `turns-cleared`: whole old turns are hidden.
     TurnsCleared,
+    /// `compaction`: the messages the agent's own compaction summarized are hidden; the view
+    /// shows the agent's summary after the stub line.
+    Compaction,
     /// `unanswered-call`: a tool call that got no result; the stub is the synthetic result
     /// the view gives it.
     UnansweredCall,
@@ -59,8 +62,8 @@ pub enum StubKind {
 }
 
 impl StubKind {
-    /// The token: `tool-output`, `assistant-text`, `duplicate`, `turns-cleared`, `unanswered-call`,
-    /// `orphan-result`, `second-answer`, `moved-result`, `folded-calls`,
+    /// The token: `tool-output`, `assistant-text`, `duplicate`, `turns-cleared`, `compaction`,
+    /// `unanswered-call`, `orphan-result`, `second-answer`, `moved-result`, `folded-calls`,
     /// `conversation-opened`, `tool-input`, `superseded`, `re-read`, `read-diff`, `terminal` or
     /// `image`.
     pub fn as_str(self) -> &'static str {
@@ -69,6 +72,7 @@ impl StubKind {
             StubKind::AssistantText => "assistant-text",
             StubKind::Duplicate => "duplicate",
             StubKind::TurnsCleared => "turns-cleared",
+            StubKind::Compaction => "compaction",
             StubKind::UnansweredCall => "unanswered-call",
             StubKind::OrphanResult => "orphan-result",
             StubKind::SecondAnswer => "second-answer",
@@ -90,6 +94,7 @@ impl StubKind {
             "assistant-text" => Some(StubKind::AssistantText),
             "duplicate" => Some(StubKind::Duplicate),
             "turns-cleared" => Some(StubKind::TurnsCleared),
+            "compaction" => Some(StubKind::Compaction),
             "unanswered-call" => Some(StubKind::UnansweredCall),
             "orphan-result" => Some(StubKind::OrphanResult),
             "second-answer" => Some(StubKind::SecondAnswer),

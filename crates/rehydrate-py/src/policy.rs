@@ -47,6 +47,7 @@ fn set(
         "dedupe_outputs" => p.dedupe_outputs = flag(name, value)?,
         "clear_turns_older_than" => p.clear_turns_older_than = optional(name, value, size)?,
         "turns_summary" => p.turns_summary = optional(name, value, text)?,
+        "follow_compactions" => p.follow_compactions = flag(name, value)?,
         "min_saved_bytes" => p.min_saved_bytes = size(name, value)?,
         "assistant_text_trigger_bytes" => {
             p.assistant_text_trigger_bytes = optional(name, value, size)?;
@@ -257,6 +258,7 @@ impl ReductionPolicy {
         d.set_item("dedupe_outputs", p.dedupe_outputs)?;
         d.set_item("clear_turns_older_than", p.clear_turns_older_than)?;
         d.set_item("turns_summary", p.turns_summary.as_deref())?;
+        d.set_item("follow_compactions", p.follow_compactions)?;
         d.set_item("min_saved_bytes", p.min_saved_bytes)?;
         d.set_item(
             "assistant_text_trigger_bytes",

@@ -39,6 +39,9 @@ pub(crate) struct Boundaries {
     starts_checked: usize,
     /// Turn positions `k >= 1` whose start `turn_starts[k]` is a final safe boundary, ascending.
     safe_turns: Vec<usize>,
+    /// Indices of the messages holding an agent's compaction summary
+    /// ([`rehydrate_formats::is_compaction_summary`]), ascending.
+    compactions: Vec<usize>,
 }
 
 impl Boundaries {
@@ -55,6 +58,7 @@ impl Boundaries {
             turn_starts: Vec::new(),
             starts_checked: 0,
             safe_turns: Vec::new(),
+            compactions: Vec::new(),
         };
         boundaries.finalize();
         boundaries
@@ -76,6 +80,9 @@ impl Boundaries {
         self.pending_at.push(0);
         if message.is_turn_start() {
             self.turn_starts.push(i);
+        }
+        if rehydrate_formats::is_compaction_summary(message) {
+            self.compactions.push(i);
         }
         if message.role == Role::Assistant && !rehydrate_formats::left_out_of_bodies(message) {
             // The model was called again: a call still pending will get no result (the view
@@ -142,6 +149,25 @@ impl Boundaries {
     /// Whether clearing may start or end at boundary `b` ([`crate::safe_boundaries`]).
     pub(crate) fn is_safe(&self, b: usize) -> bool {
         self.safe.get(b).copied().unwrap_or(false)
+    }
+
+    /// The messages the latest agent's compaction of the history seen so far replaced, with
+    /// its summary: `(first, s)`, where `first` is the first message that opens a turn and `s`
+    /// the summary message, for the latest summary after `first` whose range starts and ends
+    /// at final safe boundaries (no call before it is answered after it). `None` when there
+    /// is none (a compaction whose range a call crosses is not followed; an earlier one may
+    /// be).
+    pub(crate) fn compaction_range(&self) -> Option<(usize, usize)> {
+        let first = *self.turn_starts.first()?;
+        if !self.is_safe(first) {
+            return None;
+        }
+        self.compactions
+            .iter()
+            .rev()
+            .take_while(|&&s| s > first)
+            .find(|&&s| self.is_safe(s + 1))
+            .map(|&s| (first, s))
     }
 
     /// [`crate::clearable_range`] of the history seen so far.

@@ -26,6 +26,20 @@ pub struct ReductionPolicy {
     pub clear_turns_older_than: Option<usize>,
     /// The summary shown after the turns-cleared stub. Default `None`.
     pub turns_summary: Option<String>,
+    /// Whether the view follows the agent's own compactions recorded in the session (a Claude
+    /// Code `compact_boundary` with its `isCompactSummary` message, a Codex `compacted`
+    /// record; `rehydrate_formats::is_compaction_summary`): the messages from the first that
+    /// opens a turn up to the latest compaction's summary are hidden behind one `compaction`
+    /// stub followed by the agent's summary, which is what the model saw after it, and stay
+    /// expandable and searchable (docs/FORMATS.md, "Agent compactions"). A compaction is
+    /// followed when its stub message saves `min_saved_bytes` as any stub must (a real one,
+    /// which summarizes a full context, always does); one whose range a tool call crosses
+    /// (answered after the summary) is not, and the latest before it is. A turns-cleared range that reaches past
+    /// the summary (`clear_turns_older_than`) is shown instead. Default false: the
+    /// conservative preset shows every recorded message, so a host sees the whole session
+    /// and a resumed view stays as it was; the aggressive preset follows, and so does
+    /// `rehydrate mcp`, whose search must reach what the compaction removed.
+    pub follow_compactions: bool,
     /// A reduction is minted only when its view form is smaller than what it hides by at
     /// least this many wire bytes (and always by at least one), so a stub never costs the
     /// model a lookup to save a few bytes. Default 128.
@@ -207,8 +221,9 @@ pub const DEFAULT_TOOL_INPUT_FIELDS: [&str; 9] = [
 impl Default for ReductionPolicy {
     /// The conservative preset: tool results over 8 KiB keep 2 KiB of head and 2 KiB of tail,
     /// the newest 3 tool results are protected, duplicates are stubbed, re-runs do not
-    /// supersede, re-reads are neither elided nor diffed, no turn is cleared, terminal output
-    /// is not normalized, and neither assistant text, tool inputs nor images are ever reduced.
+    /// supersede, re-reads are neither elided nor diffed, no turn is cleared, the agent's
+    /// compactions are not followed, terminal output is not normalized, and neither assistant
+    /// text, tool inputs nor images are ever reduced.
     fn default() -> Self {
         ReductionPolicy {
             tool_output_trigger_bytes: 8192,
@@ -218,6 +233,7 @@ impl Default for ReductionPolicy {
             dedupe_outputs: true,
             clear_turns_older_than: None,
             turns_summary: None,
+            follow_compactions: false,
             min_saved_bytes: 128,
             assistant_text_trigger_bytes: None,
             assistant_text_head_bytes: 2048,
@@ -242,7 +258,7 @@ impl ReductionPolicy {
     /// pairing repairs: the form of a session that is sent whole but must be a valid request
     /// body (an export of the inverted session). No trigger is reached, every tool result is
     /// protected, duplicates are kept, re-runs do not supersede, re-reads are kept, no turn is
-    /// cleared, no assistant text, tool input or image is reduced, and no terminal output is
+    /// cleared, no compaction is followed, no assistant text, tool input or image is reduced, and no terminal output is
     /// normalized.
     pub fn repairs_only() -> ReductionPolicy {
         ReductionPolicy {
@@ -251,6 +267,7 @@ impl ReductionPolicy {
             dedupe_outputs: false,
             clear_turns_older_than: None,
             turns_summary: None,
+            follow_compactions: false,
             assistant_text_trigger_bytes: None,
             tool_input_trigger_bytes: None,
             supersede_reruns: false,
@@ -271,7 +288,7 @@ impl ReductionPolicy {
     /// tool input over 1 KiB of every assistant message older than the newest 3 that make
     /// tool calls is elided. An earlier whole read of a file read again with the same content
     /// is elided, and a re-read with other content shows a diff when it is at most 50% of its
-    /// text.
+    /// text. The agent's own compactions are followed.
     /// A tool result written for a terminal shows what a terminal would finally display (then
     /// cut to its head and tail as any other result).
     /// Inline images over 1 KiB of base64 are hidden once their message
@@ -293,6 +310,7 @@ impl ReductionPolicy {
             diff_rereads_max_per_mille: Some(500),
             normalize_terminal_output: true,
             image_trigger_bytes: Some(1024),
+            follow_compactions: true,
             minting: Minting::cache_aware(Minting::AGGRESSIVE_SAVED_PER_MILLE),
             ..ReductionPolicy::default()
         }

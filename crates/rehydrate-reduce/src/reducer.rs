@@ -194,6 +194,7 @@ impl RepairKey {
             | ReductionKind::AssistantTextTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
             | ReductionKind::TurnsCleared { .. }
+            | ReductionKind::Compaction { .. }
             | ReductionKind::ToolInputElided { .. } => None,
             ReductionKind::Superseded { .. } => None,
             ReductionKind::FileReadElided { .. }
@@ -261,10 +262,13 @@ struct ToolResult {
     skipped: bool,
 }
 
+/// The latest range the view shows as one stub message: turns cleared, or an agent's
+/// compaction (`compaction`, whose `summary` is the agent's).
 #[derive(Debug, Clone)]
 struct Cleared {
     first: usize,
     last: usize,
+    compaction: bool,
     summary: Option<String>,
     view: Message,
 }
@@ -298,7 +302,11 @@ impl Reducer {
         let mut rereads = Rereads::default();
         for (position, r) in log.reductions.iter().enumerate() {
             match r.kind {
-                ReductionKind::TurnsCleared { .. } if reuse_all => resumed_cleared = Some(position),
+                ReductionKind::TurnsCleared { .. } | ReductionKind::Compaction { .. }
+                    if reuse_all =>
+                {
+                    resumed_cleared = Some(position);
+                }
                 ReductionKind::ToolOutputTruncated { .. }
                 | ReductionKind::AssistantTextTruncated { .. }
                 | ReductionKind::DuplicateOutput { .. }
@@ -319,6 +327,7 @@ impl Reducer {
                     rereads.deferred.resume(r.ptr.addr.index, position);
                 }
                 ReductionKind::TurnsCleared { .. }
+                | ReductionKind::Compaction { .. }
                 | ReductionKind::ToolOutputTruncated { .. }
                 | ReductionKind::AssistantTextTruncated { .. }
                 | ReductionKind::DuplicateOutput { .. }
@@ -979,28 +988,48 @@ impl Reducer {
         }
     }
 
-    /// Decides the range cleared in the view, minting a turns-cleared reduction when the
-    /// decision is new (as `project_messages` does).
+    /// Decides the range cleared in the view, minting a turns-cleared reduction (or, for an
+    /// agent's compaction the policy follows, a compaction) when the decision is new (as
+    /// `project_messages` does). A compaction's range is shown unless a turns-cleared range
+    /// reaches past its summary.
     fn decide_cleared(&mut self) {
         self.adopt_resumed_cleared();
         let reusable = self
             .latest_cleared
             .as_ref()
             .filter(|c| self.boundaries.is_safe(c.first) && self.boundaries.is_safe(c.last + 1));
-        let wanted = self
+        let turns = self
             .policy
             .clear_turns_older_than
             .and_then(|n| self.boundaries.clearable_range(n));
+        let compaction = if self.policy.follow_compactions {
+            self.boundaries.compaction_range()
+        } else {
+            None
+        };
+        let wanted = match (turns, compaction) {
+            (Some(t), Some(c)) if t.1 > c.1 => Some((t, false)),
+            (_, Some(c)) => Some((c, true)),
+            (Some(t), None) => Some((t, false)),
+            (None, None) => None,
+        };
         let previous = self.cleared;
         self.cleared = match wanted {
             None => reusable.map(|c| (c.first, c.last)),
-            Some((first, last)) => {
+            Some(((first, last), compaction)) => {
+                let summary = if compaction {
+                    Some(rehydrate_formats::summary_text(&self.history[last]))
+                } else {
+                    self.policy.turns_summary.clone()
+                };
                 if reusable.is_some_and(|c| {
-                    (c.first, c.last) == (first, last) && c.summary == self.policy.turns_summary
+                    (c.first, c.last) == (first, last)
+                        && c.compaction == compaction
+                        && c.summary == summary
                 }) {
                     Some((first, last))
                 } else {
-                    self.mint_cleared(first, last)
+                    self.mint_cleared(first, last, compaction, summary)
                 }
             }
         };
@@ -1016,15 +1045,23 @@ impl Reducer {
             return;
         };
         let r = &self.log.reductions[position];
-        let ReductionKind::TurnsCleared {
-            first,
-            last,
-            ref summary,
-            ..
-        } = r.kind
-        else {
-            self.resumed_cleared = None;
-            return;
+        let (first, last, compaction, summary) = match r.kind {
+            ReductionKind::TurnsCleared {
+                first,
+                last,
+                ref summary,
+                ..
+            } => (first, last, false, summary.clone()),
+            ReductionKind::Compaction {
+                first,
+                last,
+                ref summary,
+                ..
+            } => (first, last, true, Some(summary.clone())),
+            _ => {
+                self.resumed_cleared = None;
+                return;
+            }
         };
         if last >= self.history.len() {
             return; // not arrived yet
@@ -1037,27 +1074,45 @@ impl Reducer {
             self.latest_cleared = Some(Cleared {
                 first,
                 last,
-                summary: summary.clone(),
+                compaction,
+                summary,
                 view,
             });
         }
     }
 
-    /// Mints the turns-cleared reduction of `first..=last`, or returns `None` when its stub
-    /// would not save enough.
-    fn mint_cleared(&mut self, first: usize, last: usize) -> Option<(usize, usize)> {
+    /// Mints the turns-cleared reduction of `first..=last` (with the policy's `summary`), or
+    /// returns `None` when its stub would not save enough; for `compaction`, the compaction
+    /// whose summary message is `last` (`summary` its text), likewise.
+    fn mint_cleared(
+        &mut self,
+        first: usize,
+        last: usize,
+        compaction: bool,
+        summary: Option<String>,
+    ) -> Option<(usize, usize)> {
         self.range.scan(&self.history, first, last);
         let (digest, original_bytes) = self.range.digest();
         let facts = self.range.facts();
         let hidden_bytes = self.range.wire_bytes();
-        let mut reduction = Reduction {
-            id: ReductionId::new(self.next_ordinal(), &digest),
-            kind: ReductionKind::TurnsCleared {
+        let kind = if compaction {
+            ReductionKind::Compaction {
                 first,
                 last,
                 original_bytes,
-                summary: self.policy.turns_summary.clone(),
-            },
+                summary: summary.clone().unwrap_or_default(),
+            }
+        } else {
+            ReductionKind::TurnsCleared {
+                first,
+                last,
+                original_bytes,
+                summary: summary.clone(),
+            }
+        };
+        let mut reduction = Reduction {
+            id: ReductionId::new(self.next_ordinal(), &digest),
+            kind,
             ptr: SidecarPtr {
                 addr: MessageAddr {
                     index: first,
@@ -1079,7 +1134,8 @@ impl Reducer {
         self.latest_cleared = Some(Cleared {
             first,
             last,
-            summary: self.policy.turns_summary.clone(),
+            compaction,
+            summary,
             view,
         });
         Some((first, last))
@@ -1286,6 +1342,7 @@ impl Reducer {
             | ReductionKind::AssistantTextTruncated { .. }
             | ReductionKind::DuplicateOutput { .. }
             | ReductionKind::TurnsCleared { .. }
+            | ReductionKind::Compaction { .. }
             | ReductionKind::UnansweredCall { .. }
             | ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }

@@ -101,12 +101,13 @@ impl HiddenTexts<'_> {
 ///   departs from SPEC seed 000 rule 16, which searches the duplicate's whole text: with a
 ///   head-and-tail truncation that would report the canonical's visible head and tail, and its
 ///   hidden middle a second time;
-/// - a turns-cleared range hides the whole rendering of its messages;
+/// - a turns-cleared range, and the messages an agent's compaction replaced (its summary
+///   message included), hide the whole rendering of their messages;
 /// - an image redaction hides image data only, which is not searched
 ///   ([`HiddenTexts::unsearchable`]): a hidden image never matches a query, and the text parts
 ///   around it stay in the view.
 ///
-/// When the log's latest turns-cleared reduction verifies, every other reduction whose
+/// When the log's latest turns-cleared reduction (or agent's compaction) verifies, every other reduction whose
 /// original lies inside its range (an older cleared range of a growing session, a tool output
 /// reduced before its turn was cleared) is listed in [`HiddenTexts::covered`] instead: its
 /// bytes are searched once, in the latest range, so a match is never reported twice and a
@@ -158,7 +159,8 @@ pub fn hidden_texts<'a>(log: &'a ReductionLog, sources: impl Into<Sources<'a>>) 
     out
 }
 
-/// The range of the log's latest turns-cleared reduction, when it verifies: the messages
+/// The range of the log's latest turns-cleared reduction or agent's compaction (the range the
+/// view shows as one stub message), when it verifies: the messages
 /// every other reduction inside it is searched through.
 #[derive(Debug, Clone, Copy)]
 struct Cover {
@@ -174,10 +176,8 @@ impl Cover {
             .iter()
             .enumerate()
             .rev()
-            .find(|(_, r)| matches!(r.kind, ReductionKind::TurnsCleared { .. }))?;
-        let ReductionKind::TurnsCleared { first, last, .. } = r.kind else {
-            return None;
-        };
+            .find(|(_, r)| r.kind.cleared_range().is_some())?;
+        let (first, last) = r.kind.cleared_range()?;
         verify_reduction(r, minted_view).ok()?;
         Some(Cover {
             position,
@@ -312,6 +312,7 @@ fn resolve_chunk<'a>(
             }
             (
                 ReductionKind::TurnsCleared { .. }
+                | ReductionKind::Compaction { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::SecondAnswer { .. }
                 | ReductionKind::FoldedCalls { .. },
@@ -335,6 +336,7 @@ fn resolve_chunk<'a>(
             )
             | (
                 ReductionKind::TurnsCleared { .. }
+                | ReductionKind::Compaction { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::SecondAnswer { .. }
                 | ReductionKind::FoldedCalls { .. },
@@ -402,7 +404,8 @@ impl ReducedMessages {
         let mut ranges = Vec::new();
         for (position, r) in log.reductions.iter().enumerate() {
             match r.kind {
-                ReductionKind::TurnsCleared { first, last, .. } => {
+                ReductionKind::TurnsCleared { first, last, .. }
+                | ReductionKind::Compaction { first, last, .. } => {
                     ranges.push((first, last, position));
                 }
                 ReductionKind::ToolOutputTruncated { .. }

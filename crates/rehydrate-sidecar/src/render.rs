@@ -129,7 +129,12 @@ pub fn stub_message(r: &Reduction, addressed: &Message) -> Result<Message, Error
                 ..addressed.clone()
             });
         }
-        ReductionKind::TurnsCleared { summary, .. } => {
+        ReductionKind::TurnsCleared { .. } | ReductionKind::Compaction { .. } => {
+            let summary = match &r.kind {
+                ReductionKind::TurnsCleared { summary, .. } => summary.as_deref(),
+                ReductionKind::Compaction { summary, .. } => Some(summary.as_str()),
+                _ => None,
+            };
             let mut text = r.stub.clone();
             if let Some(summary) = summary {
                 text.push_str("\n\n");
@@ -321,6 +326,9 @@ pub fn moved_message(r: &Reduction, inner: &Message) -> Message {
 /// - duplicate: `same <total> bytes as message <index>; expand_reduction restores them`
 /// - turns cleared: `messages <first>-<last> (<k> turns, <bytes> bytes) cleared;
 ///   expand_reduction restores them`, where `<bytes>` is the size of [`render_turns`]'s text.
+/// - compaction: `messages <first>-<last> (<k> turns, <bytes> bytes) were replaced by the
+///   agent's own compaction, whose summary follows; expand_reduction and sidecar_search reach
+///   them`, counted as for turns cleared.
 /// - tool input: `<total> bytes of tool call <id> argument <field> hidden; expand_reduction
 ///   restores them`, the id and the field left out when they are not tokens.
 /// - superseded: `superseded by message <by>, a later result of the same <tool> call; <total>
@@ -371,7 +379,8 @@ pub fn expected_stub(r: &Reduction, minted_view: &[Message]) -> String {
             "same {original_bytes} bytes as message {}; expand_reduction restores them",
             canonical.index
         ),
-        ReductionKind::TurnsCleared { first, last, .. } => {
+        ReductionKind::TurnsCleared { first, last, .. }
+        | ReductionKind::Compaction { first, last, .. } => {
             let Some(range) = minted_view.get(*first..=*last) else {
                 return String::new();
             };
@@ -650,6 +659,16 @@ pub fn expected_stub_from_facts(r: &Reduction, facts: TurnsFacts) -> String {
             } = facts;
             format!(
                 "messages {first}-{last} ({turns} {}, {rendered_bytes} bytes) cleared; expand_reduction restores them",
+                if turns == 1 { "turn" } else { "turns" }
+            )
+        }
+        ReductionKind::Compaction { first, last, .. } => {
+            let TurnsFacts {
+                turns,
+                rendered_bytes,
+            } = facts;
+            format!(
+                "messages {first}-{last} ({turns} {}, {rendered_bytes} bytes) were replaced by the agent's own compaction, whose summary follows; expand_reduction and sidecar_search reach them",
                 if turns == 1 { "turn" } else { "turns" }
             )
         }

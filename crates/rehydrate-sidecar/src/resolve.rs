@@ -273,6 +273,7 @@ pub(crate) fn verify_with<'a>(
                 | ReductionKind::AssistantTextTruncated { .. }
                 | ReductionKind::DuplicateOutput { .. }
                 | ReductionKind::TurnsCleared { .. }
+                | ReductionKind::Compaction { .. }
                 | ReductionKind::UnansweredCall { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::SecondAnswer { .. }
@@ -420,6 +421,7 @@ pub(crate) fn verify_with<'a>(
                 | ReductionKind::AssistantTextTruncated { .. }
                 | ReductionKind::DuplicateOutput { .. }
                 | ReductionKind::TurnsCleared { .. }
+                | ReductionKind::Compaction { .. }
                 | ReductionKind::UnansweredCall { .. }
                 | ReductionKind::OrphanResult { .. }
                 | ReductionKind::FoldedCalls { .. }
@@ -456,11 +458,20 @@ pub(crate) fn verify_with<'a>(
             last,
             original_bytes,
             ..
+        }
+        | ReductionKind::Compaction {
+            first,
+            last,
+            original_bytes,
+            ..
         } => {
             if *first != index || last < first {
                 return Err(inconsistent(format!(
                     "turns cleared range {first}..={last} does not start at its pointer's index {index}"
                 )));
+            }
+            if let ReductionKind::Compaction { summary, .. } = &r.kind {
+                check_compaction(r, minted_view, *last, summary)?;
             }
             let range = minted_view
                 .get(*first..=*last)
@@ -492,6 +503,32 @@ pub(crate) fn verify_with<'a>(
     };
     check_stub(r, expected_stub(r, minted_view), None, &[])?;
     Ok(verified)
+}
+
+/// Checks what a compaction claims of its last message: that it holds an agent's compaction
+/// summary ([`rehydrate_formats::is_compaction_summary`]) whose text
+/// ([`rehydrate_formats::summary_text`]) is exactly the recorded `summary`, so the view shows
+/// the agent's own words and no other.
+fn check_compaction(
+    r: &Reduction,
+    minted_view: &[Message],
+    last: usize,
+    summary: &str,
+) -> Result<(), Error> {
+    let Some(msg) = minted_view.get(last) else {
+        return Ok(()); // reported as a missing message by the caller
+    };
+    let reason = if !rehydrate_formats::is_compaction_summary(msg) {
+        format!("message {last} is not an agent's compaction summary")
+    } else if rehydrate_formats::summary_text(msg) != summary {
+        format!("its summary is not the text of message {last}")
+    } else {
+        return Ok(());
+    };
+    Err(Error::Inconsistent {
+        id: r.id.to_string(),
+        reason,
+    })
 }
 
 /// Checks what a normalized output claims of the addressed message `msg`, and returns its raw
@@ -760,7 +797,7 @@ fn check_copy(
 }
 
 /// Checks that a verified reduction's stub is `expected` (the one its facts give), and that a
-/// turns-cleared stub message (with its free-text summary) is smaller in wire bytes than the
+/// turns-cleared or compaction stub message (with its summary) is smaller in wire bytes than the
 /// `hidden_wire_bytes` of the cleared `messages`, so a hand-edited stub or summary can neither
 /// mislead the model nor grow the view. Per-message stubs are fully determined by the facts
 /// already checked, so their size is bounded (`hidden_wire_bytes` is `None`).

@@ -5,7 +5,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 use std::time::Duration;
 
-use rehydrate_model::{Content, Message, Reduction, ReductionId, ReductionKind};
+use rehydrate_model::{Content, Message, Reduction, ReductionId};
 use rehydrate_sidecar::stub_message;
 
 use super::Reducer;
@@ -206,7 +206,7 @@ impl Reducer {
         let decided: Vec<Reduction> = self.log.reductions.drain(decided_from..).collect();
         for r in decided {
             let index = r.ptr.addr.index;
-            if index >= horizon || matches!(r.kind, ReductionKind::TurnsCleared { .. }) {
+            if index >= horizon || r.kind.cleared_range().is_some() {
                 self.show(r);
                 continue;
             }
@@ -321,7 +321,7 @@ impl Reducer {
             r.stub = r.stub.replacen(r.id.as_str(), id.as_str(), 1);
             r.id = id;
         }
-        if let ReductionKind::TurnsCleared { first, last, .. } = r.kind {
+        if let Some((first, last)) = r.kind.cleared_range() {
             if renamed
                 && let Some(c) = self
                     .latest_cleared

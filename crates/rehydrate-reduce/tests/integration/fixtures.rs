@@ -44,6 +44,9 @@ fn policy_from(overrides: &Value) -> ReductionPolicy {
             "normalize_terminal_output" => {
                 policy.normalize_terminal_output = value.as_bool().expect("boolean");
             }
+            "follow_compactions" => {
+                policy.follow_compactions = value.as_bool().expect("boolean");
+            }
             "image_trigger_bytes" => policy.image_trigger_bytes = Some(n()),
             "protect_last_n_image_messages" => policy.protect_last_n_image_messages = n(),
             "superseded_command_fields" => {

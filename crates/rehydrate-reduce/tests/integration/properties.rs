@@ -226,11 +226,22 @@ pub(crate) fn session(turns: &[Turn], observations: bool) -> Vec<Message> {
     let mut n = 0;
     let last_turn = turns.len().saturating_sub(1);
     for (t, turn) in turns.iter().enumerate() {
-        history.push(Message {
+        let mut user = Message {
             role: Role::User,
             content: Some(with_images(turn.user.clone())),
             ..Message::default()
-        });
+        };
+        // One later turn in seven opens with an agent's compaction summary (derived from the
+        // text, so the sessions stay as they were drawn): a Claude Code one or a Codex one.
+        if t > 0 && turn.user.len() % 7 == 4 {
+            let key = if turn.user.len() % 2 == 0 {
+                rehydrate_formats::keys::CLAUDE_CODE_COMPACT_SUMMARY
+            } else {
+                rehydrate_formats::keys::CODEX_COMPACTED
+            };
+            user.metadata.insert(key.into(), "true".into());
+        }
+        history.push(user);
         let last_step = turn.steps.len().saturating_sub(1);
         for (s, (step_text, outputs)) in turn.steps.iter().enumerate() {
             let mut call = Message {
@@ -331,7 +342,7 @@ pub(crate) fn policy_with(
         proptest::option::of(0usize..4),
         proptest::option::of("[a-z ]{0,20}"),
         prop_oneof![Just(0usize), Just(128), 0usize..500],
-        (any::<bool>(), any::<bool>()),
+        (any::<bool>(), any::<bool>(), any::<bool>()),
         (
             any::<bool>(),
             proptest::option::of(prop_oneof![Just(0u32), Just(500), 0u32..1200]),
@@ -349,7 +360,7 @@ pub(crate) fn policy_with(
                 clear,
                 summary,
                 min_saved,
-                (supersede, normalize),
+                (supersede, normalize, follow_compactions),
                 (elide_rereads, diff_rereads_max_per_mille),
                 (image_trigger, image_protect),
                 minting,
@@ -361,6 +372,7 @@ pub(crate) fn policy_with(
                 dedupe_outputs: dedupe,
                 clear_turns_older_than: clear,
                 turns_summary: summary,
+                follow_compactions,
                 min_saved_bytes: min_saved,
                 assistant_text_trigger_bytes: text_trigger,
                 assistant_text_head_bytes: text_head,
@@ -629,7 +641,8 @@ pub(crate) fn check_session(
     for r in &out.log.reductions {
         let expanded = expand_reduction(&out.log, history, r.id.as_str(), None).unwrap();
         let expected = match r.kind {
-            ReductionKind::TurnsCleared { first, last, .. } => {
+            ReductionKind::TurnsCleared { first, last, .. }
+            | ReductionKind::Compaction { first, last, .. } => {
                 render_turns(&history[first..=last], first)
             }
             ReductionKind::UnansweredCall { call, .. } => {

@@ -275,6 +275,7 @@ fn oracle_hidden(log: &ReductionLog, minted: &[Message]) -> (Vec<(String, String
             | ReductionKind::MovedResult { .. }
             | ReductionKind::ConversationOpened { .. } => continue,
             ReductionKind::TurnsCleared { .. }
+            | ReductionKind::Compaction { .. }
             | ReductionKind::OrphanResult { .. }
             | ReductionKind::SecondAnswer { .. }
             | ReductionKind::FoldedCalls { .. }

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)] // tests fail loudly by design
 
 mod agent_loop;
+mod compactions;
 mod kinds;
 mod properties;
 mod session;
