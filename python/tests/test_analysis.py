@@ -152,14 +152,14 @@ def test_replay_bad_input() -> None:
         rehydrate.file_records(b"not a session", name="notes.txt")
     assert str(err.value) == (
         "notes.txt: unknown session format (expected claude-code JSONL, codex rollout JSONL, "
-        "swe-agent .traj, an OpenAI messages array, an OpenAI Responses input or an Anthropic "
-        "Messages body)"
+        "swe-agent .traj, an OpenAI messages array, an OpenAI Responses input, an Anthropic "
+        "Messages body or a Gemini CLI session)"
     )
     with pytest.raises(rehydrate.InputError) as err:
         rehydrate.file_records(b"[]", format="gemini")
     assert str(err.value) == (
         "format: unknown format `gemini` (expected claude-code, swe-agent, openai, codex, "
-        "responses or anthropic)"
+        "responses, anthropic or gemini-cli)"
     )
     with pytest.raises(rehydrate.InputError) as err:
         rehydrate.file_records([], format="openai")

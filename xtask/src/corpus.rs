@@ -1,7 +1,7 @@
 //! The corpus check: every real session in the shared corpus survives `rehydrate roundtrip`.
 //!
-//! For each `.jsonl` or `.traj` file under `<corpus>/claude-code`, `<corpus>/swe-agent` and
-//! `<corpus>/codex` (recursively, sorted) and each preset, runs
+//! For each `.jsonl`, `.traj` or `.json` file under `<corpus>/claude-code`, `<corpus>/swe-agent`,
+//! `<corpus>/codex` and `<corpus>/gemini-cli` (recursively, sorted) and each preset, runs
 //! `rehydrate roundtrip <FILE> --preset <PRESET> --json`, which reduces, verifies, expands and
 //! inverts the session in memory and prints one JSON object (see docs/FORMATS.md).
 //! Prints one table line per file and preset and totals per preset.
@@ -33,7 +33,7 @@ use crate::Result;
 use crate::cmd;
 
 /// The corpus subdirectories whose sessions rehydrate can import.
-const FORMAT_DIRS: &[&str] = &["claude-code", "swe-agent", "codex"];
+const FORMAT_DIRS: &[&str] = &["claude-code", "swe-agent", "codex", "gemini-cli"];
 
 /// The formats (as `reduce --json` names them) that `export --to` writes back: a reduced
 /// session of one of them must export to its file (byte for byte for a Codex rollout, the same
@@ -41,7 +41,7 @@ const FORMAT_DIRS: &[&str] = &["claude-code", "swe-agent", "codex"];
 const WRITTEN_FORMATS: &[&str] = &["codex", "responses", "anthropic"];
 
 /// The file extensions of session files.
-const EXTENSIONS: &[&str] = &["jsonl", "traj"];
+const EXTENSIONS: &[&str] = &["jsonl", "traj", "json"];
 
 /// Which reduction presets to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

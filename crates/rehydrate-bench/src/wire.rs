@@ -353,6 +353,61 @@ pub struct ChatBody {
     pub tools: Option<Vec<Value>>,
 }
 
+/// A Gemini CLI session document: `{"sessionId", "projectHash", "startTime", "lastUpdated",
+/// "messages": […]}`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct GeminiSession {
+    /// The session id.
+    #[serde(rename = "sessionId")]
+    pub session_id: String,
+    /// The records.
+    pub messages: Vec<GeminiRecord>,
+}
+
+/// One record of a [`GeminiSession`]: a user message or a model turn with its tool calls.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct GeminiRecord {
+    /// The record id.
+    pub id: String,
+    /// When it was written.
+    pub timestamp: String,
+    /// `user`, `gemini`, `info`, `error` or `warning`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// A string or parts.
+    #[serde(default)]
+    pub content: Option<Value>,
+    /// The model turn's tool calls.
+    #[serde(default, rename = "toolCalls")]
+    pub tool_calls: Vec<GeminiToolCall>,
+    /// The model turn's thought summaries.
+    #[serde(default)]
+    pub thoughts: Vec<Value>,
+    /// The model.
+    #[serde(default)]
+    pub model: Option<String>,
+}
+
+/// One tool call of a [`GeminiRecord`], with its result.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct GeminiToolCall {
+    /// The call id.
+    pub id: String,
+    /// The tool.
+    pub name: String,
+    /// Its arguments.
+    pub args: Value,
+    /// Its result parts.
+    #[serde(default)]
+    pub result: Option<Value>,
+    /// Its status.
+    #[serde(default)]
+    pub status: Option<String>,
+    /// When it was recorded.
+    #[serde(default)]
+    pub timestamp: Option<String>,
+}
+
 /// An Anthropic Messages request body: `{"model"?, "system"?, "tools"?, "messages": […]}`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct AnthropicBody {
@@ -739,6 +794,8 @@ pub enum TypedSession {
     Responses(Vec<ResponsesItem>),
     /// An Anthropic Messages body.
     Anthropic(AnthropicBody),
+    /// A Gemini CLI session document.
+    GeminiCli(GeminiSession),
 }
 
 impl TypedSession {
@@ -752,6 +809,7 @@ impl TypedSession {
             TypedSession::Codex(lines) => lines.len(),
             TypedSession::Responses(items) => items.len(),
             TypedSession::Anthropic(body) => body.messages.len(),
+            TypedSession::GeminiCli(session) => session.messages.len(),
         }
     }
 
@@ -776,5 +834,6 @@ pub fn parse_typed(format: Format, bytes: &[u8]) -> Result<TypedSession, serde_j
         Format::Codex => TypedSession::Codex(parse_lines(bytes)?),
         Format::Responses => TypedSession::Responses(parse_responses(bytes)?),
         Format::Anthropic => TypedSession::Anthropic(serde_json::from_slice(bytes)?),
+        Format::GeminiCli => TypedSession::GeminiCli(serde_json::from_slice(bytes)?),
     })
 }

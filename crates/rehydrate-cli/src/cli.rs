@@ -352,6 +352,7 @@ pub(crate) enum FormatArg {
     Codex,
     Responses,
     Anthropic,
+    GeminiCli,
 }
 
 impl FormatArg {
@@ -365,6 +366,7 @@ impl FormatArg {
             FormatArg::Codex => Some(Format::Codex),
             FormatArg::Responses => Some(Format::Responses),
             FormatArg::Anthropic => Some(Format::Anthropic),
+            FormatArg::GeminiCli => Some(Format::GeminiCli),
         }
     }
 }

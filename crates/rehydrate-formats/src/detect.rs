@@ -68,6 +68,9 @@ pub(crate) fn detect_text(text: &str) -> Detected {
     if first_shape.is_some_and(Shape::is_codex_record) {
         return Detected::Format(Format::Codex, None);
     }
+    if first_shape.is_some_and(Shape::is_gemini_session) {
+        return Detected::Format(Format::GeminiCli, None);
+    }
     let first_parsed = first.is_ok();
     let doc = match first {
         Ok(shape) if rest.trim().is_empty() => Ok(shape),
@@ -110,6 +113,8 @@ struct Shape {
     anthropic_key: bool,
     /// `input` is an array or a string.
     input: bool,
+    /// A `projectHash` key is present (Gemini CLI's session document and JSONL metadata line).
+    project_hash: bool,
 }
 
 /// Top-level keys of an Anthropic Messages body that an OpenAI chat body does not have.
@@ -138,6 +143,12 @@ impl Shape {
             .is_some_and(|uuidless| uuidless || self.uuid_or_session)
     }
 
+    /// Whether this is Gemini CLI's session metadata (a document or a JSONL first line): a
+    /// `sessionId` and a `projectHash`, and no `type`.
+    fn is_gemini_session(&self) -> bool {
+        self.project_hash && self.uuid_or_session && self.kind.is_none() && !self.codex_type
+    }
+
     /// Whether this is a Codex rollout line: a `type` that is a rollout record type and a
     /// `payload` object.
     fn is_codex_record(&self) -> bool {
@@ -148,7 +159,9 @@ impl Shape {
     /// array of role-bearing objects → Anthropic when an Anthropic-only key or block is there
     /// and no OpenAI sign, OpenAI otherwise; `input` array or string → Responses.
     fn whole_document_format(&self) -> Option<Format> {
-        if self.history {
+        if self.is_gemini_session() {
+            Some(Format::GeminiCli)
+        } else if self.history {
             Some(Format::SweAgent)
         } else if self.messages {
             if (self.anthropic_key || self.anthropic_block) && !self.openai_sign {
@@ -217,6 +230,10 @@ impl<'de> Visitor<'de> for ShapeSeed {
                     shape.anthropic_key = true;
                     map.next_value_seed(Skip)?;
                 }
+                Key::ProjectHash => {
+                    shape.project_hash = true;
+                    map.next_value_seed(Skip)?;
+                }
                 Key::Other | Key::Role | Key::OpenAiOnly | Key::Content => {
                     map.next_value_seed(Skip)?;
                 }
@@ -239,6 +256,7 @@ enum Key {
     OpenAiOnly,
     Content,
     Payload,
+    ProjectHash,
     Other,
 }
 
@@ -258,6 +276,7 @@ impl<'de> Visitor<'de> for KeySeed {
             "history" => Key::History,
             "messages" => Key::Messages,
             "uuid" | "sessionId" => Key::UuidOrSession,
+            "projectHash" => Key::ProjectHash,
             "role" => Key::Role,
             "input" => Key::Input,
             "tool_calls" | "tool_call_id" | "function_call" => Key::OpenAiOnly,

@@ -29,7 +29,7 @@ pub enum Error {
     },
     /// The format was not given and could not be detected.
     #[error(
-        "{}: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input or an Anthropic Messages body)",
+        "{}: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input, an Anthropic Messages body or a Gemini CLI session)",
         .path.display()
     )]
     UnknownFormat {
@@ -37,9 +37,9 @@ pub enum Error {
         path: PathBuf,
     },
     /// A format name (`--format`) was not `claude-code`, `swe-agent`, `openai`, `codex`,
-    /// `responses` or `anthropic`.
+    /// `responses`, `anthropic` or `gemini-cli`.
     #[error(
-        "unknown format `{name}` (expected claude-code, swe-agent, openai, codex, responses or anthropic)"
+        "unknown format `{name}` (expected claude-code, swe-agent, openai, codex, responses, anthropic or gemini-cli)"
     )]
     UnknownFormatName {
         /// The rejected name, cut to at most 80 bytes.

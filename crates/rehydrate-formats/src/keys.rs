@@ -13,6 +13,15 @@ pub const CLAUDE_CODE_META: &str = "claude_code.meta";
 pub const CLAUDE_CODE_COMPACT_SUMMARY: &str = "claude_code.compact_summary";
 /// Claude Code: `"true"` on the first message after a `compact_boundary` record on the chain.
 pub const CLAUDE_CODE_COMPACT_BOUNDARY: &str = "claude_code.compact_boundary";
+/// Gemini CLI: a `gemini` record's `model`.
+pub const GEMINI_MODEL: &str = "gemini.model";
+/// Gemini CLI: a `gemini` record's `tokens`, as compact JSON.
+pub const GEMINI_TOKENS: &str = "gemini.tokens";
+/// Gemini CLI: a `gemini` record's `thoughts` (thought summaries, no signatures), as compact
+/// JSON; absent when empty.
+pub const GEMINI_THOUGHTS: &str = "gemini.thoughts";
+/// Gemini CLI: a tool call's `status` (`success`, `error`, `cancelled`, …), on its tool result.
+pub const GEMINI_STATUS: &str = "gemini.status";
 /// SWE-agent: the entry's `agent`.
 pub const SWE_AGENT_AGENT: &str = "swe_agent.agent";
 /// SWE-agent: the entry's `message_type`.

@@ -14,7 +14,7 @@
 //! - [`keys`] names the metadata keys importers write.
 //!
 //! rehydrate reduces and verifies the context of agent sessions.
-//! Agent frameworks write their sessions in their own formats; this crate reads six of them
+//! Agent frameworks write their sessions in their own formats; this crate reads seven of them
 //! and produces the canonical messages every other crate works on:
 //!
 //! - [`Format::ClaudeCode`]: Claude Code session JSONL (`~/.claude/projects/<project>/<session>.jsonl`),
@@ -24,7 +24,9 @@
 //! - [`Format::Codex`]: Codex CLI rollout JSONL (`~/.codex/sessions/…/rollout-*.jsonl`), which
 //!   [`write()`] also writes back (byte for byte for an unchanged import).
 //! - [`Format::Responses`]: OpenAI Responses API input items, bare or under `input`;
-//! - [`Format::Anthropic`]: an Anthropic Messages request body.
+//! - [`Format::Anthropic`]: an Anthropic Messages request body;
+//! - [`Format::GeminiCli`]: a Gemini CLI chat session (`~/.gemini/tmp/<project>/chats/`), the
+//!   legacy JSON document or its JSONL form.
 //!
 //! The three request-body formats keep each message group's source in metadata where the
 //! canonical message does not say it all ([`keys::SOURCE`], [`keys::DOCUMENT`]), so [`write()`]
@@ -89,6 +91,7 @@ mod detect;
 mod error;
 mod events;
 mod export;
+mod gemini;
 mod ids;
 mod json;
 pub mod keys;
@@ -132,21 +135,25 @@ pub enum Format {
     /// An Anthropic Messages request body: an object with `messages` (content blocks), an
     /// optional `system` and any other keys.
     Anthropic,
+    /// A Gemini CLI chat session: the legacy document (`sessionId`, `projectHash`, `messages`
+    /// of `user` and `gemini` records) or its JSONL form (a metadata line, then records).
+    GeminiCli,
 }
 
 impl Format {
     /// Every format, in the order detection reports them in error messages.
-    pub const ALL: [Format; 6] = [
+    pub const ALL: [Format; 7] = [
         Format::ClaudeCode,
         Format::SweAgent,
         Format::OpenAi,
         Format::Codex,
         Format::Responses,
         Format::Anthropic,
+        Format::GeminiCli,
     ];
 
-    /// The format's token: `claude-code`, `swe-agent`, `openai`, `codex`, `responses` or
-    /// `anthropic`.
+    /// The format's token: `claude-code`, `swe-agent`, `openai`, `codex`, `responses`,
+    /// `anthropic` or `gemini-cli`.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::ClaudeCode => "claude-code",
@@ -155,6 +162,7 @@ impl Format {
             Format::Codex => "codex",
             Format::Responses => "responses",
             Format::Anthropic => "anthropic",
+            Format::GeminiCli => "gemini-cli",
         }
     }
 }
@@ -168,8 +176,8 @@ impl fmt::Display for Format {
 impl FromStr for Format {
     type Err = Error;
 
-    /// Parses a format token: `claude-code`, `swe-agent`, `openai`, `codex`, `responses` or
-    /// `anthropic` (exactly, lowercase).
+    /// Parses a format token: `claude-code`, `swe-agent`, `openai`, `codex`, `responses`,
+    /// `anthropic` or `gemini-cli` (exactly, lowercase).
     ///
     /// # Errors
     ///
@@ -246,7 +254,10 @@ impl fmt::Display for Warning {
 /// 3. The first byte is `{` and the first non-empty line parses as a JSON object whose `type`
 ///    is a Codex rollout record type (`session_meta`, `turn_context`, `response_item`,
 ///    `event_msg`, `compacted`) and whose `payload` is an object: [`Format::Codex`].
-/// 4. The first byte is `{` and the document is one JSON object with a `history` array:
+/// 4. The first byte is `{` and the first non-empty line parses as a JSON object with a
+///    `sessionId` and a `projectHash` and no `type` (Gemini CLI's JSONL metadata line), or the
+///    document is one such object: [`Format::GeminiCli`].
+/// 5. The first byte is `{` and the document is one JSON object with a `history` array:
 ///    [`Format::SweAgent`]; with a `messages` array that is empty or starts with an object with a
 ///    `role` key: [`Format::OpenAi`].
 ///
@@ -435,6 +446,7 @@ fn import_to(
         Format::OpenAi => openai::import(path, document(path, text, parsed)?),
         Format::Responses => responses::import(path, text),
         Format::Anthropic => anthropic::import(path, text),
+        Format::GeminiCli => gemini::import(path, text),
     }?;
     sink.extend(imported.messages);
     Ok((imported.format, imported.warnings))

@@ -16,7 +16,7 @@ fn format_tokens_round_trip() {
     let err = "Claude-Code".parse::<Format>().unwrap_err();
     assert_eq!(
         err.to_string(),
-        "unknown format `Claude-Code` (expected claude-code, swe-agent, openai, codex, responses or anthropic)"
+        "unknown format `Claude-Code` (expected claude-code, swe-agent, openai, codex, responses, anthropic or gemini-cli)"
     );
 }
 
@@ -91,7 +91,7 @@ fn error_texts() {
     assert!(err.is_unknown_format());
     assert_eq!(
         err.to_string(),
-        "x.json: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input or an Anthropic Messages body)"
+        "x.json: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input, an Anthropic Messages body or a Gemini CLI session)"
     );
 
     let err = import(

@@ -242,6 +242,38 @@ fn corpus_sessions_import() {
             files += 1;
         }
     }
+    for path in rehydrate_test_support::corpus_sessions(
+        &[("gemini-cli", "json"), ("gemini-cli", "jsonl")],
+        "gemini-cli corpus import check",
+    )
+    .map(|(_, sessions)| sessions)
+    .unwrap_or_default()
+    {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(detect(&bytes), Some(Format::GeminiCli), "{name}");
+        let import = import(&path, &bytes, None).unwrap_or_else(|e| panic!("{e}"));
+        check_links(&name, &import);
+        let c = counts(&import);
+        if name.ends_with("session-2026-01-16T11-01-file-ops-37b7abef.json") {
+            // 5 user and 9 gemini records; three gemini records hold 3, 2 and 2 rounds of
+            // calls, so 13 assistant messages answer 14 calls.
+            assert_eq!(
+                (
+                    c.messages,
+                    c.user,
+                    c.assistant,
+                    c.tool,
+                    c.tool_calls,
+                    c.warnings
+                ),
+                (32, 5, 13, 14, 14, 3),
+                "{name}"
+            );
+            matched += 1;
+        }
+        files += 1;
+    }
     for path in
         rehydrate_test_support::corpus_sessions(&[("codex", "jsonl")], "codex corpus import check")
             .map(|(_, sessions)| sessions)

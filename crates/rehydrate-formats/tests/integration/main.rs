@@ -7,6 +7,7 @@ mod bodies;
 mod codex;
 mod corpus;
 mod fixtures;
+mod gemini;
 mod request;
 mod robustness;
 mod snapshots;

@@ -1,0 +1,615 @@
+//! The Gemini CLI chat session importer (docs/FORMATS.md, "Gemini CLI"): the legacy session
+//! document (`{sessionId, projectHash, startTime, lastUpdated, messages}`) and the JSONL form
+//! Gemini CLI writes since 2026-04 (a metadata line, then message records that a later record
+//! with the same `id` replaces, `{"$set":…}` updates and `{"$rewindTo":id}` truncations).
+//!
+//! What the model saw is rebuilt as Gemini CLI rebuilds its API history
+//! (`convertSessionToClientHistory`): `info`, `error` and `warning` records and the user's
+//! slash commands never reached the model and are not imported (one warning says how many);
+//! a `gemini` record is the model's turn, and its tool calls are answered by one tool message
+//! each. A record that holds the calls of several model rounds (Gemini CLI appends a round's
+//! calls to the last `gemini` record) is split at each change of the calls' `timestamp`: the
+//! calls of one round are recorded together, with one timestamp, and each round is answered
+//! before the next assistant message.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rehydrate_model::{Content, Message, Role, TIMESTAMP_METADATA_KEY, ToolCall, ToolDetails};
+use serde_json::{Map, Value};
+
+use crate::json::{self, FieldError};
+use crate::{Error, Format, Import, Warning, keys};
+
+/// Record types that never reach the model.
+const NOT_SENT_TYPES: [&str; 3] = ["info", "error", "warning"];
+
+/// The prefix of a `read_file` output that Gemini CLI cut.
+const READ_TRUNCATED: &str = "IMPORTANT: The file content has been truncated.";
+
+/// Imports a Gemini CLI session from its text (either form).
+pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
+    let records = match document(text) {
+        Some(doc) => from_document(path, doc.map_err(|e| json::invalid_json(path, None, &e))?)?,
+        None => from_jsonl(path, text)?,
+    };
+    let mut out = Out::default();
+    for record in records {
+        out.record(record)
+            .map_err(|e| e.error.into_error(path, e.line))?;
+    }
+    out.finish()
+}
+
+/// A message record with where it came from: its field path (`messages[3]`) and, for JSONL,
+/// its line.
+struct Record {
+    field: String,
+    line: Option<usize>,
+    value: Value,
+}
+
+/// The whole text as one JSON document, when it is one (`None` for JSONL: more than one
+/// value).
+fn document(text: &str) -> Option<Result<Value, serde_json::Error>> {
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<Value>();
+    let first = values.next()?;
+    match (first, values.next()) {
+        (Ok(doc), None) => Some(Ok(doc)),
+        (Err(e), _) if !text.trim_start().starts_with('{') || !text.contains('\n') => Some(Err(e)),
+        // A document broken after its first line reads as JSONL, whose error names the line.
+        (Err(_), _) | (Ok(_), Some(_)) => None,
+    }
+}
+
+/// The message records of a legacy session document.
+fn from_document(path: &Path, doc: Value) -> Result<Vec<Record>, Error> {
+    let not_a_session = || Error::NotASession {
+        path: path.to_path_buf(),
+        format: Format::GeminiCli,
+        expected: "a JSON object with a `messages` array, or JSONL records",
+    };
+    let Value::Object(mut doc) = doc else {
+        return Err(not_a_session());
+    };
+    let Some(Value::Array(messages)) = doc.remove("messages") else {
+        return Err(not_a_session());
+    };
+    Ok(messages
+        .into_iter()
+        .enumerate()
+        .map(|(i, value)| Record {
+            field: json::item("messages", i),
+            line: None,
+            value,
+        })
+        .collect())
+}
+
+/// The message records of the JSONL form, as its last state: a record replaces the earlier
+/// one with its `id` in place, `$set.messages` replaces them all, `$rewindTo` drops the message
+/// it names and every later one.
+fn from_jsonl(path: &Path, text: &str) -> Result<Vec<Record>, Error> {
+    let mut records: Vec<Record> = Vec::new();
+    let mut by_id: HashMap<String, usize> = HashMap::new();
+    for (i, line) in text.split('\n').enumerate() {
+        let number = i + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let value: Value =
+            serde_json::from_str(line).map_err(|e| json::invalid_json(path, Some(number), &e))?;
+        let Value::Object(mut object) = value else {
+            return Err(
+                FieldError::new("(line)", "expected a JSON object").into_error(path, Some(number))
+            );
+        };
+        if let Some(set) = object.remove("$set") {
+            let Value::Object(mut set) = set else {
+                return Err(
+                    FieldError::new("$set", "expected an object").into_error(path, Some(number))
+                );
+            };
+            if let Some(messages) = set.remove("messages") {
+                let Value::Array(messages) = messages else {
+                    return Err(FieldError::new("$set.messages", "expected an array")
+                        .into_error(path, Some(number)));
+                };
+                records.clear();
+                by_id.clear();
+                for (k, value) in messages.into_iter().enumerate() {
+                    push(
+                        &mut records,
+                        &mut by_id,
+                        Record {
+                            field: json::item("$set.messages", k),
+                            line: Some(number),
+                            value,
+                        },
+                    );
+                }
+            }
+            continue;
+        }
+        if let Some(target) = object.remove("$rewindTo") {
+            let Value::String(target) = target else {
+                return Err(FieldError::new("$rewindTo", "expected a message id")
+                    .into_error(path, Some(number)));
+            };
+            let Some(&at) = by_id.get(&target) else {
+                return Err(FieldError::new(
+                    "$rewindTo",
+                    format!("no message with id `{}` to rewind to", json::clip(&target)),
+                )
+                .into_error(path, Some(number)));
+            };
+            records.truncate(at);
+            by_id.retain(|_, &mut k| k < at);
+            continue;
+        }
+        if !object.contains_key("type") {
+            // The metadata line (sessionId, projectHash, …): no message.
+            continue;
+        }
+        push(
+            &mut records,
+            &mut by_id,
+            Record {
+                field: "(record)".to_string(),
+                line: Some(number),
+                value: Value::Object(object),
+            },
+        );
+    }
+    Ok(records)
+}
+
+/// Appends `record`, or replaces the earlier record with its `id` in place.
+fn push(records: &mut Vec<Record>, by_id: &mut HashMap<String, usize>, record: Record) {
+    let id = record
+        .value
+        .get("id")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    match id.as_ref().and_then(|id| by_id.get(id)) {
+        Some(&k) => records[k] = record,
+        None => {
+            if let Some(id) = id {
+                by_id.insert(id, records.len());
+            }
+            records.push(record);
+        }
+    }
+}
+
+/// The messages being built.
+#[derive(Default)]
+struct Out {
+    messages: Vec<Message>,
+    warnings: Vec<Warning>,
+    /// Records that never reached the model, by type (`info`, `error`, `warning`, `command`).
+    not_sent: Vec<(String, String)>,
+}
+
+impl Out {
+    fn record(&mut self, record: Record) -> Result<(), LocatedError> {
+        let Record { field, line, value } = record;
+        let located = |e: FieldError| LocatedError { error: e, line };
+        let mut object = json::into_object(value, &field).map_err(located)?;
+        let kind = json::take_string(&mut object, "type", &field).map_err(located)?;
+        let where_ = line.map_or_else(|| field.clone(), |l| format!("line {l}"));
+        match kind.as_str() {
+            "user" => self.user(object, &field).map_err(located)?,
+            "gemini" => self.gemini(object, &field, line).map_err(located)?,
+            k if NOT_SENT_TYPES.contains(&k) => self.not_sent.push((k.to_string(), where_)),
+            other => self.warnings.push(at(
+                line,
+                format!(
+                    "{field}: record type `{}` is not a message the model saw; not imported",
+                    json::clip(other)
+                ),
+            )),
+        }
+        Ok(())
+    }
+
+    fn user(&mut self, mut object: Map<String, Value>, field: &str) -> Result<(), FieldError> {
+        let original = object.remove("content");
+        let plain = match &original {
+            Some(Value::String(s)) => Some(s.clone()),
+            _ => None,
+        };
+        let content = parts(original, &json::child(field, "content"))?;
+        let text = content_text(&content);
+        let command = text.starts_with('/') || text.starts_with('?');
+        if content.is_empty() || command {
+            self.not_sent.push((
+                if command { "command" } else { "empty" }.to_string(),
+                field.to_string(),
+            ));
+            return Ok(());
+        }
+        let mut m = Message {
+            role: Role::User,
+            content: Some(match plain {
+                Some(text) => Content::Text(text),
+                None => Content::Parts(content),
+            }),
+            ..Message::default()
+        };
+        stamp(&mut m, &mut object, field)?;
+        self.messages.push(m);
+        Ok(())
+    }
+
+    fn gemini(
+        &mut self,
+        mut object: Map<String, Value>,
+        field: &str,
+        line: Option<usize>,
+    ) -> Result<(), FieldError> {
+        let content = parts(object.remove("content"), &json::child(field, "content"))?;
+        let text = content
+            .iter()
+            .filter(|p| p.get("thought") != Some(&Value::Bool(true)))
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("");
+        let calls = json::take_opt_array(&mut object, "toolCalls", field)?;
+        let mut metadata = std::collections::BTreeMap::new();
+        for (key, name) in [
+            ("model", keys::GEMINI_MODEL),
+            ("tokens", keys::GEMINI_TOKENS),
+            ("thoughts", keys::GEMINI_THOUGHTS),
+        ] {
+            if let Some(v) = object.remove(key).and_then(json::metadata_text)
+                && !(key == "thoughts" && v == "[]")
+            {
+                metadata.insert(name.to_string(), v);
+            }
+        }
+        let mut first = Message {
+            role: Role::Assistant,
+            content: (!text.is_empty()).then_some(Content::Text(text)),
+            metadata,
+            ..Message::default()
+        };
+        stamp(&mut first, &mut object, field)?;
+        if calls.is_empty() {
+            self.messages.push(first);
+            return Ok(());
+        }
+        // The rounds: runs of calls with one timestamp.
+        let mut rounds: Vec<Vec<(usize, Map<String, Value>)>> = Vec::new();
+        let mut last_time: Option<Value> = None;
+        for (k, call) in calls.into_iter().enumerate() {
+            let call_field = json::item(&json::child(field, "toolCalls"), k);
+            let call = json::into_object(call, &call_field)?;
+            let time = call.get("timestamp").cloned();
+            if rounds.is_empty() || time != last_time {
+                rounds.push(Vec::new());
+            }
+            last_time = time;
+            rounds.last_mut().expect("pushed above").push((k, call));
+        }
+        if rounds.len() > 1 {
+            self.warnings.push(at(
+                line,
+                format!(
+                    "{field}: tool calls of {} model rounds in one record; split at each change of their timestamp",
+                    rounds.len()
+                ),
+            ));
+        }
+        let mut assistant = Some(first);
+        for round in rounds {
+            let mut message = assistant.take().unwrap_or_else(|| Message {
+                role: Role::Assistant,
+                ..Message::default()
+            });
+            let mut results = Vec::new();
+            for (k, mut call) in round {
+                let call_field = json::item(&json::child(field, "toolCalls"), k);
+                let id = json::take_string(&mut call, "id", &call_field)?;
+                let name = json::take_string(&mut call, "name", &call_field)?;
+                let args = call.remove("args").unwrap_or(Value::Object(Map::new()));
+                if !args.is_object() {
+                    return Err(FieldError::new(
+                        json::child(&call_field, "args"),
+                        format!("expected an object, got {}", json::kind(&args)),
+                    ));
+                }
+                message.tool_calls.push(ToolCall {
+                    id: id.clone(),
+                    name: name.clone(),
+                    arguments: args.to_string(),
+                });
+                if let Some(result) = result_message(&id, &name, &args, call, &call_field)? {
+                    results.push(result);
+                }
+            }
+            self.messages.push(message);
+            self.messages.extend(results);
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<Import, Error> {
+        resolve_relative_paths(&mut self.messages);
+        if !self.not_sent.is_empty() {
+            let mut counts: Vec<(String, usize)> = Vec::new();
+            for (kind, _) in &self.not_sent {
+                match counts.iter_mut().find(|(k, _)| k == kind) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((kind.clone(), 1)),
+                }
+            }
+            let listed: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            let first = &self.not_sent[0].1;
+            self.warnings.push(Warning::new(format!(
+                "{} records the model never saw ({}; the first at {first}) not imported",
+                self.not_sent.len(),
+                listed.join(", ")
+            )));
+        }
+        Ok(Import {
+            format: Format::GeminiCli,
+            messages: self.messages,
+            warnings: self.warnings,
+        })
+    }
+}
+
+/// A field error with the JSONL line it is on.
+struct LocatedError {
+    error: FieldError,
+    line: Option<usize>,
+}
+
+fn at(line: Option<usize>, message: String) -> Warning {
+    match line {
+        Some(line) => Warning::at_line(line, message),
+        None => Warning::new(message),
+    }
+}
+
+/// The record's `timestamp` as the message's.
+fn stamp(m: &mut Message, object: &mut Map<String, Value>, field: &str) -> Result<(), FieldError> {
+    if let Some(time) = json::take_opt_string(object, "timestamp", field)? {
+        m.metadata.insert(TIMESTAMP_METADATA_KEY.to_string(), time);
+    }
+    Ok(())
+}
+
+/// A `PartListUnion` (a string, a part, or an array of strings and parts) as canonical content
+/// parts: text as `{"type":"text","text"}`, an image `inlineData` as an Anthropic base64
+/// image block, any other part kept as it is under `{"type":"gemini_part","part":…}`.
+fn parts(content: Option<Value>, field: &str) -> Result<Vec<Value>, FieldError> {
+    let items = match content {
+        None | Some(Value::Null) => return Ok(Vec::new()),
+        Some(Value::String(s)) if s.is_empty() => return Ok(Vec::new()),
+        Some(Value::Array(items)) => items,
+        Some(other) => vec![other],
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (k, item) in items.into_iter().enumerate() {
+        match item {
+            Value::String(text) => out.push(text_part(text)),
+            Value::Object(mut part) => {
+                if let Some(Value::String(text)) = part.get("text")
+                    && part.get("thought") != Some(&Value::Bool(true))
+                {
+                    out.push(text_part(text.clone()));
+                } else if let Some(Value::Object(data)) = part.remove("inlineData")
+                    && let (Some(Value::String(mime)), Some(Value::String(b64))) =
+                        (data.get("mimeType"), data.get("data"))
+                    && mime.starts_with("image/")
+                {
+                    out.push(serde_json::json!({
+                        "type": "image",
+                        "source": {"type": "base64", "media_type": mime, "data": b64}
+                    }));
+                } else if part.contains_key("functionCall")
+                    || part.get("thought") == Some(&Value::Bool(true))
+                {
+                    // The model's own calls and thoughts: read from `toolCalls` and
+                    // `thoughts`, not sent as content.
+                } else {
+                    out.push(
+                        serde_json::json!({"type": "gemini_part", "part": Value::Object(part)}),
+                    );
+                }
+            }
+            other => {
+                return Err(FieldError::new(
+                    json::item(field, k),
+                    format!(
+                        "expected a string or a part object, got {}",
+                        json::kind(&other)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn text_part(text: String) -> Value {
+    serde_json::json!({"type": "text", "text": text})
+}
+
+/// The text parts of `parts`, joined.
+fn content_text(parts: &[Value]) -> String {
+    parts
+        .iter()
+        .filter_map(|p| p.get("text").and_then(Value::as_str))
+        .collect::<Vec<_>>()
+        .join("")
+}
+
+/// The tool message answering call `id`: the `output` (or `error`) of its `functionResponse`
+/// parts, other result parts (an image a read returned) kept as parts; `None` when the record
+/// holds no result (a call cancelled before it ran is left unanswered, as Gemini CLI leaves
+/// it).
+fn result_message(
+    id: &str,
+    name: &str,
+    args: &Value,
+    mut call: Map<String, Value>,
+    field: &str,
+) -> Result<Option<Message>, FieldError> {
+    let status = json::take_opt_string(&mut call, "status", field)?;
+    let result = match call.remove("result") {
+        None | Some(Value::Null) => return Ok(None),
+        Some(Value::Array(items)) => items,
+        Some(other) => vec![other],
+    };
+    let mut texts = Vec::new();
+    let mut extra = Vec::new();
+    let mut failed = status.as_deref() == Some("error");
+    for part in result {
+        let response = part
+            .get("functionResponse")
+            .and_then(|r| r.get("response"))
+            .cloned();
+        match response {
+            Some(Value::Object(mut response)) => {
+                if let Some(output) = response.remove("output") {
+                    texts.push(json::metadata_text(output).unwrap_or_default());
+                } else if let Some(error) = response.remove("error") {
+                    failed = true;
+                    texts.push(json::metadata_text(error).unwrap_or_default());
+                } else {
+                    texts.push(Value::Object(response).to_string());
+                }
+            }
+            Some(other) => texts.push(other.to_string()),
+            None => match part {
+                Value::String(s) => texts.push(s),
+                Value::Object(p) if p.get("text").is_some_and(Value::is_string) => {
+                    texts.push(p["text"].as_str().unwrap_or_default().to_string());
+                }
+                other => extra.push(other),
+            },
+        }
+    }
+    let text = texts.join("\n");
+    let mut m = Message::tool_result(id, text.clone());
+    m.name = Some(name.to_string());
+    if !extra.is_empty() {
+        let mut all = vec![text_part(text.clone())];
+        all.extend(parts(
+            Some(Value::Array(extra)),
+            &json::child(field, "result"),
+        )?);
+        m.content = Some(Content::Parts(all));
+    }
+    if failed {
+        m.metadata.insert(
+            rehydrate_model::IS_ERROR_METADATA_KEY.to_string(),
+            "true".to_string(),
+        );
+    }
+    if let Some(status) = status {
+        m.metadata.insert(keys::GEMINI_STATUS.to_string(), status);
+    }
+    stamp(&mut m, &mut call, field)?;
+    if !failed {
+        m.details = details(name, args, &text, call.get("resultDisplay")).map(Box::new);
+    }
+    Ok(Some(m))
+}
+
+/// Makes the relative paths of the messages' details absolute when the session names its
+/// project root: a `write_file` result says the absolute path it wrote (`Successfully …
+/// file: /root/dir/a.md.`), so a call that named `dir/a.md` shows the root is `/root`. Paths
+/// stay relative (and replay leaves them alone) when no write names the root.
+fn resolve_relative_paths(messages: &mut [Message]) {
+    let root = messages.iter().find_map(|m| {
+        let Some(ToolDetails::Write { path, .. }) = m.details.as_deref() else {
+            return None;
+        };
+        let relative = path.strip_prefix("./").unwrap_or(path);
+        if relative.starts_with('/') {
+            return None;
+        }
+        let text = m.content_text()?;
+        let (_, absolute) = text.split_once(" file: ")?;
+        let absolute = absolute.lines().next()?.trim_end().trim_end_matches('.');
+        let root = absolute.strip_suffix(relative)?.strip_suffix('/')?;
+        root.starts_with('/').then(|| root.to_string())
+    });
+    let Some(root) = root else {
+        return;
+    };
+    for m in messages {
+        let Some(details) = m.details.as_deref_mut() else {
+            continue;
+        };
+        let path = match details {
+            ToolDetails::WholeRead { path, .. }
+            | ToolDetails::Write { path, .. }
+            | ToolDetails::UnprovenChange { path, .. } => path,
+            _ => continue,
+        };
+        if !path.starts_with('/') {
+            let relative = path.strip_prefix("./").unwrap_or(path);
+            *path = format!("{root}/{relative}");
+        }
+    }
+}
+
+/// What a successful call proves of a file (docs/FORMATS.md, "Gemini CLI", "Replay details").
+fn details(name: &str, args: &Value, output: &str, display: Option<&Value>) -> Option<ToolDetails> {
+    let path = args
+        .get("file_path")
+        .or_else(|| args.get("absolute_path"))
+        .and_then(Value::as_str)?
+        .to_string();
+    let shown = |key: &str| display.and_then(|d| d.get(key)).and_then(Value::as_str);
+    match name {
+        "read_file" => {
+            let ranged = ["offset", "limit", "start_line", "end_line"]
+                .iter()
+                .any(|k| args.get(*k).is_some_and(|v| !v.is_null()));
+            (!ranged && !output.starts_with(READ_TRUNCATED)).then(|| ToolDetails::WholeRead {
+                path,
+                content: output.to_string(),
+            })
+        }
+        "write_file" => {
+            // What was written: the diff's new content when recorded (the tool may correct
+            // the content, or the person edit it), else the argument of a plain success.
+            if let Some(content) = shown("newContent") {
+                return Some(ToolDetails::Write {
+                    path,
+                    content: content.to_string(),
+                });
+            }
+            let plain = output.starts_with("Successfully created and wrote to new file")
+                || output.starts_with("Successfully overwrote file");
+            let modified = output.contains("User modified the `content`");
+            match args.get("content").and_then(Value::as_str) {
+                Some(content) if plain && !modified => Some(ToolDetails::Write {
+                    path,
+                    content: content.to_string(),
+                }),
+                _ => Some(ToolDetails::UnprovenChange {
+                    path,
+                    reason: "the write_file result does not prove the content written".into(),
+                }),
+            }
+        }
+        "replace" | "edit" => Some(match shown("newContent") {
+            Some(content) => ToolDetails::Write {
+                path,
+                content: content.to_string(),
+            },
+            None => ToolDetails::UnprovenChange {
+                path,
+                reason: "a replace without its recorded new content proves nothing".into(),
+            },
+        }),
+        _ => None,
+    }
+}

@@ -1,0 +1,183 @@
+//! Exact values of the Gemini CLI fixtures' imports, both forms, and their errors.
+
+use rehydrate_formats::{Format, Import, import, keys};
+use rehydrate_model::{Content, Role, ToolDetails};
+use serde_json::json;
+
+use crate::import_fixture;
+
+fn ok(name: &str) -> Import {
+    import_fixture(name).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn err(text: &str) -> String {
+    import(std::path::Path::new("s.jsonl"), text.as_bytes(), None)
+        .map(|_| "imported".to_string())
+        .unwrap_or_else(|e| e.to_string())
+}
+
+#[test]
+fn a_legacy_document_is_what_the_model_saw() {
+    let import = ok("gemini-cli-session.json");
+    assert_eq!(import.format, Format::GeminiCli);
+    use Role::*;
+    let m = &import.messages;
+    assert_eq!(
+        m.iter().map(|m| m.role).collect::<Vec<_>>(),
+        [
+            User, Assistant, Tool, Tool, Assistant, Tool, Tool, Tool, Assistant, User, Assistant
+        ]
+    );
+    assert_eq!(
+        m[0].content,
+        Some(Content::Text("Add a greeting to notes.md".into()))
+    );
+    // The record's text and thoughts go with its first round; each round's calls are
+    // answered before the next round.
+    assert_eq!(m[1].content_text(), Some("Reading the file first."));
+    assert_eq!(
+        m[1].metadata.get(keys::GEMINI_THOUGHTS).map(String::as_str),
+        Some(
+            r#"[{"description":"Read, then write.","subject":"Plan","timestamp":"2026-03-02T10:00:04.000Z"}]"#
+        )
+    );
+    assert_eq!(
+        m[1].metadata.get(keys::GEMINI_MODEL).map(String::as_str),
+        Some("gemini-3-pro")
+    );
+    let ids = |i: usize| {
+        m[i].tool_calls
+            .iter()
+            .map(|c| c.id.as_str())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(ids(1), ["read_file-1-a", "read_file-1-b"]);
+    assert_eq!(
+        ids(4),
+        ["write_file-2-a", "replace-2-b", "run_shell_command-2-c"]
+    );
+    assert_eq!(ids(8), ["run_shell_command-3-a"]);
+    assert_eq!(m[8].content, None);
+    assert_eq!(
+        m[1].tool_calls[1].arguments,
+        r#"{"file_path":"big.log","limit":5,"offset":10}"#
+    );
+    // Results: output, error (flagged), and none for the cancelled call (left unanswered).
+    assert_eq!(m[2].content_text(), Some("# Notes\n"));
+    assert_eq!(m[2].tool_call_id.as_deref(), Some("read_file-1-a"));
+    assert_eq!(
+        m[7].content_text(),
+        Some("Command exited with code 1: 2 tests failed")
+    );
+    assert_eq!(
+        m[7].metadata.get("is_error").map(String::as_str),
+        Some("true")
+    );
+    assert_eq!(
+        m[7].metadata.get(keys::GEMINI_STATUS).map(String::as_str),
+        Some("error")
+    );
+    assert!(
+        m[9..]
+            .iter()
+            .all(|x| x.tool_call_id.as_deref() != Some("run_shell_command-3-a"))
+    );
+    // Replay details: a whole read and a write resolved against the root a write names, a
+    // ranged read proves nothing, a replace proves what its diff recorded.
+    let details = |i: usize| m[i].details.as_deref().cloned();
+    assert_eq!(
+        details(2),
+        Some(ToolDetails::WholeRead {
+            path: "/home/dev/site/notes.md".into(),
+            content: "# Notes\n".into()
+        })
+    );
+    assert_eq!(details(3), None);
+    assert_eq!(
+        details(5),
+        Some(ToolDetails::Write {
+            path: "/home/dev/site/notes.md".into(),
+            content: "# Notes\nHello!\n".into()
+        })
+    );
+    assert_eq!(
+        details(6),
+        Some(ToolDetails::Write {
+            path: "/home/dev/site/src/app.ts".into(),
+            content: "say('hello')\n".into()
+        })
+    );
+    assert_eq!(details(7), None);
+    // A user message with parts keeps its image as an Anthropic block.
+    let Some(Content::Parts(parts)) = &m[9].content else {
+        panic!("parts expected: {:?}", m[9].content);
+    };
+    assert_eq!(
+        parts[0],
+        json!({"type": "text", "text": "What does this screenshot show?"})
+    );
+    assert_eq!(parts[1]["source"]["media_type"], "image/png");
+    assert_eq!(
+        import
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        [
+            "messages[2]: tool calls of 3 model rounds in one record; split at each change of their timestamp",
+            "3 records the model never saw (1 info, 1 command, 1 warning; the first at messages[1]) not imported",
+        ]
+    );
+}
+
+#[test]
+fn the_jsonl_form_keeps_the_last_state_of_each_record() {
+    let import = ok("gemini-cli-session.jsonl");
+    let texts: Vec<String> = import
+        .messages
+        .iter()
+        .map(|m| format!("{:?}: {}", m.role, m.content_text().unwrap_or("-")))
+        .collect();
+    // `g1` re-appended with its tool call replaces the first `g1` in place; the rewind to
+    // `u2` drops it and the turn after it.
+    assert_eq!(
+        texts,
+        [
+            "User: -",
+            "Assistant: -",
+            "Tool: 12 passed",
+            "Assistant: All 12 tests pass; shall I deploy?",
+            "User: no, just summarize",
+            "Assistant: Tests pass; nothing deployed.",
+        ]
+    );
+    assert_eq!(import.messages[1].tool_calls[0].id, "run_shell_command-9-a");
+    assert!(import.warnings.is_empty());
+}
+
+#[test]
+fn bad_gemini_input_is_one_line_naming_the_line_and_field() {
+    let meta = r#"{"sessionId":"s","projectHash":"p","startTime":"t"}"#;
+    assert_eq!(
+        err(&format!(
+            "{meta}\n{{\"id\":\"u\",\"type\":\"user\",\"content\":\"x\"}}\n{{\"id\":"
+        )),
+        "s.jsonl:3: invalid JSON: EOF while parsing a value at column 6"
+    );
+    assert_eq!(
+        err(&format!("{meta}\n{{\"$rewindTo\":\"nope\"}}\n")),
+        "s.jsonl:2: field `$rewindTo`: no message with id `nope` to rewind to"
+    );
+    assert_eq!(
+        err(&format!(
+            "{meta}\n{{\"id\":\"g\",\"type\":\"gemini\",\"toolCalls\":[{{\"id\":\"c\",\"name\":\"t\",\"args\":[1]}}]}}\n"
+        )),
+        "s.jsonl:2: field `(record).toolCalls[0].args`: expected an object, got an array"
+    );
+    assert_eq!(
+        err(
+            r#"{"sessionId":"s","projectHash":"p","messages":[{"id":"u","type":"user","content":7}]}"#
+        ),
+        "s.jsonl: field `messages[0].content[0]`: expected a string or a part object, got a number"
+    );
+}
