@@ -238,3 +238,21 @@ def test_no_session_for_the_cwd_is_a_one_line_error(tmp_path: Path) -> None:
     done = subprocess.run([binary(), "mcp", "--claude-code", "--cwd", "/no/such/dir"], env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
     assert done.returncode == 2
     assert done.stderr == f"error: no Claude Code session for /no/such/dir in {tmp_path}/claude/projects/-no-such-dir (name one with --transcript FILE)\n"
+
+
+def test_a_call_still_running_when_the_server_reads_is_not_called_unanswered(tmp_path: Path) -> None:
+    # The agent has written its call (of this very tool, say) but not the result yet.
+    lines = (MCP_FIXTURES / "claude-code-compacted.jsonl").read_text().splitlines(keepends=True)
+    pending = next(i for i in range(len(lines) - 1, -1, -1) if '"tool_use"' in lines[i])
+    live = tmp_path / "live.jsonl"
+    live.write_text("".join(lines[: pending + 1]))
+
+    async def steps(session: ClientSession) -> None:
+        before = json.loads(text(await session.call_tool("list_reductions", {})))
+        assert [r["kind"] for r in before["reductions"]] == ["compaction"]
+        with live.open("a") as f:
+            f.write("".join(lines[pending + 1 :]))
+        after = json.loads(text(await session.call_tool("list_reductions", {})))
+        assert after["reductions"] == before["reductions"]
+
+    asyncio.run(session_calls(["--transcript", str(live)], steps))

@@ -185,11 +185,17 @@ impl Preset {
     }
 
     /// Our policy. The aggressive group uses `ReductionPolicy::aggressive()` itself, so it
-    /// times every kind the preset turns on, whatever they are.
+    /// times every kind the preset turns on, whatever they are, except following the agent's
+    /// compactions: the workload repeats corpus sessions a thousand turns long, compaction
+    /// summaries included, and following them would clear the history at each repetition,
+    /// where the peer (which has no such lever) projects all of it.
     fn policy(self) -> ReductionPolicy {
         match self {
             Preset::Default => ReductionPolicy::default(),
-            Preset::Aggressive => ReductionPolicy::aggressive(),
+            Preset::Aggressive => ReductionPolicy {
+                follow_compactions: false,
+                ..ReductionPolicy::aggressive()
+            },
         }
     }
 
@@ -880,9 +886,11 @@ fn search_session() -> &'static (Vec<Message>, ReductionLog) {
                 }
             }
             // Superseding would hide whole results of earlier passes (their calls are made
-            // again): kept off, so the hidden bytes stay the middles of truncated results.
+            // again), and following the repeated compactions whole passes: both kept off, so
+            // the hidden bytes stay the middles of truncated results.
             let policy = ReductionPolicy {
                 supersede_reruns: false,
+                follow_compactions: false,
                 ..ReductionPolicy::aggressive()
             };
             let mut reducer = Reducer::new(policy);

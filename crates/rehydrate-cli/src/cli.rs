@@ -134,7 +134,7 @@ pub(crate) enum Command {
         codex: bool,
         /// The working directory whose session --claude-code or --codex finds (default: the
         /// current one).
-        #[arg(long, value_name = "DIR")]
+        #[arg(long, value_name = "DIR", conflicts_with_all = ["session", "transcript"])]
         cwd: Option<PathBuf>,
         /// Session format of --transcript (default: detected).
         #[arg(long, value_enum, default_value_t = FormatArg::Auto)]

@@ -3,8 +3,9 @@
 //!
 //! - Claude Code keeps a project's sessions in `<config>/projects/<encoded cwd>/*.jsonl`, where
 //!   `<config>` is `$CLAUDE_CONFIG_DIR` or `~/.claude` and the encoded cwd is the directory's
-//!   path with every character that is not an ASCII letter or digit written as `-` (one per
-//!   UTF-16 unit, as Claude Code's JavaScript does): the newest file by modification time is
+//!   real path (symlinks resolved) with every character that is not an ASCII letter or digit
+//!   written as `-` (one per UTF-16 unit, as Claude Code's JavaScript does), cut to 200
+//!   characters and followed by `-<hash>` when longer: the newest file by modification time is
 //!   the current session.
 //! - Codex writes `<home>/sessions/YYYY/MM/DD/rollout-*.jsonl`, where `<home>` is
 //!   `$CODEX_HOME` or `~/.codex`, each opening with a `session_meta` line that records its
@@ -27,8 +28,9 @@ pub(crate) enum Agent {
 }
 
 /// The most of a rollout's first line read to find its `cwd` (a `session_meta` line holds the
-/// base instructions, tens of KiB).
-const FIRST_LINE_MAX_BYTES: u64 = 4 << 20;
+/// base instructions, tens of KiB); a longer first line is reported on stderr and its rollout
+/// skipped.
+const FIRST_LINE_MAX_BYTES: u64 = 64 << 20;
 
 /// The current transcript of `agent` for the working directory `cwd`.
 ///
@@ -40,7 +42,10 @@ pub(crate) fn find(agent: Agent, cwd: &Path) -> Result<PathBuf, Failure> {
     match agent {
         Agent::ClaudeCode => {
             let config = config_dir("CLAUDE_CONFIG_DIR", ".claude")?;
-            let dir = config.join("projects").join(encode_cwd(cwd));
+            let projects = config.join("projects");
+            // Claude Code names the directory after the real path (symlinks resolved).
+            let cwd = canonical(&absolute(cwd));
+            let dir = project_dir(&projects, &encode_cwd(&cwd))?;
             newest(&dir, |path| path.extension().is_some_and(|e| e == "jsonl"))?.ok_or_else(|| {
                 Failure::Input(format!(
                     "no Claude Code session for {} in {} (name one with --transcript FILE)",
@@ -57,7 +62,7 @@ pub(crate) fn find(agent: Agent, cwd: &Path) -> Result<PathBuf, Failure> {
             // Newest first; a tie (same modification time) is broken by the name, which starts
             // with the time the rollout began.
             rollouts.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| b.1.cmp(&a.1)));
-            let wanted = [cwd.to_path_buf(), canonical(cwd)];
+            let wanted = [cwd.to_path_buf(), canonical(&absolute(cwd))];
             for (_, path) in rollouts {
                 if rollout_cwd(&path)
                     .is_some_and(|c| wanted.contains(&c) || wanted.contains(&canonical(&c)))
@@ -90,6 +95,58 @@ pub(crate) fn encode_cwd(cwd: &Path) -> String {
         }
     }
     out
+}
+
+/// The longest directory name Claude Code writes whole; a longer encoded path is cut to this
+/// many characters and followed by `-` and a hash of the path.
+const PROJECT_NAME_MAX: usize = 200;
+
+/// The project directory of `encoded` under `projects`: `projects/<encoded>`, or for an
+/// encoded path over [`PROJECT_NAME_MAX`] characters the directory whose name is its first
+/// [`PROJECT_NAME_MAX`] characters, `-` and a hash (the newest when several match).
+fn project_dir(projects: &Path, encoded: &str) -> Result<PathBuf, Failure> {
+    if encoded.len() <= PROJECT_NAME_MAX {
+        return Ok(projects.join(encoded));
+    }
+    let prefix = format!("{}-", &encoded[..PROJECT_NAME_MAX]);
+    let found = newest_dir(projects, |name| name.starts_with(&prefix))?;
+    Ok(found.unwrap_or_else(|| projects.join(format!("{prefix}…"))))
+}
+
+/// The newest subdirectory of `dir` whose name `keep` accepts.
+fn newest_dir(dir: &Path, keep: impl Fn(&str) -> bool) -> Result<Option<PathBuf>, Failure> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(Failure::Input(format!(
+                "cannot list {}: {e}",
+                dir.display()
+            )));
+        }
+    };
+    let mut best: Option<(SystemTime, PathBuf)> = None;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !entry.file_type().is_ok_and(|t| t.is_dir()) || !name.to_str().is_some_and(&keep) {
+            continue;
+        }
+        let path = entry.path();
+        let candidate = (modified(&path), path);
+        if best.as_ref().is_none_or(|b| candidate > *b) {
+            best = Some(candidate);
+        }
+    }
+    Ok(best.map(|(_, path)| path))
+}
+
+/// `path` made absolute against the current directory (a relative `--cwd`), without `.`
+/// components or a trailing `/`.
+fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .components()
+        .collect()
 }
 
 /// `$var`, or `~/<default>` under `$HOME`.
@@ -182,6 +239,14 @@ fn rollout_cwd(path: &Path) -> Option<PathBuf> {
     BufReader::new(file.take(FIRST_LINE_MAX_BYTES))
         .read_until(b'\n', &mut line)
         .ok()?;
+    if line.len() as u64 == FIRST_LINE_MAX_BYTES && line.last() != Some(&b'\n') {
+        eprintln!(
+            "rehydrate mcp: skipped {}: its first line is over {} MiB",
+            path.display(),
+            FIRST_LINE_MAX_BYTES >> 20
+        );
+        return None;
+    }
     #[derive(serde::Deserialize)]
     struct Meta {
         #[serde(rename = "type")]

@@ -155,9 +155,10 @@ impl Live {
         }
         let start = self.reducer.history().len();
         let added = imported.messages.len() - start;
+        // Not closed: a call still waiting for its result (the agent's call of this very tool)
+        // is answered by the next lines, so no unanswered-call repair is minted for it.
         self.reducer
             .project(imported.messages.into_iter().skip(start));
-        self.reducer.close();
         eprintln!(
             "rehydrate mcp: {}: {} messages ({added} new{}), {} reductions",
             self.path.display(),

@@ -151,23 +151,27 @@ impl Boundaries {
         self.safe.get(b).copied().unwrap_or(false)
     }
 
-    /// The messages the latest agent's compaction of the history seen so far replaced, with
-    /// its summary: `(first, s)`, where `first` is the first message that opens a turn and `s`
-    /// the summary message, for the latest summary after `first` whose range starts and ends
-    /// at final safe boundaries (no call before it is answered after it). `None` when there
-    /// is none (a compaction whose range a call crosses is not followed; an earlier one may
-    /// be).
-    pub(crate) fn compaction_range(&self) -> Option<(usize, usize)> {
-        let first = *self.turn_starts.first()?;
+    /// The messages each agent's compaction of the history seen so far replaced, with its
+    /// summary, for the summaries after `after`, in history order: `(first, s)`, where `first`
+    /// is the first message that opens a turn and `s` the summary message, for each summary
+    /// after `first` whose range starts and ends at final safe boundaries (no call before it
+    /// is answered after it; a compaction whose range a call crosses is never followed, and a
+    /// summary whose boundary is not final yet, a call before it still pending, waits).
+    pub(crate) fn compaction_ranges(&self, after: Option<usize>) -> Vec<(usize, usize)> {
+        let Some(&first) = self.turn_starts.first() else {
+            return Vec::new();
+        };
         if !self.is_safe(first) {
-            return None;
+            return Vec::new();
         }
-        self.compactions
+        let from = self
+            .compactions
+            .partition_point(|&s| s <= first || after.is_some_and(|a| s <= a));
+        self.compactions[from..]
             .iter()
-            .rev()
-            .take_while(|&&s| s > first)
-            .find(|&&s| self.is_safe(s + 1))
+            .filter(|&&s| self.is_safe(s + 1))
             .map(|&s| (first, s))
+            .collect()
     }
 
     /// [`crate::clearable_range`] of the history seen so far.

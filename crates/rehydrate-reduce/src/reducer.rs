@@ -121,6 +121,9 @@ pub struct Reducer {
     resumed_cleared: Option<usize>,
     /// The range cleared in the current view.
     cleared: Option<(usize, usize)>,
+    /// The summary message of the latest agent's compaction decided (minted, or passed over
+    /// for a turns-cleared range reaching past it); later ones are decided in order.
+    compacted: Option<usize>,
     /// Set when the cleared range shrank, so skipped tool results and assistant texts must be
     /// looked at again.
     unhidden: bool,
@@ -297,6 +300,16 @@ impl Reducer {
     fn resume_with(policy: ReductionPolicy, log: ReductionLog, reuse_all: bool) -> Reducer {
         let mut resumed = HashMap::new();
         let mut resumed_cleared = None;
+        // A resumed log's compactions are decided: only later ones are minted.
+        let compacted = log
+            .reductions
+            .iter()
+            .filter(|_| reuse_all)
+            .filter_map(|r| match r.kind {
+                ReductionKind::Compaction { last, .. } => Some(last),
+                _ => None,
+            })
+            .max();
         let mut repairs = HashMap::new();
         let mut reruns = Reruns::default();
         let mut rereads = Rereads::default();
@@ -364,6 +377,7 @@ impl Reducer {
             latest_cleared: None,
             resumed_cleared,
             cleared: None,
+            compacted,
             unhidden: false,
             range: RangeScan::default(),
             resumed,
@@ -994,19 +1008,39 @@ impl Reducer {
     /// reaches past its summary.
     fn decide_cleared(&mut self) {
         self.adopt_resumed_cleared();
-        let reusable = self
-            .latest_cleared
-            .as_ref()
-            .filter(|c| self.boundaries.is_safe(c.first) && self.boundaries.is_safe(c.last + 1));
         let turns = self
             .policy
             .clear_turns_older_than
             .and_then(|n| self.boundaries.clearable_range(n));
-        let compaction = if self.policy.follow_compactions {
-            self.boundaries.compaction_range()
-        } else {
-            None
-        };
+        // Each compaction is minted once, in history order, as soon as its range may be
+        // followed, so the ids do not depend on how the history was fed (one projection of
+        // a session with two compactions mints both, as feeding it message by message does).
+        let mut compaction = None;
+        if self.policy.follow_compactions {
+            for (first, last) in self.boundaries.compaction_ranges(self.compacted) {
+                self.compacted = Some(last);
+                if turns.is_some_and(|t| t.1 > last)
+                    || self
+                        .latest_cleared
+                        .as_ref()
+                        .is_some_and(|c| c.compaction && (c.first, c.last) == (first, last))
+                {
+                    continue;
+                }
+                let summary = Some(rehydrate_formats::summary_text(&self.history[last]));
+                self.mint_cleared(first, last, true, summary);
+            }
+            // The view follows the latest compaction minted (one that saved too little is not).
+            compaction = self
+                .latest_cleared
+                .as_ref()
+                .filter(|c| c.compaction)
+                .map(|c| (c.first, c.last));
+        }
+        let reusable = self
+            .latest_cleared
+            .as_ref()
+            .filter(|c| self.boundaries.is_safe(c.first) && self.boundaries.is_safe(c.last + 1));
         let wanted = match (turns, compaction) {
             (Some(t), Some(c)) if t.1 > c.1 => Some((t, false)),
             (_, Some(c)) => Some((c, true)),

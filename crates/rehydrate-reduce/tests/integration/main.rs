@@ -4,6 +4,7 @@
 
 mod assistant_text;
 mod cache_aware;
+mod compactions;
 mod defects;
 mod fixtures;
 mod images;
