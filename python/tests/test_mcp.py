@@ -34,8 +34,8 @@ def text(result: Any) -> str:
     return str(result.content[0].text)
 
 
-async def session_calls(args: list[str], steps: Any) -> Any:
-    params = StdioServerParameters(command=binary(), args=["mcp", *args])
+async def session_calls(args: list[str], steps: Any, env: dict[str, str] | None = None) -> Any:
+    params = StdioServerParameters(command=binary(), args=["mcp", *args], env=env)
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
@@ -186,15 +186,7 @@ def test_claude_code_found_by_its_cwd_serves_what_its_compaction_removed(tmp_pat
         assert text(await session.call_tool("expand_reduction", {"reduction_id": compaction["id"]})) == whole
 
     env = {**os.environ, "CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
-    params = StdioServerParameters(command=binary(), args=["mcp", "--claude-code", "--cwd", cwd], env=env)
-
-    async def run() -> None:
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                await steps(session)
-
-    asyncio.run(run())
+    asyncio.run(session_calls(["--claude-code", "--cwd", cwd], steps, env))
 
 
 def test_codex_found_by_its_session_meta_cwd_serves_what_its_compaction_removed(tmp_path: Path) -> None:
@@ -222,15 +214,7 @@ def test_codex_found_by_its_session_meta_cwd_serves_what_its_compaction_removed(
         assert text(ranged) == f"[{rid}: bytes {start}..{end} of {len(whole.encode())}]\n{output}"
 
     env = {**os.environ, "CODEX_HOME": str(tmp_path / "codex")}
-    params = StdioServerParameters(command=binary(), args=["mcp", "--codex", "--cwd", "/home/dev/widgets"], env=env)
-
-    async def run() -> None:
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                await steps(session)
-
-    asyncio.run(run())
+    asyncio.run(session_calls(["--codex", "--cwd", "/home/dev/widgets"], steps, env))
 
 
 def test_no_session_for_the_cwd_is_a_one_line_error(tmp_path: Path) -> None:
@@ -256,3 +240,28 @@ def test_a_call_still_running_when_the_server_reads_is_not_called_unanswered(tmp
         assert after["reductions"] == before["reductions"]
 
     asyncio.run(session_calls(["--transcript", str(live)], steps))
+
+
+def test_claude_code_finds_a_symlinked_cwd_and_a_long_cut_and_hashed_name(tmp_path: Path) -> None:
+    config = tmp_path / "claude"
+    real = tmp_path / "work" / "my_app"
+    real.mkdir(parents=True)
+    (tmp_path / "link").symlink_to(real)
+    encoded = "".join(c if c.isascii() and c.isalnum() else "-" for c in str(real))
+    (config / "projects" / encoded).mkdir(parents=True)
+    shutil.copy(MCP_FIXTURES / "claude-code-compacted.jsonl", config / "projects" / encoded / "s.jsonl")
+    long_cwd = "/" + "deep/" * 50 + "app"
+    long_encoded = "".join(c if c.isalnum() else "-" for c in long_cwd)
+    assert len(long_encoded) > 200
+    (config / "projects" / f"{long_encoded[:200]}-1a2b3c").mkdir(parents=True)
+    shutil.copy(MCP_FIXTURES / "claude-code-compacted.jsonl", config / "projects" / f"{long_encoded[:200]}-1a2b3c" / "s.jsonl")
+    env = {**os.environ, "CLAUDE_CONFIG_DIR": str(config)}
+
+    async def steps(session: ClientSession) -> None:
+        listed = json.loads(text(await session.call_tool("list_reductions", {})))
+        assert [r["kind"] for r in listed["reductions"]] == ["compaction"]
+
+    # A symlink, a trailing slash and a `.` component all name the real directory.
+    for cwd in [str(tmp_path / "link"), f"{real}/", f"{tmp_path}/work/./my_app"]:
+        asyncio.run(session_calls(["--claude-code", "--cwd", cwd], steps, env))
+    asyncio.run(session_calls(["--claude-code", "--cwd", long_cwd], steps, env))

@@ -27,8 +27,8 @@ pub(crate) enum Command {
         dir: PathBuf,
         /// The reduction id, such as r3.9f3c2a.
         id: String,
-        /// A half-open byte range START..END of the original; clamped to its size and rounded
-        /// down to char boundaries.
+        /// A half-open byte range START..END of the original; END is clamped to its size, a
+        /// START past it is an error, and both are rounded down to char boundaries.
         #[arg(long, value_name = "START..END", allow_hyphen_values = true)]
         range: Option<String>,
     },
@@ -242,8 +242,9 @@ pub(crate) enum Command {
 
 #[derive(Debug, Args)]
 pub(crate) struct ReduceArgs {
-    /// The session file (Claude Code JSONL, SWE-agent .traj, OpenAI messages JSON); `-` reads
-    /// it from stdin (then --out is required).
+    /// The session file (Claude Code, Codex or Gemini CLI sessions, SWE-agent .traj, OpenAI
+    /// messages, Responses input or an Anthropic body); `-` reads it from stdin (then --out is
+    /// required).
     pub(crate) transcript: PathBuf,
     /// Session format (default: detected).
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]

@@ -46,7 +46,10 @@ pub(crate) fn find(agent: Agent, cwd: &Path) -> Result<PathBuf, Failure> {
             // Claude Code names the directory after the real path (symlinks resolved).
             let cwd = canonical(&absolute(cwd));
             let dir = project_dir(&projects, &encode_cwd(&cwd))?;
-            newest(&dir, |path| path.extension().is_some_and(|e| e == "jsonl"))?.ok_or_else(|| {
+            newest(&dir, Entry::File, |path| {
+                path.extension().is_some_and(|e| e == "jsonl")
+            })?
+            .ok_or_else(|| {
                 Failure::Input(format!(
                     "no Claude Code session for {} in {} (name one with --transcript FILE)",
                     cwd.display(),
@@ -109,35 +112,12 @@ fn project_dir(projects: &Path, encoded: &str) -> Result<PathBuf, Failure> {
         return Ok(projects.join(encoded));
     }
     let prefix = format!("{}-", &encoded[..PROJECT_NAME_MAX]);
-    let found = newest_dir(projects, |name| name.starts_with(&prefix))?;
+    let found = newest(projects, Entry::Dir, |path| {
+        path.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|name| name.starts_with(&prefix))
+    })?;
     Ok(found.unwrap_or_else(|| projects.join(format!("{prefix}…"))))
-}
-
-/// The newest subdirectory of `dir` whose name `keep` accepts.
-fn newest_dir(dir: &Path, keep: impl Fn(&str) -> bool) -> Result<Option<PathBuf>, Failure> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(Failure::Input(format!(
-                "cannot list {}: {e}",
-                dir.display()
-            )));
-        }
-    };
-    let mut best: Option<(SystemTime, PathBuf)> = None;
-    for entry in entries.flatten() {
-        let name = entry.file_name();
-        if !entry.file_type().is_ok_and(|t| t.is_dir()) || !name.to_str().is_some_and(&keep) {
-            continue;
-        }
-        let path = entry.path();
-        let candidate = (modified(&path), path);
-        if best.as_ref().is_none_or(|b| candidate > *b) {
-            best = Some(candidate);
-        }
-    }
-    Ok(best.map(|(_, path)| path))
 }
 
 /// `path` made absolute against the current directory (a relative `--cwd`), without `.`
@@ -174,8 +154,21 @@ fn modified(path: &Path) -> SystemTime {
         .unwrap_or(SystemTime::UNIX_EPOCH)
 }
 
-/// The newest regular file of `dir` (not its subdirectories) that `keep` accepts.
-fn newest(dir: &Path, keep: impl Fn(&Path) -> bool) -> Result<Option<PathBuf>, Failure> {
+/// What [`newest`] looks for in a directory.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    File,
+    Dir,
+}
+
+/// The newest entry of `dir` of the `wanted` kind (files: regular files only, not the
+/// subdirectories' contents) whose path `keep` accepts, by modification time; `None` when
+/// `dir` does not exist or holds none.
+fn newest(
+    dir: &Path,
+    wanted: Entry,
+    keep: impl Fn(&Path) -> bool,
+) -> Result<Option<PathBuf>, Failure> {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -189,7 +182,16 @@ fn newest(dir: &Path, keep: impl Fn(&Path) -> bool) -> Result<Option<PathBuf>, F
     let mut best: Option<(SystemTime, PathBuf)> = None;
     for entry in entries.flatten() {
         let path = entry.path();
-        if !entry.file_type().is_ok_and(|t| t.is_file()) || !keep(&path) {
+        let kind = entry.file_type().ok().and_then(|t| {
+            if t.is_file() {
+                Some(Entry::File)
+            } else if t.is_dir() {
+                Some(Entry::Dir)
+            } else {
+                None
+            }
+        });
+        if kind != Some(wanted) || !keep(&path) {
             continue;
         }
         let candidate = (modified(&path), path);
