@@ -254,6 +254,12 @@ const FIGURES: &[Figure] = &[
         ratio: Ratio::RateAtLeast(IMPORT_TARGET),
     },
     Figure {
+        name: "import from bytes, Gemini CLI (gemini_cli_mib_8) vs serde_json typed parse of the same file",
+        subject: "import/ours/gemini_cli_mib_8",
+        baseline: "import/serde_json/gemini_cli_mib_8",
+        ratio: Ratio::RateAtLeast(IMPORT_TARGET),
+    },
+    Figure {
         name: "import from bytes, SWE-agent (swe_agent_mib_8) vs serde_json typed parse of the same file",
         subject: "import/ours/swe_agent_mib_8",
         baseline: "import/serde_json/swe_agent_mib_8",

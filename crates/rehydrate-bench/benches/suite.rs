@@ -1293,6 +1293,9 @@ fn evidence(c: &mut Criterion) {
 /// The name of the `import` group's Codex workload.
 const CODEX_MIB_8: &str = "codex_mib_8";
 
+/// The `import` group's Gemini CLI workload: the largest corpus session repeated to 8 MiB.
+const GEMINI_MIB_8: &str = "gemini_cli_mib_8";
+
 /// The name of the `import` group's SWE-agent workload.
 const SWE_AGENT_MIB_8: &str = "swe_agent_mib_8";
 
@@ -1374,8 +1377,9 @@ fn error_chain(err: &dyn std::error::Error) -> String {
 /// imports to its expected messages and parses into its typed form.
 ///
 /// - claude-code: `claude_largest_mib_50`, the `evidence` group's bytes;
-/// - codex and swe-agent: the largest corpus rollout and trajectory repeated to at least 8 MiB
-///   (`formats::repeat_codex`, `formats::repeat_swe_agent`);
+/// - codex, swe-agent and gemini-cli: the largest corpus rollout, trajectory and session
+///   repeated to at least 8 MiB (`formats::repeat_codex`, `formats::repeat_swe_agent`,
+///   `formats::repeat_gemini`);
 /// - openai, anthropic and responses: the corpus turns scaled to 8 MiB of wire bytes, written in
 ///   each body by `rehydrate_formats::write` (`formats::write_body`).
 fn import_cases() -> &'static [ImportCase] {
@@ -1397,6 +1401,13 @@ fn import_cases() -> &'static [ImportCase] {
                 "traj",
                 formats::synthetic_swe_agent,
                 formats::repeat_swe_agent,
+            ),
+            repeated_file(
+                GEMINI_MIB_8,
+                formats::GEMINI_DIR,
+                "json",
+                formats::synthetic_gemini,
+                formats::repeat_gemini,
             ),
         ];
         let scaled = corpus().scale(BODIES_MIB_8, Until::WireBytes(IMPORT_MIB_8));

@@ -1,9 +1,9 @@
 //! The workloads of the import bench: one session file per format `rehydrate_formats` reads,
 //! as bytes, with what it imports to.
 //!
-//! - A Codex rollout and a SWE-agent trajectory of the corpus are repeated whole, copy `k >= 1`
-//!   with its ids suffixed `_r<k>` (as the other workloads suffix tool-call ids):
-//!   [`repeat_codex`], [`repeat_swe_agent`].
+//! - A Codex rollout, a SWE-agent trajectory and a Gemini CLI session of the corpus are
+//!   repeated whole, copy `k >= 1` with its ids suffixed `_r<k>` (as the other workloads
+//!   suffix tool-call ids): [`repeat_codex`], [`repeat_swe_agent`], [`repeat_gemini`].
 //! - The request-body formats (OpenAI chat, Anthropic Messages, OpenAI Responses) have no corpus
 //!   file: canonical messages are written in them by `rehydrate_formats::write` ([`write_body`]).
 //!
@@ -31,6 +31,9 @@ pub const CODEX_DIR: &str = "codex";
 
 /// The corpus subdirectory of the SWE-agent trajectories (`*.traj`).
 pub const SWE_AGENT_DIR: &str = "swe-agent";
+
+/// The corpus subdirectory of the Gemini CLI sessions (`*.json`).
+pub const GEMINI_DIR: &str = "gemini-cli";
 
 /// The keys of a Codex line's `payload` whose string values are ids a copy suffixes.
 const CODEX_ID_KEYS: [&str; 3] = ["id", "call_id", "turn_id"];
@@ -591,6 +594,120 @@ pub fn synthetic_codex() -> String {
                       "payload": {"type": "task_complete", "turn_id": "turn_7"}}),
     );
     lines.into_iter().map(|line| format!("{line}\n")).collect()
+}
+
+/// A Gemini CLI session document named `name`: the `messages` of `text` (a whole legacy
+/// session, from `origin`) repeated as whole copies, the fewest whose records (as `text` writes
+/// them, before the suffixes) reach `min_bytes`, in one document written with `serde_json`
+/// (keys sorted).
+///
+/// Copy 0 is every record as it is; copy `k >= 1` has every record `id`, tool call `id` and
+/// `functionResponse.id` suffixed `_r<k>`, so each result still answers its own call.
+///
+/// # Errors
+///
+/// [`Error::Json`] when `text` is not JSON, [`Error::Shape`] when it is not an object with a
+/// `messages` array, [`Error::Import`] when `text` or the result does not import as Gemini CLI,
+/// [`Error::Count`] when the result does not import to `copies` times the messages and warnings
+/// of `text`.
+pub fn repeat_gemini(
+    name: &str,
+    origin: &str,
+    text: &str,
+    min_bytes: usize,
+) -> Result<FormatFile, Error> {
+    let one = import_counts(name, text.as_bytes(), Format::GeminiCli)?;
+    let shape = |message: &str| Error::Shape {
+        workload: name.to_owned(),
+        message: message.to_owned(),
+    };
+    let value: Value = serde_json::from_str(text).map_err(|source| Error::Json {
+        workload: name.to_owned(),
+        source,
+    })?;
+    let Value::Object(mut document) = value else {
+        return Err(shape("the session is not a JSON object"));
+    };
+    let Some(Value::Array(records)) = document.remove("messages") else {
+        return Err(shape("the session has no `messages` array"));
+    };
+    if records.is_empty() {
+        return Err(shape("the session has no record"));
+    }
+    let one_copy: usize = records.iter().map(|r| r.to_string().len() + 1).sum();
+    let mut messages = Vec::new();
+    let mut copies = 0;
+    while copies == 0 || copies * one_copy < min_bytes {
+        let suffix = copy_suffix(copies);
+        for record in &records {
+            let mut record = record.clone();
+            if copies > 0 {
+                suffix_gemini_ids(&mut record, &suffix);
+            }
+            messages.push(record);
+        }
+        copies += 1;
+    }
+    document.insert("messages".to_owned(), Value::Array(messages));
+    let file = FormatFile {
+        name: name.to_owned(),
+        origin: origin.to_owned(),
+        format: Format::GeminiCli,
+        bytes: Value::Object(document).to_string().into_bytes(),
+        copies,
+        messages: 0,
+        warnings: 0,
+    };
+    checked(file, one)
+}
+
+/// Suffixes a Gemini CLI record's `id`, and its tool calls' and their results' ids.
+fn suffix_gemini_ids(record: &mut Value, suffix: &str) {
+    if let Some(Value::String(id)) = record.get_mut("id") {
+        id.push_str(suffix);
+    }
+    let Some(Value::Array(calls)) = record.get_mut("toolCalls") else {
+        return;
+    };
+    for call in calls {
+        if let Some(Value::String(id)) = call.get_mut("id") {
+            id.push_str(suffix);
+        }
+        if let Some(Value::Array(parts)) = call.get_mut("result") {
+            for part in parts {
+                if let Some(Value::String(id)) = part.pointer_mut("/functionResponse/id") {
+                    id.push_str(suffix);
+                }
+            }
+        }
+    }
+}
+
+/// A small Gemini CLI session for the `import` workload when there is no corpus: a request,
+/// then eight model turns each calling `run_shell_command` once,
+/// with outputs of 8, 120 or 600 lines, and a closing answer.
+pub fn synthetic_gemini() -> String {
+    let time = |s: usize| format!("2026-01-01T10:{:02}:{:02}.000Z", s / 60, s % 60);
+    let mut records = vec![json!({"id": "u0", "timestamp": time(0), "type": "user",
+                                  "content": "Fix the failing tests."})];
+    for i in 0..8_usize {
+        let command = format!("cargo test -p crate{}", i % 3);
+        let output: String = (0..[8, 120, 600][i % 3])
+            .map(|line| format!("test crate{}::case_{line} ... ok\n", i % 3))
+            .collect();
+        let call = json!({"id": format!("run_shell_command-{i}"), "name": "run_shell_command",
+            "args": {"command": command}, "status": "success", "timestamp": time(10 * i + 2),
+            "result": [{"functionResponse": {"id": format!("run_shell_command-{i}"),
+                "name": "run_shell_command", "response": {"output": output}}}]});
+        records.push(json!({"id": format!("g{i}"), "timestamp": time(10 * i + 1),
+            "type": "gemini", "content": "", "thoughts": [], "model": "gemini-3-pro",
+            "toolCalls": [call]}));
+    }
+    records.push(json!({"id": "g8", "timestamp": time(99), "type": "gemini",
+                        "content": "All tests pass.", "thoughts": [], "model": "gemini-3-pro"}));
+    json!({"sessionId": "synthetic", "projectHash": "0".repeat(64),
+           "startTime": time(0), "lastUpdated": time(99), "messages": records})
+    .to_string()
 }
 
 /// A deterministic SWE-agent trajectory for machines without the corpus: a system prompt, a

@@ -13,8 +13,9 @@
 //!   file-tool cards into [`workload::claude_mib_50`] (replay), the largest ones into
 //!   [`workload::claude_largest_mib_50`] (evidence).
 //! - [`formats`]: the import bench's session files, one per format `rehydrate_formats` reads:
-//!   the corpus's Codex rollout and SWE-agent trajectory repeated whole with fresh ids
-//!   ([`formats::repeat_codex`], [`formats::repeat_swe_agent`]), and canonical messages written
+//!   the corpus's Codex rollout, SWE-agent trajectory and Gemini CLI session repeated whole
+//!   with fresh ids ([`formats::repeat_codex`], [`formats::repeat_swe_agent`],
+//!   [`formats::repeat_gemini`]), and canonical messages written
 //!   as OpenAI chat, Anthropic Messages and Responses bodies ([`formats::write_body`]), each
 //!   checked to import to what its parts do.
 //! - [`peer`]: our messages converted to the types of the benchmark peer, `supercode-reduce`

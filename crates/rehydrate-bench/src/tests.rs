@@ -10,7 +10,8 @@ use rehydrate_formats::Format;
 use crate::economy::{Economy, EconomyRow, Size};
 use crate::formats::{
     NO_RESULT, answer_unanswered_calls, body_message_count, largest_file, repeat_codex,
-    repeat_swe_agent, synthetic_codex, synthetic_swe_agent, write_body,
+    repeat_gemini, repeat_swe_agent, synthetic_codex, synthetic_gemini, synthetic_swe_agent,
+    write_body,
 };
 use crate::peer::{from_peer, peer_policy, peer_policy_all_levers, to_peer, to_peer_all};
 use crate::tokens::TokenCounter;
@@ -525,6 +526,26 @@ fn typed_lines_skip_blank_lines_and_report_bad_ones() {
     let ok = parse_claude_code_lines(b"\n{\"type\":\"summary\"}\r\n\n{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"hi\"},{\"type\":\"new_kind\"}]}}");
     assert_eq!(ok.map(|l| l.len()).ok(), Some(2));
     assert!(parse_claude_code_lines(b"{\"type\":\"user\"}\n{").is_err());
+}
+
+#[test]
+fn gemini_copies_import_whole_with_fresh_ids() -> Result<(), Box<dyn std::error::Error>> {
+    let text = synthetic_gemini();
+    let one = rehydrate_formats::import(Path::new("g"), text.as_bytes(), Some(Format::GeminiCli))?;
+    assert_eq!((one.messages.len(), one.warnings.len()), (18, 0));
+    let file = repeat_gemini("g", "synthetic", &text, 5 * text.len() / 2)?;
+    assert_eq!(file.copies(), 3);
+    assert_eq!(file.format(), Format::GeminiCli);
+    assert_eq!((file.message_count(), file.warning_count()), (54, 0));
+    let bytes = std::str::from_utf8(file.bytes())?;
+    // Copy 2's records, calls and results carry `_r2`.
+    assert!(bytes.contains(r#""id":"g3_r2""#));
+    assert_eq!(bytes.matches(r#""id":"run_shell_command-3_r2""#).count(), 2);
+    let typed = parse_typed(Format::GeminiCli, file.bytes())?;
+    assert_eq!(typed.len(), 3 * 10);
+    // A session that does not import is refused.
+    assert!(repeat_gemini("bad", "test", "{\"sessionId\":", 10).is_err());
+    Ok(())
 }
 
 #[test]

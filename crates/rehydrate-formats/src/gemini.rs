@@ -248,13 +248,12 @@ impl Out {
         field: &str,
         line: Option<usize>,
     ) -> Result<(), FieldError> {
-        let content = parts(object.remove("content"), &json::child(field, "content"))?;
-        let text = content
-            .iter()
-            .filter(|p| p.get("thought") != Some(&Value::Bool(true)))
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .collect::<Vec<_>>()
-            .join("");
+        // The text the model wrote (thought and call parts are read from `thoughts` and
+        // `toolCalls`).
+        let text = match object.remove("content") {
+            Some(Value::String(text)) => text,
+            content => content_text(&parts(content, &json::child(field, "content"))?),
+        };
         let calls = json::take_opt_array(&mut object, "toolCalls", field)?;
         let mut metadata = std::collections::BTreeMap::new();
         for (key, name) in [
@@ -467,11 +466,12 @@ fn result_message(
     let mut texts = Vec::new();
     let mut extra = Vec::new();
     let mut failed = status.as_deref() == Some("error");
-    for part in result {
+    for mut part in result {
+        // The response is taken out of the part, not copied: it holds the whole output.
         let response = part
-            .get("functionResponse")
-            .and_then(|r| r.get("response"))
-            .cloned();
+            .get_mut("functionResponse")
+            .and_then(Value::as_object_mut)
+            .and_then(|r| r.remove("response"));
         match response {
             Some(Value::Object(mut response)) => {
                 if let Some(output) = response.remove("output") {
@@ -486,18 +486,33 @@ fn result_message(
             Some(other) => texts.push(other.to_string()),
             None => match part {
                 Value::String(s) => texts.push(s),
-                Value::Object(p) if p.get("text").is_some_and(Value::is_string) => {
-                    texts.push(p["text"].as_str().unwrap_or_default().to_string());
+                Value::Object(mut p) if p.get("text").is_some_and(Value::is_string) => {
+                    texts.push(
+                        json::metadata_text(p.remove("text").unwrap_or_default())
+                            .unwrap_or_default(),
+                    );
                 }
                 other => extra.push(other),
             },
         }
     }
-    let text = texts.join("\n");
-    let mut m = Message::tool_result(id, text.clone());
+    let text = if texts.len() == 1 {
+        texts.pop().unwrap_or_default()
+    } else {
+        texts.join("\n")
+    };
+    let details = if failed {
+        None
+    } else {
+        details(name, args, &text, call.get("resultDisplay"))
+    };
+    let mut m = Message::tool_result(id, String::new());
     m.name = Some(name.to_string());
-    if !extra.is_empty() {
-        let mut all = vec![text_part(text.clone())];
+    m.details = details.map(Box::new);
+    if extra.is_empty() {
+        m.content = Some(Content::Text(text));
+    } else {
+        let mut all = vec![text_part(text)];
         all.extend(parts(
             Some(Value::Array(extra)),
             &json::child(field, "result"),
@@ -514,9 +529,6 @@ fn result_message(
         m.metadata.insert(keys::GEMINI_STATUS.to_string(), status);
     }
     stamp(&mut m, &mut call, field)?;
-    if !failed {
-        m.details = details(name, args, &text, call.get("resultDisplay")).map(Box::new);
-    }
     Ok(Some(m))
 }
 
