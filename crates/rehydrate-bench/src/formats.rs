@@ -141,6 +141,31 @@ fn copy_suffix(copy: usize) -> String {
     format!("_r{copy}")
 }
 
+/// `text` (a `what` document of workload `name`) as a JSON object, with the array under `key`
+/// taken out of it.
+fn document_array(
+    name: &str,
+    text: &str,
+    what: &str,
+    key: &str,
+) -> Result<(Map<String, Value>, Vec<Value>), Error> {
+    let shape = |message: String| Error::Shape {
+        workload: name.to_owned(),
+        message,
+    };
+    let value: Value = serde_json::from_str(text).map_err(|source| Error::Json {
+        workload: name.to_owned(),
+        source,
+    })?;
+    let Value::Object(mut document) = value else {
+        return Err(shape(format!("the {what} is not a JSON object")));
+    };
+    let Some(Value::Array(items)) = document.remove(key) else {
+        return Err(shape(format!("the {what} has no `{key}` array")));
+    };
+    Ok((document, items))
+}
+
 /// A Codex rollout named `name`: `text` (a whole rollout, from `origin`) repeated as whole
 /// copies, the fewest reaching `min_bytes`.
 ///
@@ -240,16 +265,7 @@ pub fn repeat_swe_agent(
         workload: name.to_owned(),
         message: message.to_owned(),
     };
-    let value: Value = serde_json::from_str(text).map_err(|source| Error::Json {
-        workload: name.to_owned(),
-        source,
-    })?;
-    let Value::Object(mut document) = value else {
-        return Err(shape("the trajectory is not a JSON object"));
-    };
-    let Some(Value::Array(history)) = document.remove("history") else {
-        return Err(shape("the trajectory has no `history` array"));
-    };
+    let (mut document, history) = document_array(name, text, "trajectory", "history")?;
     let trajectory = match document.remove("trajectory") {
         None => None,
         Some(Value::Array(steps)) => Some(steps),
@@ -617,22 +633,12 @@ pub fn repeat_gemini(
     min_bytes: usize,
 ) -> Result<FormatFile, Error> {
     let one = import_counts(name, text.as_bytes(), Format::GeminiCli)?;
-    let shape = |message: &str| Error::Shape {
-        workload: name.to_owned(),
-        message: message.to_owned(),
-    };
-    let value: Value = serde_json::from_str(text).map_err(|source| Error::Json {
-        workload: name.to_owned(),
-        source,
-    })?;
-    let Value::Object(mut document) = value else {
-        return Err(shape("the session is not a JSON object"));
-    };
-    let Some(Value::Array(records)) = document.remove("messages") else {
-        return Err(shape("the session has no `messages` array"));
-    };
+    let (mut document, records) = document_array(name, text, "session", "messages")?;
     if records.is_empty() {
-        return Err(shape("the session has no record"));
+        return Err(Error::Shape {
+            workload: name.to_owned(),
+            message: "the session has no record".to_owned(),
+        });
     }
     let one_copy: usize = records.iter().map(|r| r.to_string().len() + 1).sum();
     let mut messages = Vec::new();

@@ -16,6 +16,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use rehydrate_model::{Content, Message, Role, TIMESTAMP_METADATA_KEY, ToolCall, ToolDetails};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::json::{self, FieldError};
@@ -28,7 +29,29 @@ const NOT_SENT_TYPES: [&str; 3] = ["info", "error", "warning"];
 const READ_TRUNCATED: &str = "IMPORTANT: The file content has been truncated.";
 
 /// Imports a Gemini CLI session from its text (either form).
+///
+/// A legacy document is first read into only the fields the import uses ([`SlimDoc`]), which
+/// skips the rest (tool descriptions, display names) without building values for it; any
+/// document that does not read so, or whose records do not convert, is read again as a
+/// `serde_json::Value`, whose errors name the field.
 pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
+    if let Ok(doc) = serde_json::from_str::<SlimDoc>(text) {
+        let mut out = Out::default();
+        let converted = doc
+            .messages
+            .into_iter()
+            .enumerate()
+            .try_for_each(|(i, record)| {
+                out.record(Record {
+                    field: json::item("messages", i),
+                    line: None,
+                    value: record.into_value(),
+                })
+            });
+        if converted.is_ok() {
+            return out.finish();
+        }
+    }
     let records = match document(text) {
         Some(doc) => from_document(path, doc.map_err(|e| json::invalid_json(path, None, &e))?)?,
         None => from_jsonl(path, text)?,
@@ -39,6 +62,98 @@ pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
             .map_err(|e| e.error.into_error(path, e.line))?;
     }
     out.finish()
+}
+
+/// A legacy session document, read only for its records.
+#[derive(Deserialize)]
+struct SlimDoc {
+    messages: Vec<SlimRecord>,
+}
+
+/// The fields of a record the import reads, each as it is (a JSON `null` kept as one).
+#[derive(Deserialize)]
+struct SlimRecord {
+    #[serde(rename = "type", default, deserialize_with = "present")]
+    kind: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    timestamp: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    content: Option<Value>,
+    #[serde(rename = "toolCalls", default)]
+    tool_calls: Option<Vec<SlimCall>>,
+    #[serde(default, deserialize_with = "present")]
+    thoughts: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    tokens: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    model: Option<Value>,
+}
+
+/// The fields of a tool call the import reads.
+#[derive(Deserialize)]
+struct SlimCall {
+    #[serde(default, deserialize_with = "present")]
+    id: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    name: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    args: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    result: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    status: Option<Value>,
+    #[serde(default, deserialize_with = "present")]
+    timestamp: Option<Value>,
+    #[serde(rename = "resultDisplay", default, deserialize_with = "present")]
+    result_display: Option<Value>,
+}
+
+/// A field that is present, `null` included.
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
+}
+
+/// An object of the present fields.
+fn object<const N: usize>(fields: [(&str, Option<Value>); N]) -> Value {
+    Value::Object(
+        fields
+            .into_iter()
+            .filter_map(|(key, value)| value.map(|v| (key.to_string(), v)))
+            .collect(),
+    )
+}
+
+impl SlimRecord {
+    /// The record as the `Value` the import reads (the fields it does not read left out).
+    fn into_value(self) -> Value {
+        let calls = self.tool_calls.map(|calls| {
+            Value::Array(
+                calls
+                    .into_iter()
+                    .map(|c| {
+                        object([
+                            ("id", c.id),
+                            ("name", c.name),
+                            ("args", c.args),
+                            ("result", c.result),
+                            ("status", c.status),
+                            ("timestamp", c.timestamp),
+                            ("resultDisplay", c.result_display),
+                        ])
+                    })
+                    .collect(),
+            )
+        });
+        object([
+            ("type", self.kind),
+            ("timestamp", self.timestamp),
+            ("content", self.content),
+            ("toolCalls", calls),
+            ("thoughts", self.thoughts),
+            ("tokens", self.tokens),
+            ("model", self.model),
+        ])
+    }
 }
 
 /// A message record with where it came from: its field path (`messages[3]`) and, for JSONL,

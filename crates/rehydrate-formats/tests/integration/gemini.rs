@@ -181,3 +181,23 @@ fn bad_gemini_input_is_one_line_naming_the_line_and_field() {
         "s.jsonl: field `messages[0].content[0]`: expected a string or a part object, got a number"
     );
 }
+
+#[test]
+fn the_fast_read_and_the_field_by_field_read_agree() {
+    // A repeated key is refused by the fast read (only the fields the import uses), so the
+    // document is read again as a `Value`, which keeps the last; with both values equal the
+    // two reads must give the same import.
+    let path = crate::fixture_dir().join("gemini-cli-session.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let repeated = text.replacen(
+        r#""model": "gemini-3-pro","#,
+        r#""model": "gemini-3-pro", "model": "gemini-3-pro","#,
+        1,
+    );
+    assert_ne!(repeated, text);
+    let name = std::path::Path::new("s.json");
+    let fast = import(name, text.as_bytes(), None).unwrap();
+    let slow = import(name, repeated.as_bytes(), None).unwrap();
+    assert_eq!(fast, slow);
+    assert_eq!(fast.messages.len(), 11);
+}
