@@ -25,6 +25,9 @@ use crate::{Error, Format, Import, Warning, keys};
 /// Record types that never reach the model.
 const NOT_SENT_TYPES: [&str; 3] = ["info", "error", "warning"];
 
+/// What Gemini CLI writes before the project context it appends to a `read_file` output.
+const JIT_CONTEXT: &str = "--- Newly Discovered Project Context ---";
+
 /// The prefix of a `read_file` output that Gemini CLI cut.
 const READ_TRUNCATED: &str = "IMPORTANT: The file content has been truncated.";
 
@@ -164,17 +167,16 @@ struct Record {
     value: Value,
 }
 
-/// The whole text as one JSON document, when it is one (`None` for JSONL: more than one
-/// value).
+/// The whole text as one JSON document, when it is one; `None` for the JSONL form, whose first
+/// non-empty line is a JSON value on its own and is followed by more lines. (A pretty-printed
+/// document opens with a line `{`, so a truncated one is reported as a document, where the
+/// parser's line is the one that broke.)
 fn document(text: &str) -> Option<Result<Value, serde_json::Error>> {
-    let mut values = serde_json::Deserializer::from_str(text).into_iter::<Value>();
-    let first = values.next()?;
-    match (first, values.next()) {
-        (Ok(doc), None) => Some(Ok(doc)),
-        (Err(e), _) if !text.trim_start().starts_with('{') || !text.contains('\n') => Some(Err(e)),
-        // A document broken after its first line reads as JSONL, whose error names the line.
-        (Err(_), _) | (Ok(_), Some(_)) => None,
-    }
+    let mut lines = text.lines().filter(|l| !l.trim().is_empty());
+    let first = lines.next().unwrap_or_default();
+    let jsonl =
+        lines.next().is_some() && serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok();
+    (!jsonl).then(|| serde_json::from_str(text))
 }
 
 /// The message records of a legacy session document.
@@ -187,8 +189,11 @@ fn from_document(path: &Path, doc: Value) -> Result<Vec<Record>, Error> {
     let Value::Object(mut doc) = doc else {
         return Err(not_a_session());
     };
-    let Some(Value::Array(messages)) = doc.remove("messages") else {
-        return Err(not_a_session());
+    let messages = match doc.remove("messages") {
+        Some(Value::Array(messages)) => messages,
+        // The metadata line of a JSONL session that has no record yet.
+        None if doc.contains_key("sessionId") => Vec::new(),
+        _ => return Err(not_a_session()),
     };
     Ok(messages
         .into_iter()
@@ -207,6 +212,7 @@ fn from_document(path: &Path, doc: Value) -> Result<Vec<Record>, Error> {
 fn from_jsonl(path: &Path, text: &str) -> Result<Vec<Record>, Error> {
     let mut records: Vec<Record> = Vec::new();
     let mut by_id: HashMap<String, usize> = HashMap::new();
+    let mut first_line = true;
     for (i, line) in text.split('\n').enumerate() {
         let number = i + 1;
         if line.trim().is_empty() {
@@ -262,15 +268,17 @@ fn from_jsonl(path: &Path, text: &str) -> Result<Vec<Record>, Error> {
             by_id.retain(|_, &mut k| k < at);
             continue;
         }
-        if !object.contains_key("type") {
+        if !object.contains_key("type") && first_line {
             // The metadata line (sessionId, projectHash, …): no message.
+            first_line = false;
             continue;
         }
+        first_line = false;
         push(
             &mut records,
             &mut by_id,
             Record {
-                field: "(record)".to_string(),
+                field: String::new(),
                 line: Some(number),
                 value: Value::Object(object),
             },
@@ -317,13 +325,9 @@ impl Out {
             "user" => self.user(object, &field).map_err(located)?,
             "gemini" => self.gemini(object, &field, line).map_err(located)?,
             k if NOT_SENT_TYPES.contains(&k) => self.not_sent.push((k.to_string(), where_)),
-            other => self.warnings.push(at(
-                line,
-                format!(
-                    "{field}: record type `{}` is not a message the model saw; not imported",
-                    json::clip(other)
-                ),
-            )),
+            other => self
+                .not_sent
+                .push((format!("of type `{}`", json::clip(other)), where_)),
         }
         Ok(())
     }
@@ -365,21 +369,53 @@ impl Out {
     ) -> Result<(), FieldError> {
         // The text the model wrote (thought and call parts are read from `thoughts` and
         // `toolCalls`).
+        let content_field = json::child(field, "content");
         let text = match object.remove("content") {
             Some(Value::String(text)) => text,
-            content => content_text(&parts(content, &json::child(field, "content"))?),
+            content => {
+                let parts = parts(content, &content_field)?;
+                let other = parts
+                    .iter()
+                    .filter(|p| p.get("type").and_then(Value::as_str) != Some("text"))
+                    .count();
+                if other > 0 {
+                    self.warnings.push(at(
+                        line,
+                        format!("{content_field}: {other} non-text parts of the model's message not imported"),
+                    ));
+                }
+                content_text(&parts)
+            }
         };
         let calls = json::take_opt_array(&mut object, "toolCalls", field)?;
         let mut metadata = std::collections::BTreeMap::new();
-        for (key, name) in [
-            ("model", keys::GEMINI_MODEL),
-            ("tokens", keys::GEMINI_TOKENS),
-            ("thoughts", keys::GEMINI_THOUGHTS),
+        if let Some(model) = json::take_opt_string(&mut object, "model", field)? {
+            metadata.insert(keys::GEMINI_MODEL.to_string(), model);
+        }
+        for (key, name, want_array) in [
+            ("tokens", keys::GEMINI_TOKENS, false),
+            ("thoughts", keys::GEMINI_THOUGHTS, true),
         ] {
-            if let Some(v) = object.remove(key).and_then(json::metadata_text)
-                && !(key == "thoughts" && v == "[]")
-            {
-                metadata.insert(name.to_string(), v);
+            match object.remove(key) {
+                None | Some(Value::Null) => {}
+                Some(Value::Array(items)) if want_array => {
+                    if !items.is_empty() {
+                        metadata.insert(name.to_string(), Value::Array(items).to_string());
+                    }
+                }
+                Some(Value::Object(map)) if !want_array => {
+                    metadata.insert(name.to_string(), Value::Object(map).to_string());
+                }
+                Some(other) => {
+                    return Err(FieldError::new(
+                        json::child(field, key),
+                        format!(
+                            "expected {}, got {}",
+                            if want_array { "an array" } else { "an object" },
+                            json::kind(&other)
+                        ),
+                    ));
+                }
             }
         }
         let mut first = Message {
@@ -426,7 +462,12 @@ impl Out {
                 let call_field = json::item(&json::child(field, "toolCalls"), k);
                 let id = json::take_string(&mut call, "id", &call_field)?;
                 let name = json::take_string(&mut call, "name", &call_field)?;
-                let args = call.remove("args").unwrap_or(Value::Object(Map::new()));
+                let args = call.remove("args").ok_or_else(|| {
+                    FieldError::new(
+                        json::child(&call_field, "args"),
+                        "missing (expected an object)",
+                    )
+                })?;
                 if !args.is_object() {
                     return Err(FieldError::new(
                         json::child(&call_field, "args"),
@@ -499,22 +540,22 @@ fn stamp(m: &mut Message, object: &mut Map<String, Value>, field: &str) -> Resul
 /// parts: text as `{"type":"text","text"}`, an image `inlineData` as an Anthropic base64
 /// image block, any other part kept as it is under `{"type":"gemini_part","part":…}`.
 fn parts(content: Option<Value>, field: &str) -> Result<Vec<Value>, FieldError> {
-    let items = match content {
+    let (items, listed) = match content {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::String(s)) if s.is_empty() => return Ok(Vec::new()),
-        Some(Value::Array(items)) => items,
-        Some(other) => vec![other],
+        Some(Value::Array(items)) => (items, true),
+        Some(other) => (vec![other], false),
     };
     let mut out = Vec::with_capacity(items.len());
     for (k, item) in items.into_iter().enumerate() {
         match item {
             Value::String(text) => out.push(text_part(text)),
-            Value::Object(mut part) => {
+            Value::Object(part) => {
                 if let Some(Value::String(text)) = part.get("text")
                     && part.get("thought") != Some(&Value::Bool(true))
                 {
                     out.push(text_part(text.clone()));
-                } else if let Some(Value::Object(data)) = part.remove("inlineData")
+                } else if let Some(Value::Object(data)) = part.get("inlineData")
                     && let (Some(Value::String(mime)), Some(Value::String(b64))) =
                         (data.get("mimeType"), data.get("data"))
                     && mime.starts_with("image/")
@@ -536,7 +577,11 @@ fn parts(content: Option<Value>, field: &str) -> Result<Vec<Value>, FieldError> 
             }
             other => {
                 return Err(FieldError::new(
-                    json::item(field, k),
+                    if listed {
+                        json::item(field, k)
+                    } else {
+                        field.to_string()
+                    },
                     format!(
                         "expected a string or a part object, got {}",
                         json::kind(&other)
@@ -581,36 +626,48 @@ fn result_message(
     let mut texts = Vec::new();
     let mut extra = Vec::new();
     let mut failed = status.as_deref() == Some("error");
-    for mut part in result {
-        // The response is taken out of the part, not copied: it holds the whole output.
-        let response = part
-            .get_mut("functionResponse")
-            .and_then(Value::as_object_mut)
-            .and_then(|r| r.remove("response"));
-        match response {
-            Some(Value::Object(mut response)) => {
-                if let Some(output) = response.remove("output") {
-                    texts.push(json::metadata_text(output).unwrap_or_default());
-                } else if let Some(error) = response.remove("error") {
-                    failed = true;
-                    texts.push(json::metadata_text(error).unwrap_or_default());
-                } else {
-                    texts.push(Value::Object(response).to_string());
-                }
+    // Whether the result is exactly one `output` string: only such a result proves a file.
+    let mut outputs = 0;
+    let result_field = json::child(field, "result");
+    for (j, mut part) in result.into_iter().enumerate() {
+        let part_field = json::item(&result_field, j);
+        if let Some(response) = part
+            .as_object_mut()
+            .and_then(|p| p.remove("functionResponse"))
+        {
+            let fr_field = json::child(&part_field, "functionResponse");
+            let mut response = json::into_object(response, &fr_field)?;
+            // Newer Gemini CLI puts the parts a tool returned (an image a read gave) here.
+            extra.extend(json::take_opt_array(&mut response, "parts", &fr_field)?);
+            let response_field = json::child(&fr_field, "response");
+            let mut response = match response.remove("response") {
+                Some(v) => json::into_object(v, &response_field)?,
+                None => Map::new(),
+            };
+            if let Some(output) = json::take_opt_string(&mut response, "output", &response_field)? {
+                outputs += 1;
+                texts.push(output);
+            } else if let Some(error) =
+                json::take_opt_string(&mut response, "error", &response_field)?
+            {
+                failed = true;
+                texts.push(error);
+            } else {
+                texts.push(Value::Object(response).to_string());
             }
-            Some(other) => texts.push(other.to_string()),
-            None => match part {
-                Value::String(s) => texts.push(s),
-                Value::Object(mut p) if p.get("text").is_some_and(Value::is_string) => {
-                    texts.push(
-                        json::metadata_text(p.remove("text").unwrap_or_default())
-                            .unwrap_or_default(),
-                    );
-                }
-                other => extra.push(other),
-            },
+            continue;
+        }
+        match part {
+            Value::String(s) => texts.push(s),
+            Value::Object(mut p) if p.get("text").is_some_and(Value::is_string) => {
+                texts.push(
+                    json::metadata_text(p.remove("text").unwrap_or_default()).unwrap_or_default(),
+                );
+            }
+            other => extra.push(other),
         }
     }
+    let plain = outputs == 1 && texts.len() == 1 && extra.is_empty();
     let text = if texts.len() == 1 {
         texts.pop().unwrap_or_default()
     } else {
@@ -619,7 +676,7 @@ fn result_message(
     let details = if failed {
         None
     } else {
-        details(name, args, &text, call.get("resultDisplay"))
+        details(name, args, &text, plain, call.get("resultDisplay"))
     };
     let mut m = Message::tool_result(id, String::new());
     m.name = Some(name.to_string());
@@ -627,7 +684,11 @@ fn result_message(
     if extra.is_empty() {
         m.content = Some(Content::Text(text));
     } else {
-        let mut all = vec![text_part(text)];
+        // No empty text part: the Anthropic API refuses one in a tool result.
+        let mut all: Vec<Value> = (!text.is_empty())
+            .then(|| text_part(text))
+            .into_iter()
+            .collect();
         all.extend(parts(
             Some(Value::Array(extra)),
             &json::child(field, "result"),
@@ -680,14 +741,35 @@ fn resolve_relative_paths(messages: &mut [Message]) {
             _ => continue,
         };
         if !path.starts_with('/') {
-            let relative = path.strip_prefix("./").unwrap_or(path);
-            *path = format!("{root}/{relative}");
+            *path = normalize(&format!("{root}/{path}"));
         }
     }
 }
 
+/// An absolute path with its `.` and `..` components resolved lexically (`/a/b/../c` is
+/// `/a/c`), as the file system would name it without symlinks.
+fn normalize(path: &str) -> String {
+    let mut parts: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            other => parts.push(other),
+        }
+    }
+    format!("/{}", parts.join("/"))
+}
+
 /// What a successful call proves of a file (docs/FORMATS.md, "Gemini CLI", "Replay details").
-fn details(name: &str, args: &Value, output: &str, display: Option<&Value>) -> Option<ToolDetails> {
+fn details(
+    name: &str,
+    args: &Value,
+    output: &str,
+    plain: bool,
+    display: Option<&Value>,
+) -> Option<ToolDetails> {
     let path = args
         .get("file_path")
         .or_else(|| args.get("absolute_path"))
@@ -699,7 +781,13 @@ fn details(name: &str, args: &Value, output: &str, display: Option<&Value>) -> O
             let ranged = ["offset", "limit", "start_line", "end_line"]
                 .iter()
                 .any(|k| args.get(*k).is_some_and(|v| !v.is_null()));
-            (!ranged && !output.starts_with(READ_TRUNCATED)).then(|| ToolDetails::WholeRead {
+            // Only a plain text output is the file: not a binary read (its data in other
+            // parts), not one Gemini CLI cut, nor one it appended project context to.
+            let whole = plain
+                && !ranged
+                && !output.starts_with(READ_TRUNCATED)
+                && !output.contains(JIT_CONTEXT);
+            whole.then(|| ToolDetails::WholeRead {
                 path,
                 content: output.to_string(),
             })

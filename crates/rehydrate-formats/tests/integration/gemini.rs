@@ -172,13 +172,21 @@ fn bad_gemini_input_is_one_line_naming_the_line_and_field() {
         err(&format!(
             "{meta}\n{{\"id\":\"g\",\"type\":\"gemini\",\"toolCalls\":[{{\"id\":\"c\",\"name\":\"t\",\"args\":[1]}}]}}\n"
         )),
-        "s.jsonl:2: field `(record).toolCalls[0].args`: expected an object, got an array"
+        "s.jsonl:2: field `toolCalls[0].args`: expected an object, got an array"
+    );
+    // A pretty-printed document cut short is reported where the parser stopped, not as a
+    // JSONL line 1.
+    assert_eq!(
+        err(
+            "{\n  \"sessionId\": \"s\",\n  \"projectHash\": \"p\",\n  \"messages\": [\n    {\"id\": \"u\","
+        ),
+        "s.jsonl:5: invalid JSON: EOF while parsing a value at column 15"
     );
     assert_eq!(
         err(
             r#"{"sessionId":"s","projectHash":"p","messages":[{"id":"u","type":"user","content":7}]}"#
         ),
-        "s.jsonl: field `messages[0].content[0]`: expected a string or a part object, got a number"
+        "s.jsonl: field `messages[0].content`: expected a string or a part object, got a number"
     );
 }
 
@@ -200,4 +208,136 @@ fn the_fast_read_and_the_field_by_field_read_agree() {
     let slow = import(name, repeated.as_bytes(), None).unwrap();
     assert_eq!(fast, slow);
     assert_eq!(fast.messages.len(), 11);
+}
+
+#[test]
+fn a_jsonl_session_with_only_its_metadata_line_has_no_messages() {
+    let import = import(
+        std::path::Path::new("s.jsonl"),
+        br#"{"sessionId":"s","projectHash":"p","startTime":"t","lastUpdated":"t","kind":"main"}
+"#,
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        (import.format, import.messages.len()),
+        (Format::GeminiCli, 0)
+    );
+}
+
+/// A session of one read of `notes.md` in `/w`, whose call's `result` is `result`.
+fn read_with(result: serde_json::Value) -> Result<Import, String> {
+    let doc = json!({"sessionId": "s", "projectHash": "p", "messages": [
+        {"id": "u", "type": "user", "content": "read it"},
+        {"id": "g", "type": "gemini", "content": "", "toolCalls": [
+            {"id": "r", "name": "read_file", "args": {"file_path": "./../notes.md"},
+             "result": result, "status": "success", "timestamp": "t"},
+            {"id": "w", "name": "write_file", "args": {"file_path": "x.md", "content": "x"},
+             "result": [{"functionResponse": {"id": "w", "name": "write_file",
+                 "response": {"output": "Successfully overwrote file: /w/sub/x.md."}}}],
+             "status": "success", "timestamp": "t"}]}]});
+    import(
+        std::path::Path::new("s.json"),
+        doc.to_string().as_bytes(),
+        None,
+    )
+    .map_err(|e| e.to_string())
+}
+
+fn output(text: &str) -> serde_json::Value {
+    json!([{"functionResponse": {"id": "r", "name": "read_file", "response": {"output": text}}}])
+}
+
+#[test]
+fn only_a_plain_text_read_proves_a_file_and_bad_results_are_errors() {
+    // A plain output proves the file, its path resolved against the root the write names,
+    // `.` and `..` resolved.
+    let plain = read_with(output("hello\n")).unwrap();
+    assert_eq!(
+        plain.messages[2].details.as_deref(),
+        Some(&ToolDetails::WholeRead {
+            path: "/w/notes.md".into(),
+            content: "hello\n".into()
+        })
+    );
+    // A binary read (its data in another part), project context appended, or an empty result
+    // proves nothing; the image is kept as a part, and no empty text part is written.
+    let mut binary = output("Binary content provided (1 item(s)).");
+    binary
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"inlineData": {"mimeType": "application/pdf", "data": "AAAA"}}));
+    let binary = read_with(binary).unwrap();
+    assert_eq!(binary.messages[2].details, None);
+    let Some(Content::Parts(parts)) = &binary.messages[2].content else {
+        panic!("parts expected");
+    };
+    assert_eq!(
+        parts[1],
+        json!({"type": "gemini_part", "part": {"inlineData": {"mimeType": "application/pdf", "data": "AAAA"}}})
+    );
+    let context = read_with(output(
+        "hello\n\n--- Newly Discovered Project Context ---\nrules\n--- End Project Context ---",
+    ))
+    .unwrap();
+    assert_eq!(context.messages[2].details, None);
+    let empty = read_with(json!([])).unwrap();
+    assert_eq!(empty.messages[2].details, None);
+    let only_image = read_with(
+        json!([{"functionResponse": {"id": "r", "name": "read_file", "response": {"output": ""}}},
+        {"inlineData": {"mimeType": "image/png", "data": "iVBORw0KGgo="}}]),
+    )
+    .unwrap();
+    let Some(Content::Parts(parts)) = &only_image.messages[2].content else {
+        panic!("parts expected");
+    };
+    assert_eq!(parts.len(), 1);
+    assert_eq!(parts[0]["type"], "image");
+    // Results of the wrong shape are errors naming the field.
+    let field = "messages[1].toolCalls[0].result[0].functionResponse";
+    assert_eq!(
+        read_with(json!([{"functionResponse": 5}])).unwrap_err(),
+        format!("s.json: field `{field}`: expected an object, got a number")
+    );
+    assert_eq!(
+        read_with(json!([{"functionResponse": {"response": null}}])).unwrap_err(),
+        format!("s.json: field `{field}.response`: expected an object, got null")
+    );
+    assert_eq!(
+        read_with(json!([{"functionResponse": {"response": {"output": 5}}}])).unwrap_err(),
+        format!("s.json: field `{field}.response.output`: expected a string, got a number")
+    );
+}
+
+#[test]
+fn metadata_of_the_wrong_type_and_records_without_a_type_are_errors() {
+    let doc = |extra: &str| {
+        format!(
+            r#"{{"sessionId":"s","projectHash":"p","messages":[{{"id":"g","type":"gemini","content":"hi"{extra}}}]}}"#
+        )
+    };
+    assert_eq!(
+        err(&doc(r#","model":5"#)),
+        "s.jsonl: field `messages[0].model`: expected a string, got a number"
+    );
+    assert_eq!(
+        err(&doc(r#","tokens":"s""#)),
+        "s.jsonl: field `messages[0].tokens`: expected an object, got a string"
+    );
+    assert_eq!(
+        err(&doc(r#","thoughts":{}"#)),
+        "s.jsonl: field `messages[0].thoughts`: expected an array, got an object"
+    );
+    assert_eq!(
+        err(&doc(r#","toolCalls":[{"id":"c","name":"t"}]"#)),
+        "s.jsonl: field `messages[0].toolCalls[0].args`: missing (expected an object)"
+    );
+    // In the JSONL form only the first line is the metadata line.
+    let meta = r#"{"sessionId":"s","projectHash":"p"}"#;
+    assert_eq!(
+        err(&format!(
+            "{meta}\n{{\"id\":\"u\",\"type\":\"user\",\"content\":\"a\"}}\n{{\"id\":\"z\",\"content\":\"lost\"}}\n"
+        )),
+        "s.jsonl:3: field `type`: missing (expected a string)"
+    );
 }
