@@ -320,19 +320,26 @@ impl Out {
         let located = |e: FieldError| LocatedError { error: e, line };
         let mut object = json::into_object(value, &field).map_err(located)?;
         let kind = json::take_string(&mut object, "type", &field).map_err(located)?;
-        let where_ = line.map_or_else(|| field.clone(), |l| format!("line {l}"));
         match kind.as_str() {
-            "user" => self.user(object, &field).map_err(located)?,
+            "user" => self.user(object, &field, line).map_err(located)?,
             "gemini" => self.gemini(object, &field, line).map_err(located)?,
-            k if NOT_SENT_TYPES.contains(&k) => self.not_sent.push((k.to_string(), where_)),
-            other => self
-                .not_sent
-                .push((format!("of type `{}`", json::clip(other)), where_)),
+            k if NOT_SENT_TYPES.contains(&k) => {
+                self.not_sent.push((k.to_string(), place(&field, line)))
+            }
+            other => self.not_sent.push((
+                format!("of type `{}`", json::clip(other)),
+                place(&field, line),
+            )),
         }
         Ok(())
     }
 
-    fn user(&mut self, mut object: Map<String, Value>, field: &str) -> Result<(), FieldError> {
+    fn user(
+        &mut self,
+        mut object: Map<String, Value>,
+        field: &str,
+        line: Option<usize>,
+    ) -> Result<(), FieldError> {
         let original = object.remove("content");
         let plain = match &original {
             Some(Value::String(s)) => Some(s.clone()),
@@ -344,7 +351,7 @@ impl Out {
         if content.is_empty() || command {
             self.not_sent.push((
                 if command { "command" } else { "empty" }.to_string(),
-                field.to_string(),
+                place(field, line),
             ));
             return Ok(());
         }
@@ -519,6 +526,12 @@ impl Out {
 struct LocatedError {
     error: FieldError,
     line: Option<usize>,
+}
+
+/// Where a record is, for the warning that counts what was not imported: its line (JSONL) or
+/// its field (`messages[3]`).
+fn place(field: &str, line: Option<usize>) -> String {
+    line.map_or_else(|| field.to_string(), |l| format!("line {l}"))
 }
 
 fn at(line: Option<usize>, message: String) -> Warning {

@@ -1051,18 +1051,20 @@ impl Reducer {
         self.cleared = match wanted {
             None => reusable.map(|c| (c.first, c.last)),
             Some(((first, last), compaction)) => {
-                let summary = if compaction {
-                    Some(rehydrate_formats::summary_text(&self.history[last]))
-                } else {
-                    self.policy.turns_summary.clone()
-                };
+                // A compaction's summary is its last message's text, so the range decides it;
+                // a turns-cleared range's is the policy's.
                 if reusable.is_some_and(|c| {
                     (c.first, c.last) == (first, last)
                         && c.compaction == compaction
-                        && c.summary == summary
+                        && (compaction || c.summary == self.policy.turns_summary)
                 }) {
                     Some((first, last))
                 } else {
+                    let summary = if compaction {
+                        Some(rehydrate_formats::summary_text(&self.history[last]))
+                    } else {
+                        self.policy.turns_summary.clone()
+                    };
                     self.mint_cleared(first, last, compaction, summary)
                 }
             }

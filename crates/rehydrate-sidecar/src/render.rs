@@ -652,23 +652,19 @@ fn token(s: &str) -> Option<&str> {
 /// not used.
 pub fn expected_stub_from_facts(r: &Reduction, facts: TurnsFacts) -> String {
     let summary = match &r.kind {
-        ReductionKind::TurnsCleared { first, last, .. } => {
+        ReductionKind::TurnsCleared { first, last, .. }
+        | ReductionKind::Compaction { first, last, .. } => {
             let TurnsFacts {
                 turns,
                 rendered_bytes,
             } = facts;
+            let what = if matches!(r.kind, ReductionKind::Compaction { .. }) {
+                "were replaced by the agent's own compaction, whose summary follows; expand_reduction and sidecar_search reach them"
+            } else {
+                "cleared; expand_reduction restores them"
+            };
             format!(
-                "messages {first}-{last} ({turns} {}, {rendered_bytes} bytes) cleared; expand_reduction restores them",
-                if turns == 1 { "turn" } else { "turns" }
-            )
-        }
-        ReductionKind::Compaction { first, last, .. } => {
-            let TurnsFacts {
-                turns,
-                rendered_bytes,
-            } = facts;
-            format!(
-                "messages {first}-{last} ({turns} {}, {rendered_bytes} bytes) were replaced by the agent's own compaction, whose summary follows; expand_reduction and sidecar_search reach them",
+                "messages {first}-{last} ({turns} {}, {rendered_bytes} bytes) {what}",
                 if turns == 1 { "turn" } else { "turns" }
             )
         }

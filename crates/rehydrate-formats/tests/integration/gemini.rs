@@ -341,3 +341,17 @@ fn metadata_of_the_wrong_type_and_records_without_a_type_are_errors() {
         "s.jsonl:3: field `type`: missing (expected a string)"
     );
 }
+
+#[test]
+fn a_jsonl_command_is_counted_at_its_line() {
+    let text = "{\"sessionId\":\"s\",\"projectHash\":\"p\"}\n{\"id\":\"u\",\"type\":\"user\",\"content\":\"/stats\"}\n";
+    let import = import(std::path::Path::new("s.jsonl"), text.as_bytes(), None).unwrap();
+    assert_eq!(
+        import
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>(),
+        ["1 records the model never saw (1 command; the first at line 2) not imported"]
+    );
+}
