@@ -1,8 +1,10 @@
 //! The corpus check: every real session in the shared corpus survives `rehydrate roundtrip`.
 //!
 //! For each `.jsonl`, `.traj` or `.json` file under `<corpus>/claude-code`, `<corpus>/swe-agent`,
-//! `<corpus>/codex` and `<corpus>/gemini-cli` (recursively, sorted) and each preset, runs
-//! `rehydrate roundtrip <FILE> --preset <PRESET> --json`, which reduces, verifies, expands and
+//! `<corpus>/codex`, `<corpus>/gemini-cli` and `<corpus>/openhands` (recursively, sorted), each
+//! session of it (a file that holds several, such as an OpenHands `output.jsonl`, is listed by
+//! `rehydrate inspect --json` and each session is named with `--session N`) and each preset,
+//! runs `rehydrate roundtrip <FILE> --preset <PRESET> --json`, which reduces, verifies, expands and
 //! inverts the session in memory and prints one JSON object (see docs/FORMATS.md).
 //! Prints one table line per file and preset and totals per preset.
 //! Then runs `rehydrate replay <FILE> --json` on each file and prints its proven, retracted and
@@ -33,7 +35,80 @@ use crate::Result;
 use crate::cmd;
 
 /// The corpus subdirectories whose sessions rehydrate can import.
-const FORMAT_DIRS: &[&str] = &["claude-code", "swe-agent", "codex", "gemini-cli"];
+const FORMAT_DIRS: &[&str] = &[
+    "claude-code",
+    "swe-agent",
+    "codex",
+    "gemini-cli",
+    "openhands",
+];
+
+/// The corpus subdirectories whose files may hold several sessions each.
+const MULTI_SESSION_DIRS: &[&str] = &["openhands"];
+
+/// One session to check: a file, and its number when the file holds several.
+struct Unit {
+    path: PathBuf,
+    session: Option<u64>,
+}
+
+impl Unit {
+    /// The arguments that name the session to `rehydrate`: the file, then `--session N`.
+    fn args(&self) -> Vec<std::ffi::OsString> {
+        let mut args = vec![self.path.clone().into_os_string()];
+        if let Some(n) = self.session {
+            args.push("--session".into());
+            args.push(n.to_string().into());
+        }
+        args
+    }
+
+    /// The file relative to the corpus, with `#N` for a session of several.
+    fn name(&self, dir: &Path) -> String {
+        let relative = self.path.strip_prefix(dir).unwrap_or(&self.path).display();
+        match self.session {
+            Some(n) => format!("{relative}#{n}"),
+            None => relative.to_string(),
+        }
+    }
+}
+
+/// The sessions of `files`: one unit per file, except one per session for a file under a
+/// [`MULTI_SESSION_DIRS`] directory that `rehydrate inspect --json` lists several sessions of.
+fn units(bin: &Path, dir: &Path, files: Vec<PathBuf>) -> Result<Vec<Unit>> {
+    let mut units = Vec::new();
+    for path in files {
+        let multi = MULTI_SESSION_DIRS
+            .iter()
+            .any(|d| path.starts_with(dir.join(d)));
+        let mut sessions = 0;
+        if multi {
+            let output = Command::new(bin)
+                .arg("inspect")
+                .arg(&path)
+                .arg("--json")
+                .output()
+                .map_err(|err| format!("cannot start {}: {err}", bin.display()))?;
+            if let Ok(report) = serde_json::from_slice::<Value>(&output.stdout) {
+                sessions = report["sessions"].as_array().map_or(0, Vec::len) as u64;
+            }
+        }
+        if sessions > 1 {
+            for n in 1..=sessions {
+                units.push(Unit {
+                    path: path.clone(),
+                    session: Some(n),
+                });
+            }
+        } else {
+            units.push(Unit {
+                path,
+                session: None,
+            });
+        }
+    }
+    Ok(units)
+}
 
 /// The formats (as `reduce --json` names them) that `export --to` writes back: a reduced
 /// session of one of them must export to its file (byte for byte for a Codex rollout, the same
@@ -147,8 +222,10 @@ pub(crate) fn run(root: &Path, presets: Presets, strict: bool) -> Result<()> {
         return missing(format!("no session files in {}", dir.display()));
     }
     let bin = rehydrate_bin(root)?;
+    let file_count = files.len();
+    let files = units(&bin, &dir, files)?;
     println!(
-        "corpus check: {} files in {} with {}",
+        "corpus check: {} sessions in {file_count} files in {} with {}",
         files.len(),
         dir.display(),
         bin.display()
@@ -159,7 +236,7 @@ pub(crate) fn run(root: &Path, presets: Presets, strict: bool) -> Result<()> {
     let mut failures = Vec::new();
     println!("{}", header("file"));
     for file in &files {
-        let relative = file.strip_prefix(&dir).unwrap_or(file).display();
+        let relative = file.name(&dir);
         for (&preset, (total, passed)) in names.iter().zip(&mut totals) {
             match roundtrip(&bin, file, preset)? {
                 Ok(figures) => {
@@ -185,7 +262,7 @@ pub(crate) fn run(root: &Path, presets: Presets, strict: bool) -> Result<()> {
     println!("{:>7} {:>9} {:>6}  file", "proven", "retracted", "inert");
     let mut replay_total = [0_u64; 3];
     for file in &files {
-        let relative = file.strip_prefix(&dir).unwrap_or(file).display();
+        let relative = file.name(&dir);
         match replay(&bin, file)? {
             Ok(counts) => {
                 println!(
@@ -213,7 +290,7 @@ pub(crate) fn run(root: &Path, presets: Presets, strict: bool) -> Result<()> {
         "turns", "bytes before", "bytes after"
     );
     for file in &files {
-        let relative = file.strip_prefix(&dir).unwrap_or(file).display();
+        let relative = file.name(&dir);
         match evidence(&bin, file)? {
             Ok(Some([turns, before, after])) => {
                 println!("{turns:>6} {before:>12} {after:>12}  {relative}");
@@ -234,7 +311,7 @@ pub(crate) fn run(root: &Path, presets: Presets, strict: bool) -> Result<()> {
     println!("{:<10} {:>7}  {:<32} file", "preset", "bodies", "repairs");
     let scratch = root.join("target").join("corpus-bodies");
     for file in &files {
-        let relative = file.strip_prefix(&dir).unwrap_or(file).display();
+        let relative = file.name(&dir);
         for &preset in names {
             match bodies(&bin, file, preset, &scratch)? {
                 Ok(repairs) => println!("{preset:<10} {:>7}  {repairs:<32} {relative}", "4 valid"),
@@ -257,7 +334,7 @@ pub(crate) fn run(root: &Path, presets: Presets, strict: bool) -> Result<()> {
             "tokens before", "after", "(saved)", "by kind"
         );
         for file in &files {
-            let relative = file.strip_prefix(&dir).unwrap_or(file).display();
+            let relative = file.name(&dir);
             match savings(&bin, file, preset, &scratch)? {
                 Ok(row) if row.before > LARGE_SESSION_TOKENS => {
                     println!("{}  {relative}", row.columns());
@@ -309,7 +386,7 @@ const COST_TARGET_PERCENT: f64 = 40.0;
 /// cache-aware reduction does not cost less than both per-turn reduction and no reduction; one
 /// where it saves less than [`COST_TARGET_PERCENT`]% is printed as a miss (docs/COST.md,
 /// "Corpus", shows why one session cannot reach it).
-fn cost_table(bin: &Path, dir: &Path, files: &[PathBuf], failures: &mut Vec<String>) -> Result<()> {
+fn cost_table(bin: &Path, dir: &Path, files: &[Unit], failures: &mut Vec<String>) -> Result<()> {
     println!(
         "\ncost (cost --preset aggressive --pricing anthropic-5m, sessions over {LARGE_SESSION_TOKENS} tokens; USD, and against none)"
     );
@@ -319,7 +396,7 @@ fn cost_table(bin: &Path, dir: &Path, files: &[PathBuf], failures: &mut Vec<Stri
     );
     let mut missed = Vec::new();
     for file in files {
-        let relative = file.strip_prefix(dir).unwrap_or(file).display();
+        let relative = file.name(dir);
         match cost(bin, file)? {
             Ok(row) if row.session_tokens > LARGE_SESSION_TOKENS => {
                 let [none, per_turn, cache_aware] = row.cost_usd;
@@ -371,10 +448,10 @@ struct CostRow {
 
 /// Runs `rehydrate cost` on `file` with the aggressive preset and the 5-minute Anthropic
 /// pricing, and reads its `--json` report.
-fn cost(bin: &Path, file: &Path) -> Result<std::result::Result<CostRow, String>> {
+fn cost(bin: &Path, file: &Unit) -> Result<std::result::Result<CostRow, String>> {
     let output = Command::new(bin)
         .arg("cost")
-        .arg(file)
+        .args(file.args())
         .args([
             "--preset",
             "aggressive",
@@ -492,13 +569,13 @@ impl Savings {
 /// savings from its `--json` report.
 fn savings(
     bin: &Path,
-    file: &Path,
+    file: &Unit,
     preset: &str,
     scratch: &Path,
 ) -> Result<std::result::Result<Savings, String>> {
     let output = Command::new(bin)
         .arg("reduce")
-        .arg(file)
+        .args(file.args())
         .arg("--out")
         .arg(scratch)
         .args(["--force", "--preset", preset, "--json"])
@@ -600,12 +677,12 @@ fn rehydrate_bin(root: &Path) -> Result<PathBuf> {
 /// When `bin` cannot be started at all (the whole check stops).
 fn roundtrip(
     bin: &Path,
-    file: &Path,
+    file: &Unit,
     preset: &str,
 ) -> Result<std::result::Result<Figures, String>> {
     let output = Command::new(bin)
         .arg("roundtrip")
-        .arg(file)
+        .args(file.args())
         .args(["--preset", preset, "--json"])
         .output()
         .map_err(|err| format!("cannot start {}: {err}", bin.display()))?;
@@ -640,7 +717,7 @@ fn roundtrip(
 /// When `bin` cannot be started, or `scratch` cannot be cleared.
 fn bodies(
     bin: &Path,
-    file: &Path,
+    unit: &Unit,
     preset: &str,
     scratch: &Path,
 ) -> Result<std::result::Result<String, String>> {
@@ -666,18 +743,16 @@ fn bodies(
             args.join(" ")
         )))
     };
+    let file = &unit.path;
     let file_arg = file.display().to_string();
     let out = scratch.display().to_string();
-    let reduced = match run(&[
-        "reduce",
-        &file_arg,
-        "--out",
-        &out,
-        "--preset",
-        preset,
-        "--no-tokens",
-        "--json",
-    ])? {
+    let session = unit.session.map(|n| n.to_string());
+    let mut reduce = vec!["reduce", &file_arg];
+    if let Some(n) = &session {
+        reduce.extend(["--session", n]);
+    }
+    reduce.extend(["--out", &out, "--preset", preset, "--no-tokens", "--json"]);
+    let reduced = match run(&reduce)? {
         Ok(output) => output,
         Err(reason) => return Ok(Err(reason)),
     };
@@ -755,10 +830,10 @@ fn bodies(
 /// # Errors
 ///
 /// When `bin` cannot be started at all.
-fn replay(bin: &Path, file: &Path) -> Result<std::result::Result<[u64; 3], String>> {
+fn replay(bin: &Path, file: &Unit) -> Result<std::result::Result<[u64; 3], String>> {
     let output = Command::new(bin)
         .arg("replay")
-        .arg(file)
+        .args(file.args())
         .arg("--json")
         .output()
         .map_err(|err| format!("cannot start {}: {err}", bin.display()))?;
@@ -780,10 +855,10 @@ fn replay(bin: &Path, file: &Path) -> Result<std::result::Result<[u64; 3], Strin
 /// # Errors
 ///
 /// When `bin` cannot be started at all.
-fn evidence(bin: &Path, file: &Path) -> Result<std::result::Result<Option<[u64; 3]>, String>> {
+fn evidence(bin: &Path, file: &Unit) -> Result<std::result::Result<Option<[u64; 3]>, String>> {
     let output = Command::new(bin)
         .arg("evidence")
-        .arg(file)
+        .args(file.args())
         .arg("--json")
         .output()
         .map_err(|err| format!("cannot start {}: {err}", bin.display()))?;

@@ -353,6 +353,57 @@ pub struct ChatBody {
     pub tools: Option<Vec<Value>>,
 }
 
+/// One event of an OpenHands event stream: an action (`action`, `args`) or an observation
+/// (`observation`, `cause`, `content`, `extras`), with the tool call it belongs to.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct OpenHandsEvent {
+    /// The event id.
+    #[serde(default)]
+    pub id: Option<i64>,
+    /// When it happened (naive ISO 8601).
+    #[serde(default)]
+    pub timestamp: Option<String>,
+    /// `user`, `agent` or `environment`.
+    #[serde(default)]
+    pub source: Option<String>,
+    /// The event's one-line message.
+    #[serde(default)]
+    pub message: Option<String>,
+    /// The action's type.
+    #[serde(default)]
+    pub action: Option<String>,
+    /// The action's arguments, kept as JSON.
+    #[serde(default)]
+    pub args: Option<Value>,
+    /// The observation's type.
+    #[serde(default)]
+    pub observation: Option<String>,
+    /// The id of the action an observation answers.
+    #[serde(default)]
+    pub cause: Option<i64>,
+    /// The observation's text.
+    #[serde(default)]
+    pub content: Option<String>,
+    /// The observation's other fields, kept as JSON.
+    #[serde(default)]
+    pub extras: Option<Value>,
+    /// The tool call the event belongs to.
+    #[serde(default)]
+    pub tool_call_metadata: Option<OpenHandsToolCall>,
+}
+
+/// The `tool_call_metadata` of an [`OpenHandsEvent`].
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct OpenHandsToolCall {
+    /// The tool's name.
+    pub function_name: String,
+    /// The call's id.
+    pub tool_call_id: String,
+    /// The whole chat completion the call came in, kept as JSON.
+    #[serde(default)]
+    pub model_response: Option<Value>,
+}
+
 /// A Gemini CLI session document: `{"sessionId", "projectHash", "startTime", "lastUpdated",
 /// "messages": […]}`.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
@@ -796,6 +847,8 @@ pub enum TypedSession {
     Anthropic(AnthropicBody),
     /// A Gemini CLI session document.
     GeminiCli(GeminiSession),
+    /// An OpenHands event stream.
+    OpenHands(Vec<OpenHandsEvent>),
 }
 
 impl TypedSession {
@@ -810,6 +863,7 @@ impl TypedSession {
             TypedSession::Responses(items) => items.len(),
             TypedSession::Anthropic(body) => body.messages.len(),
             TypedSession::GeminiCli(session) => session.messages.len(),
+            TypedSession::OpenHands(events) => events.len(),
         }
     }
 
@@ -835,5 +889,6 @@ pub fn parse_typed(format: Format, bytes: &[u8]) -> Result<TypedSession, serde_j
         Format::Responses => TypedSession::Responses(parse_responses(bytes)?),
         Format::Anthropic => TypedSession::Anthropic(serde_json::from_slice(bytes)?),
         Format::GeminiCli => TypedSession::GeminiCli(serde_json::from_slice(bytes)?),
+        Format::OpenHands => TypedSession::OpenHands(serde_json::from_slice(bytes)?),
     })
 }

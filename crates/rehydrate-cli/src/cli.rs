@@ -160,9 +160,8 @@ pub(crate) enum Command {
     Inspect {
         /// The session file.
         transcript: PathBuf,
-        /// Session format (default: detected).
-        #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
-        format: FormatArg,
+        #[command(flatten)]
+        input: Input,
         /// Print one JSON object instead of a table.
         #[arg(long)]
         json: bool,
@@ -172,9 +171,8 @@ pub(crate) enum Command {
     Replay {
         /// The session file.
         transcript: PathBuf,
-        /// Session format (default: detected).
-        #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
-        format: FormatArg,
+        #[command(flatten)]
+        input: Input,
         /// Print one JSON object, with each file's content, instead of a table.
         #[arg(long)]
         json: bool,
@@ -185,9 +183,8 @@ pub(crate) enum Command {
     Evidence {
         /// The session file.
         transcript: PathBuf,
-        /// Session format (default: detected).
-        #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
-        format: FormatArg,
+        #[command(flatten)]
+        input: Input,
         /// The largest projected input accepted, in bytes.
         #[arg(long, value_name = "N", allow_negative_numbers = true, default_value_t = rehydrate::evidence::DEFAULT_MAX_INPUT_BYTES)]
         max_input_bytes: usize,
@@ -203,9 +200,8 @@ pub(crate) enum Command {
     Cost {
         /// The session file.
         transcript: PathBuf,
-        /// Session format (default: detected).
-        #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
-        format: FormatArg,
+        #[command(flatten)]
+        input: Input,
         /// Policy preset of the per-turn and cache-aware strategies.
         #[arg(long, value_enum, default_value_t = Preset::Aggressive)]
         preset: Preset,
@@ -228,9 +224,8 @@ pub(crate) enum Command {
     Roundtrip {
         /// The session file.
         transcript: PathBuf,
-        /// Session format (default: detected).
-        #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
-        format: FormatArg,
+        #[command(flatten)]
+        input: Input,
         /// Policy preset.
         #[arg(long, value_enum, default_value_t = Preset::Default)]
         preset: Preset,
@@ -246,9 +241,8 @@ pub(crate) struct ReduceArgs {
     /// messages, Responses input or an Anthropic body); `-` reads it from stdin (then --out is
     /// required).
     pub(crate) transcript: PathBuf,
-    /// Session format (default: detected).
-    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
-    pub(crate) format: FormatArg,
+    #[command(flatten)]
+    pub(crate) input: Input,
     /// Policy preset; the flags below override single fields of it.
     #[arg(long, value_enum, default_value_t = Preset::Default)]
     pub(crate) preset: Preset,
@@ -344,6 +338,27 @@ impl ToolsFormat {
     }
 }
 
+/// The session file's format and, in a file that holds several sessions, which one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Args)]
+pub(crate) struct Input {
+    /// Session format (default: detected).
+    #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
+    pub(crate) format: FormatArg,
+    /// Which session of a file that holds several (an OpenHands output.jsonl), numbered from
+    /// 1; `rehydrate inspect FILE` lists them.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) session: Option<u64>,
+}
+
+impl Input {
+    pub(crate) fn pick(self) -> crate::load::Pick {
+        crate::load::Pick {
+            format: self.format.format(),
+            session: self.session.and_then(|n| usize::try_from(n).ok()),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum FormatArg {
     Auto,
@@ -354,6 +369,7 @@ pub(crate) enum FormatArg {
     Responses,
     Anthropic,
     GeminiCli,
+    Openhands,
 }
 
 impl FormatArg {
@@ -368,6 +384,7 @@ impl FormatArg {
             FormatArg::Responses => Some(Format::Responses),
             FormatArg::Anthropic => Some(Format::Anthropic),
             FormatArg::GeminiCli => Some(Format::GeminiCli),
+            FormatArg::Openhands => Some(Format::OpenHands),
         }
     }
 }

@@ -105,30 +105,30 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
         } => intrinsics::call(&dir, &tool, &arguments),
         Command::Inspect {
             transcript,
-            format,
+            input,
             json,
-        } => inspect::inspect(&transcript, format.format(), json),
+        } => inspect::inspect(&transcript, input.pick(), json),
         Command::Replay {
             transcript,
-            format,
+            input,
             json,
-        } => replay::run(&transcript, format.format(), json),
+        } => replay::run(&transcript, input.pick(), json),
         Command::Evidence {
             transcript,
-            format,
+            input,
             max_input_bytes,
             json,
-        } => evidence::run(&transcript, format.format(), max_input_bytes, json),
+        } => evidence::run(&transcript, input.pick(), max_input_bytes, json),
         Command::Cost {
             transcript,
-            format,
+            input,
             preset,
             pricing,
             json,
             plot,
         } => cost::run(
             &transcript,
-            format.format(),
+            input.pick(),
             preset,
             &pricing,
             json,
@@ -136,9 +136,9 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
         ),
         Command::Roundtrip {
             transcript,
-            format,
+            input,
             preset,
             json,
-        } => roundtrip::roundtrip(&transcript, format.format(), preset, json),
+        } => roundtrip::roundtrip(&transcript, input.pick(), preset, json),
     }
 }

@@ -6,7 +6,6 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use rehydrate::cost::{Pricing, Replay, Strategy, replay_all};
-use rehydrate::formats::Format;
 use rehydrate::model::Message;
 
 use crate::cli::Preset;
@@ -40,7 +39,7 @@ struct StrategyReport<'a> {
 
 pub(crate) fn run(
     path: &Path,
-    format: Option<Format>,
+    pick: load::Pick,
     preset: Preset,
     pricing: &str,
     json: bool,
@@ -55,7 +54,7 @@ pub(crate) fn run(
             shown(plot)
         )));
     }
-    let imported = load::import(path, format)?;
+    let imported = load::import(path, pick)?;
     let history = &imported.messages;
     warn_times(path, history);
     let mut counter = TokenCounter::new();

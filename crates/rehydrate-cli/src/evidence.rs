@@ -5,7 +5,6 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use rehydrate::evidence::{Error, EvidenceOptions, EvidenceStats, EvidenceTurn, project_evidence};
-use rehydrate::formats::Format;
 
 use crate::failure::{Failure, input};
 use crate::load;
@@ -22,12 +21,17 @@ struct EvidenceReport<'a> {
 
 pub(crate) fn run(
     path: &Path,
-    format: Option<Format>,
+    pick: load::Pick,
     max_input_bytes: usize,
     json: bool,
 ) -> Result<(), Failure> {
     let bytes = load::read(path)?;
-    let log = rehydrate::formats::import_events(load::name(path), &bytes, format)?;
+    let log = rehydrate::formats::import_events_session(
+        load::name(path),
+        &bytes,
+        pick.format,
+        pick.session,
+    )?;
     load::print_warnings(path, &log.warnings);
     let options = EvidenceOptions { max_input_bytes };
     let evidence = project_evidence(&log.events, &[], &options).map_err(|e| match e {

@@ -31,8 +31,23 @@ struct InspectReport {
     warnings: Vec<String>,
 }
 
-pub(crate) fn inspect(path: &Path, format: Option<Format>, json: bool) -> Result<(), Failure> {
-    let (imported, bytes) = load::import_with_bytes(path, format)?;
+/// The stdout object of `inspect --json` for a file that holds several sessions.
+#[derive(serde::Serialize)]
+struct SessionsReport {
+    format: &'static str,
+    sessions: Vec<rehydrate::formats::SessionEntry>,
+}
+
+pub(crate) fn inspect(path: &Path, pick: load::Pick, json: bool) -> Result<(), Failure> {
+    let bytes = load::read(path)?;
+    if pick.session.is_none() {
+        let (format, sessions) =
+            rehydrate::formats::list_sessions(load::name(path), &bytes, pick.format)?;
+        if sessions.len() > 1 {
+            return list(path, format, sessions, json);
+        }
+    }
+    let imported = load::import_bytes(path, &bytes, pick)?;
     let m = &imported.messages;
     let count = |role: Role| m.iter().filter(|x| x.role == role).count();
     let report = InspectReport {
@@ -73,5 +88,31 @@ pub(crate) fn inspect(path: &Path, format: Option<Format>, json: bool) -> Result
         },
         report.warnings.len()
     );
+    print_stdout(o.as_bytes())
+}
+
+/// Lists the sessions of a file that holds several, one line each: number, line, label.
+fn list(
+    path: &Path,
+    format: Format,
+    sessions: Vec<rehydrate::formats::SessionEntry>,
+    json: bool,
+) -> Result<(), Failure> {
+    if json {
+        return print_json(&SessionsReport {
+            format: format.as_str(),
+            sessions,
+        });
+    }
+    let mut o = format!(
+        "{}\nformat        {format}\nsessions      {} (inspect or reduce one with --session N)\n",
+        shown(path),
+        sessions.len()
+    );
+    for s in &sessions {
+        let mut label = String::new();
+        crate::term::push_printable(&mut label, &s.label, false);
+        o.push_str(&format!("  {:>4}  line {:<6} {label}\n", s.number, s.line));
+    }
     print_stdout(o.as_bytes())
 }

@@ -7,28 +7,47 @@ use rehydrate::formats::{Format, Import, Warning};
 use crate::failure::{Failure, input};
 use crate::term::{push_printable, shown};
 
+/// Which session of which format to read: `--format` and `--session`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Pick {
+    /// The format, or `None` to detect it.
+    pub(crate) format: Option<Format>,
+    /// The session's number in a file that holds several (from 1), or `None`.
+    pub(crate) session: Option<usize>,
+}
+
 /// Reads and imports `path`, printing each import warning on stderr ([`print_warnings`]).
-pub(crate) fn import(path: &Path, format: Option<Format>) -> Result<Import, Failure> {
-    Ok(import_with_bytes(path, format)?.0)
+pub(crate) fn import(path: &Path, pick: Pick) -> Result<Import, Failure> {
+    Ok(import_with_bytes(path, pick)?.0)
 }
 
 /// [`import`], also giving the bytes read (for the write-back check of `inspect` and
 /// `roundtrip`).
-pub(crate) fn import_with_bytes(
-    path: &Path,
-    format: Option<Format>,
-) -> Result<(Import, Vec<u8>), Failure> {
+pub(crate) fn import_with_bytes(path: &Path, pick: Pick) -> Result<(Import, Vec<u8>), Failure> {
     let bytes = read(path)?;
-    let imported = rehydrate::formats::import(name(path), &bytes, format)?;
-    print_warnings(path, &imported.warnings);
+    let imported = import_bytes(path, &bytes, pick)?;
     Ok((imported, bytes))
+}
+
+/// Imports the bytes read from `path`, printing each warning like [`import`].
+pub(crate) fn import_bytes(path: &Path, bytes: &[u8], pick: Pick) -> Result<Import, Failure> {
+    let imported =
+        rehydrate::formats::import_session(name(path), bytes, pick.format, pick.session)?;
+    print_warnings(path, &imported.warnings);
+    Ok(imported)
 }
 
 /// Reads and imports `path` only to find out whether it imports, printing each warning like
 /// [`import`], without keeping a message: each is dropped as it is read.
-pub(crate) fn check(path: &Path, format: Option<Format>) -> Result<(), Failure> {
+pub(crate) fn check(path: &Path, pick: Pick) -> Result<(), Failure> {
     let bytes = read(path)?;
-    let (_, warnings) = rehydrate::formats::import_each(name(path), &bytes, format, &mut drop)?;
+    let warnings = match pick.session {
+        None => rehydrate::formats::import_each(name(path), &bytes, pick.format, &mut drop)?.1,
+        Some(_) => {
+            rehydrate::formats::import_session(name(path), &bytes, pick.format, pick.session)?
+                .warnings
+        }
+    };
     print_warnings(path, &warnings);
     Ok(())
 }

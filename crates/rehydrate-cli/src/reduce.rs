@@ -117,20 +117,34 @@ fn import_into(
         // importer owns the file's bytes, which are dropped as soon as it is done.
         let importer = scope.spawn(move || {
             let mut batch = Vec::with_capacity(BATCH_MESSAGES);
-            let imported = rehydrate::formats::import_each(
-                load::name(path),
-                &bytes,
-                args.format.format(),
-                &mut |m| {
-                    batch.push(m);
-                    if batch.len() == BATCH_MESSAGES {
-                        let full =
-                            std::mem::replace(&mut batch, Vec::with_capacity(BATCH_MESSAGES));
-                        // A writer that hung up has failed on its own and reports that.
-                        let _ = to_writer.send(full);
-                    }
-                },
-            );
+            let mut each = |m| {
+                batch.push(m);
+                if batch.len() == BATCH_MESSAGES {
+                    let full = std::mem::replace(&mut batch, Vec::with_capacity(BATCH_MESSAGES));
+                    // A writer that hung up has failed on its own and reports that.
+                    let _ = to_writer.send(full);
+                }
+            };
+            let pick = args.input.pick();
+            let imported = match pick.session {
+                None => rehydrate::formats::import_each(
+                    load::name(path),
+                    &bytes,
+                    pick.format,
+                    &mut each,
+                ),
+                // One session of several: imported whole, then handed over.
+                Some(_) => rehydrate::formats::import_session(
+                    load::name(path),
+                    &bytes,
+                    pick.format,
+                    pick.session,
+                )
+                .map(|imported| {
+                    imported.messages.into_iter().for_each(&mut each);
+                    (imported.format, imported.warnings)
+                }),
+            };
             let _ = to_writer.send(batch);
             imported
         });
@@ -200,7 +214,7 @@ pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
         Err(e) => {
             // A bad session file is reported before a bad policy (as when the file was read
             // first): on this path only, the file is checked, its messages dropped as read.
-            load::check(path, args.format.format())?;
+            load::check(path, args.input.pick())?;
             return Err(e);
         }
     };

@@ -4,7 +4,6 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use rehydrate::formats::Format;
 use rehydrate::replay::{Replay, ReplayCounts};
 
 use crate::failure::Failure;
@@ -34,8 +33,8 @@ struct RecordReport<'a> {
     content: &'a str,
 }
 
-pub(crate) fn run(path: &Path, format: Option<Format>, json: bool) -> Result<(), Failure> {
-    let imported = load::import(path, format)?;
+pub(crate) fn run(path: &Path, pick: load::Pick, json: bool) -> Result<(), Failure> {
+    let imported = load::import(path, pick)?;
     let mut replay = Replay::new();
     replay.run(&imported.messages);
     let records = replay.records();

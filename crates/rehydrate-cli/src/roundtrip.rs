@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use rehydrate::formats::{Format, write_back};
+use rehydrate::formats::write_back;
 use rehydrate::model::{Message, ReductionKind, ReductionLog};
 use rehydrate::reduce::project_messages;
 use rehydrate::sidecar::{expand_reduction, render_turns};
@@ -37,11 +37,11 @@ struct RoundtripReport {
 
 pub(crate) fn roundtrip(
     path: &Path,
-    format: Option<Format>,
+    pick: load::Pick,
     preset: Preset,
     json: bool,
 ) -> Result<(), Failure> {
-    let (imported, bytes) = load::import_with_bytes(path, format)?;
+    let (imported, bytes) = load::import_with_bytes(path, pick)?;
     let messages = &imported.messages;
     let policy = preset.policy();
     let out = project_messages(messages, &ReductionLog::default(), &policy);

@@ -43,6 +43,14 @@ pub(crate) fn detect_text(text: &str) -> Detected {
                 Detected::Format(Format::Responses, None)
             }
             Ok(doc) if is_openai_array(&doc) => Detected::Format(Format::OpenAi, Some(Ok(doc))),
+            Ok(doc)
+                if doc
+                    .as_array()
+                    .and_then(|a| a.first())
+                    .is_some_and(crate::openhands::is_event) =>
+            {
+                Detected::Format(Format::OpenHands, None)
+            }
             Ok(_) => Detected::Unknown,
             Err(e) => Detected::Format(Format::OpenAi, Some(Err(e))),
         };
@@ -70,6 +78,10 @@ pub(crate) fn detect_text(text: &str) -> Detected {
     }
     if first_shape.is_some_and(Shape::is_gemini_session) {
         return Detected::Format(Format::GeminiCli, None);
+    }
+    // An OpenHands `output.jsonl`: each line is a session.
+    if first_shape.is_some_and(|s| s.openhands_history) {
+        return Detected::Format(Format::OpenHands, None);
     }
     let first_parsed = first.is_ok();
     let doc = match first {
@@ -102,6 +114,8 @@ struct Shape {
     uuid_or_session: bool,
     /// `history` is an array.
     history: bool,
+    /// `history` is an array whose first element is an OpenHands event or event pair.
+    openhands_history: bool,
     /// `messages` is an array that is empty or starts with an object with a `role` key.
     messages: bool,
     /// A message holds a sign of OpenAI chat (a role other than user and assistant, or a
@@ -161,6 +175,8 @@ impl Shape {
     fn whole_document_format(&self) -> Option<Format> {
         if self.is_gemini_session() {
             Some(Format::GeminiCli)
+        } else if self.openhands_history {
+            Some(Format::OpenHands)
         } else if self.history {
             Some(Format::SweAgent)
         } else if self.messages {
@@ -214,7 +230,9 @@ impl<'de> Visitor<'de> for ShapeSeed {
                     shape.codex_type = kind.is_some_and(|(_, codex)| codex);
                 }
                 Key::Payload => shape.payload = map.next_value_seed(IsObject)?,
-                Key::History => shape.history = map.next_value_seed(IsArray)?,
+                Key::History => {
+                    (shape.history, shape.openhands_history) = map.next_value_seed(HistorySeed)?;
+                }
                 Key::Messages => {
                     let messages = map.next_value_seed(MessagesSeed)?;
                     shape.messages = messages.ok;
@@ -315,26 +333,28 @@ impl<'de> Visitor<'de> for TypeSeed {
     }
 }
 
-/// Whether a value is an array.
-struct IsArray;
+/// `history`: whether it is an array, and whether its first element is an OpenHands event.
+struct HistorySeed;
 
-seed_via_any!(IsArray);
+seed_via_any!(HistorySeed);
 
-impl<'de> Visitor<'de> for IsArray {
-    type Value = bool;
+impl<'de> Visitor<'de> for HistorySeed {
+    type Value = (bool, bool);
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
-    scalars_return!(false);
-    fn visit_str<E>(self, _: &str) -> Result<bool, E> {
-        Ok(false)
+    scalars_return!((false, false));
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok((false, false))
     }
-    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<bool, A::Error> {
-        skip_seq(seq).map(|()| true)
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let first = seq.next_element::<Value>()?;
+        skip_seq(seq)?;
+        Ok((true, first.is_some_and(|e| crate::openhands::is_event(&e))))
     }
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<bool, A::Error> {
-        skip_map(map).map(|()| false)
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        skip_map(map).map(|()| (false, false))
     }
 }
 

@@ -29,7 +29,7 @@ pub enum Error {
     },
     /// The format was not given and could not be detected.
     #[error(
-        "{}: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input, an Anthropic Messages body or a Gemini CLI session)",
+        "{}: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input, an Anthropic Messages body, a Gemini CLI session or an OpenHands event stream)",
         .path.display()
     )]
     UnknownFormat {
@@ -37,9 +37,9 @@ pub enum Error {
         path: PathBuf,
     },
     /// A format name (`--format`) was not `claude-code`, `swe-agent`, `openai`, `codex`,
-    /// `responses`, `anthropic` or `gemini-cli`.
+    /// `responses`, `anthropic`, `gemini-cli` or `openhands`.
     #[error(
-        "unknown format `{name}` (expected claude-code, swe-agent, openai, codex, responses, anthropic or gemini-cli)"
+        "unknown format `{name}` (expected claude-code, swe-agent, openai, codex, responses, anthropic, gemini-cli or openhands)"
     )]
     UnknownFormatName {
         /// The rejected name, cut to at most 80 bytes.
@@ -78,6 +78,29 @@ pub enum Error {
         /// What is wrong, such as "unknown role `robot`".
         message: String,
     },
+    /// The file holds several sessions (an OpenHands `output.jsonl`) and none was chosen.
+    #[error(
+        "{}: holds {count} {format} sessions; import one by its number, 1 to {count} (`rehydrate inspect` lists them, `--session N` picks one)",
+        .path.display()
+    )]
+    SeveralSessions {
+        /// The file, as the caller named it.
+        path: PathBuf,
+        /// The format the file was read as.
+        format: Format,
+        /// How many sessions it holds.
+        count: usize,
+    },
+    /// The session chosen by number is not in the file.
+    #[error("{}: no session {number} (the file holds {count})", .path.display())]
+    NoSuchSession {
+        /// The file, as the caller named it.
+        path: PathBuf,
+        /// The number asked for (1-based).
+        number: usize,
+        /// How many sessions the file holds.
+        count: usize,
+    },
 }
 
 impl Error {
@@ -95,7 +118,9 @@ impl Error {
             | Error::EmptyFile { .. }
             | Error::UnknownFormat { .. }
             | Error::UnknownFormatName { .. }
-            | Error::NotASession { .. } => None,
+            | Error::NotASession { .. }
+            | Error::SeveralSessions { .. }
+            | Error::NoSuchSession { .. } => None,
         }
     }
 }

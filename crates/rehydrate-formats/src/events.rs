@@ -8,7 +8,7 @@ use rehydrate_model::{
 };
 
 use crate::claude_code::{self, SideEvent};
-use crate::{Error, Format, Warning, import};
+use crate::{Error, Format, Warning, import_session};
 
 /// A session's event log, as [`import_events`] reads it.
 #[derive(Debug, Clone, PartialEq)]
@@ -51,13 +51,28 @@ pub fn import_events(
     bytes: &[u8],
     format: Option<Format>,
 ) -> Result<EventImport, Error> {
+    import_events_session(path, bytes, format, None)
+}
+
+/// [`import_events`] of one session of a file that holds several: `session` is its number, as
+/// [`crate::import_session`] takes it.
+///
+/// # Errors
+///
+/// Those of [`crate::import_session`].
+pub fn import_events_session(
+    path: &Path,
+    bytes: &[u8],
+    format: Option<Format>,
+    session: Option<usize>,
+) -> Result<EventImport, Error> {
     let claude = match format {
         Some(Format::ClaudeCode) => true,
         Some(_) => false,
         None => crate::detect(bytes) == Some(Format::ClaudeCode),
     };
-    if !claude {
-        let imported = import(path, bytes, format)?;
+    if !claude || session.is_some_and(|n| n != 1) {
+        let imported = import_session(path, bytes, format, session)?;
         let mut events = events_from_messages(imported.messages);
         if matches!(
             imported.format,

@@ -76,7 +76,7 @@ impl ExportFormat {
             Format::Anthropic => Some(ExportFormat::Anthropic),
             Format::Responses => Some(ExportFormat::Responses),
             Format::Codex => Some(ExportFormat::Codex),
-            Format::ClaudeCode | Format::SweAgent | Format::GeminiCli => None,
+            Format::ClaudeCode | Format::SweAgent | Format::GeminiCli | Format::OpenHands => None,
         }
     }
 }

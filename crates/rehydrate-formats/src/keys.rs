@@ -22,6 +22,14 @@ pub const GEMINI_TOKENS: &str = "gemini.tokens";
 pub const GEMINI_THOUGHTS: &str = "gemini.thoughts";
 /// Gemini CLI: a tool call's `status` (`success`, `error`, `cancelled`, …), on its tool result.
 pub const GEMINI_STATUS: &str = "gemini.status";
+/// OpenHands: the `id` of the event a message was made from (the action's, for an assistant
+/// message with several calls the first one's).
+pub const OPENHANDS_EVENT: &str = "openhands.event";
+/// OpenHands: the system action's `tools`, as compact JSON.
+pub const OPENHANDS_TOOLS: &str = "openhands.tools";
+/// OpenHands: on a user message made from an observation that answers no recorded tool call
+/// (an `error` without a `cause`), the observation's type.
+pub const OPENHANDS_ORPHAN: &str = "openhands.orphan";
 /// SWE-agent: the entry's `agent`.
 pub const SWE_AGENT_AGENT: &str = "swe_agent.agent";
 /// SWE-agent: the entry's `message_type`.

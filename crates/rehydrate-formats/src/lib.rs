@@ -10,11 +10,13 @@
 //!   request body for an [`Api`] and [`check_request`] states that API's rules.
 //! - [`import_each`] does the same and hands the messages over one at a time.
 //! - [`import_events`] reads a session as an event log instead, for evidence projection.
+//! - [`list_sessions`] lists the sessions of a file that holds several, and [`import_session`]
+//!   imports one of them.
 //! - [`detect`] only guesses the [`Format`].
 //! - [`keys`] names the metadata keys importers write.
 //!
 //! rehydrate reduces and verifies the context of agent sessions.
-//! Agent frameworks write their sessions in their own formats; this crate reads seven of them
+//! Agent frameworks write their sessions in their own formats; this crate reads eight of them
 //! and produces the canonical messages every other crate works on:
 //!
 //! - [`Format::ClaudeCode`]: Claude Code session JSONL (`~/.claude/projects/<project>/<session>.jsonl`),
@@ -27,6 +29,8 @@
 //! - [`Format::Anthropic`]: an Anthropic Messages request body;
 //! - [`Format::GeminiCli`]: a Gemini CLI chat session (`~/.gemini/tmp/<project>/chats/`), the
 //!   legacy JSON document or its JSONL form.
+//! - [`Format::OpenHands`]: an OpenHands event stream (a JSON array of events) or an
+//!   evaluation `output.jsonl` (one session per line, each chosen with [`import_session`]).
 //!
 //! The three request-body formats keep each message group's source in metadata where the
 //! canonical message does not say it all ([`keys::SOURCE`], [`keys::DOCUMENT`]), so [`write()`]
@@ -97,6 +101,7 @@ mod json;
 pub mod keys;
 mod links;
 mod openai;
+mod openhands;
 mod request;
 mod responses;
 mod source;
@@ -109,7 +114,7 @@ use std::str::FromStr;
 
 pub use compaction::{is_compaction_summary, summary_text};
 pub use error::Error;
-pub use events::{EventImport, events_from_messages, import_events};
+pub use events::{EventImport, events_from_messages, import_events, import_events_session};
 pub use export::{ExportFormat, WriteBack, write, write_back, write_unchecked};
 pub use ids::{MAPPED_ID_PREFIX, api_id, api_name, original_id};
 use rehydrate_model::Message;
@@ -138,11 +143,14 @@ pub enum Format {
     /// A Gemini CLI chat session: the legacy document (`sessionId`, `projectHash`, `messages`
     /// of `user` and `gemini` records) or its JSONL form (a metadata line, then records).
     GeminiCli,
+    /// An OpenHands session: a JSON array of action and observation events, or an evaluation
+    /// or resolver `output.jsonl` whose lines are sessions with a `history` of events.
+    OpenHands,
 }
 
 impl Format {
     /// Every format, in the order detection reports them in error messages.
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 8] = [
         Format::ClaudeCode,
         Format::SweAgent,
         Format::OpenAi,
@@ -150,10 +158,11 @@ impl Format {
         Format::Responses,
         Format::Anthropic,
         Format::GeminiCli,
+        Format::OpenHands,
     ];
 
     /// The format's token: `claude-code`, `swe-agent`, `openai`, `codex`, `responses`,
-    /// `anthropic` or `gemini-cli`.
+    /// `anthropic`, `gemini-cli` or `openhands`.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::ClaudeCode => "claude-code",
@@ -163,6 +172,7 @@ impl Format {
             Format::Responses => "responses",
             Format::Anthropic => "anthropic",
             Format::GeminiCli => "gemini-cli",
+            Format::OpenHands => "openhands",
         }
     }
 }
@@ -177,7 +187,7 @@ impl FromStr for Format {
     type Err = Error;
 
     /// Parses a format token: `claude-code`, `swe-agent`, `openai`, `codex`, `responses`,
-    /// `anthropic` or `gemini-cli` (exactly, lowercase).
+    /// `anthropic`, `gemini-cli` or `openhands` (exactly, lowercase).
     ///
     /// # Errors
     ///
@@ -247,7 +257,9 @@ impl fmt::Display for Warning {
 ///
 /// Rules, in order (leading whitespace and a UTF-8 byte order mark are skipped):
 /// 1. The first byte is `[`: [`Format::OpenAi`], unless the array parses and its first element
-///    is not an object with a `role` key (an array of something else, such as OpenHands events).
+///    is not an object with a `role` key: [`Format::Responses`] when it is a Responses input
+///    item, [`Format::OpenHands`] when it is an object with a string `action` or `observation`
+///    (or an array starting with one), else nothing.
 /// 2. The first byte is `{` and the first non-empty line parses as a JSON object with a string
 ///    `type` and either a `uuid` or `sessionId` key, or a `type` of `summary`,
 ///    `file-history-snapshot` or `queue-operation`: [`Format::ClaudeCode`].
@@ -257,7 +269,10 @@ impl fmt::Display for Warning {
 /// 4. The first byte is `{` and the first non-empty line parses as a JSON object with a
 ///    `sessionId` and a `projectHash` and no `type` (Gemini CLI's JSONL metadata line), or the
 ///    document is one such object: [`Format::GeminiCli`].
-/// 5. The first byte is `{` and the document is one JSON object with a `history` array:
+/// 5. The first byte is `{` and the first non-empty line, or the whole document, is one JSON
+///    object with a `history` array whose first element is an OpenHands event (as in rule 1):
+///    [`Format::OpenHands`] (an `output.jsonl` holds one such object per line).
+/// 6. The first byte is `{` and the document is one JSON object with a `history` array:
 ///    [`Format::SweAgent`]; with a `messages` array that is empty or starts with an object with a
 ///    `role` key: [`Format::OpenAi`].
 ///
@@ -321,8 +336,88 @@ pub fn detect(bytes: &[u8]) -> Option<Format> {
 /// # Ok::<(), rehydrate_formats::Error>(())
 /// ```
 pub fn import(path: &Path, bytes: &[u8], format: Option<Format>) -> Result<Import, Error> {
+    import_session(path, bytes, format, None)
+}
+
+/// One session of a file that holds several (an OpenHands `output.jsonl` holds one per line).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SessionEntry {
+    /// The session's number in the file, from 1, as [`import_session`] takes it.
+    pub number: usize,
+    /// The 1-based line the session starts on.
+    pub line: usize,
+    /// What the file calls the session: an OpenHands `instance_id`, a resolver issue as
+    /// `owner/repo#number`; empty when it names none.
+    pub label: String,
+}
+
+/// The sessions a file holds, with its format (given or detected): one entry per session of an
+/// OpenHands `output.jsonl`, one entry (number 1, line 1, no label) for any other file.
+///
+/// # Errors
+///
+/// Those of [`import`] that come before the messages are read: [`Error::InvalidUtf8`],
+/// [`Error::EmptyFile`], [`Error::UnknownFormat`], and [`Error::InvalidJson`] for a line of an
+/// `output.jsonl` that is not JSON.
+///
+/// # Example
+///
+/// ```
+/// use std::path::Path;
+/// use rehydrate_formats::{Format, list_sessions};
+///
+/// let session = |id: &str| format!(r#"{{"instance_id":"{id}","history":[{{"action":"message","args":{{"content":"hi"}}}}]}}"#);
+/// let file = format!("{}\n{}\n", session("a"), session("b"));
+/// let (format, sessions) = list_sessions(Path::new("output.jsonl"), file.as_bytes(), None)?;
+/// assert_eq!(format, Format::OpenHands);
+/// assert_eq!(sessions.iter().map(|s| s.label.as_str()).collect::<Vec<_>>(), ["a", "b"]);
+/// # Ok::<(), rehydrate_formats::Error>(())
+/// ```
+pub fn list_sessions(
+    path: &Path,
+    bytes: &[u8],
+    format: Option<Format>,
+) -> Result<(Format, Vec<SessionEntry>), Error> {
+    let text = session_text(path, bytes)?;
+    let format = match format {
+        Some(format) => format,
+        None => match detect::detect_text(text) {
+            detect::Detected::Format(format, _) => format,
+            detect::Detected::Unknown => {
+                return Err(Error::UnknownFormat {
+                    path: path.to_path_buf(),
+                });
+            }
+            detect::Detected::BrokenJson(e) => return Err(json::invalid_json(path, None, &e)),
+        },
+    };
+    let sessions = match format {
+        Format::OpenHands => openhands::sessions(path, text)?,
+        _ => vec![SessionEntry {
+            number: 1,
+            line: 1,
+            label: String::new(),
+        }],
+    };
+    Ok((format, sessions))
+}
+
+/// [`import`] of one session of a file: `session` is its number (from 1, as
+/// [`list_sessions`] gives it), or `None` for a file that holds one session.
+///
+/// # Errors
+///
+/// Those of [`import`]; also [`Error::SeveralSessions`] when `session` is `None` and the file
+/// holds more than one, and [`Error::NoSuchSession`] when the number is not one of the file's
+/// (a file of a one-session format holds session 1).
+pub fn import_session(
+    path: &Path,
+    bytes: &[u8],
+    format: Option<Format>,
+    session: Option<usize>,
+) -> Result<Import, Error> {
     let mut messages = Vec::new();
-    let (format, warnings) = import_to(path, bytes, format, Sink::Collect(&mut messages))?;
+    let (format, warnings) = import_to(path, bytes, format, session, Sink::Collect(&mut messages))?;
     Ok(Import {
         format,
         messages,
@@ -362,7 +457,7 @@ pub fn import_each(
     format: Option<Format>,
     each: &mut dyn FnMut(Message),
 ) -> Result<(Format, Vec<Warning>), Error> {
-    import_to(path, bytes, format, Sink::Each(each))
+    import_to(path, bytes, format, None, Sink::Each(each))
 }
 
 /// Where [`import_to`] puts the messages.
@@ -392,13 +487,8 @@ impl Sink<'_> {
     }
 }
 
-/// [`import`] and [`import_each`]: the messages go to `sink`.
-fn import_to(
-    path: &Path,
-    bytes: &[u8],
-    format: Option<Format>,
-    mut sink: Sink<'_>,
-) -> Result<(Format, Vec<Warning>), Error> {
+/// The text of a session file: UTF-8, without a byte order mark, not blank.
+fn session_text<'b>(path: &Path, bytes: &'b [u8]) -> Result<&'b str, Error> {
     let text = std::str::from_utf8(bytes).map_err(|e| Error::InvalidUtf8 {
         path: path.to_path_buf(),
         byte: e.valid_up_to(),
@@ -409,17 +499,39 @@ fn import_to(
             path: path.to_path_buf(),
         });
     }
+    Ok(text)
+}
+
+/// [`import_session`] and [`import_each`]: the messages go to `sink`.
+fn import_to(
+    path: &Path,
+    bytes: &[u8],
+    format: Option<Format>,
+    session: Option<usize>,
+    mut sink: Sink<'_>,
+) -> Result<(Format, Vec<Warning>), Error> {
+    let text = session_text(path, bytes)?;
+    // Only an OpenHands file holds several sessions; any other holds session 1.
+    let one_session = |format: Format| match session {
+        Some(n) if n != 1 && format != Format::OpenHands => Err(Error::NoSuchSession {
+            path: path.to_path_buf(),
+            number: n,
+            count: 1,
+        }),
+        _ => Ok(()),
+    };
     // A bare array is read element by element (the same result, in less memory).
     // A Responses items array is recognized at its first element and read as one.
     if openai::is_array(text) && matches!(format, None | Some(Format::OpenAi)) {
-        match openai::import_array(path, text, format.is_none(), &mut |m| sink.push(m))? {
-            Some(warnings) => return Ok((Format::OpenAi, warnings)),
-            None => {
-                let imported = responses::import(path, text)?;
-                sink.extend(imported.messages);
-                return Ok((Format::Responses, imported.warnings));
-            }
-        }
+        one_session(Format::OpenAi)?;
+        let read = openai::import_array(path, text, format.is_none(), &mut |m| sink.push(m))?;
+        let imported = match read {
+            Ok(warnings) => return Ok((Format::OpenAi, warnings)),
+            Err(Format::OpenHands) => openhands::import(path, text, session)?,
+            Err(_) => responses::import(path, text)?,
+        };
+        sink.extend(imported.messages);
+        return Ok((imported.format, imported.warnings));
     }
     let (format, parsed) = match format {
         Some(format) => (format, None),
@@ -433,6 +545,7 @@ fn import_to(
             detect::Detected::BrokenJson(e) => return Err(json::invalid_json(path, None, &e)),
         },
     };
+    one_session(format)?;
     let imported = match format {
         Format::ClaudeCode => {
             let warnings = claude_code::import(path, text, None, &mut |m| sink.push(m))?;
@@ -447,6 +560,7 @@ fn import_to(
         Format::Responses => responses::import(path, text),
         Format::Anthropic => anthropic::import(path, text),
         Format::GeminiCli => gemini::import(path, text),
+        Format::OpenHands => openhands::import(path, text, session),
     }?;
     sink.extend(imported.messages);
     Ok((imported.format, imported.warnings))

@@ -16,13 +16,13 @@ fn format_tokens_round_trip() {
     let err = "Claude-Code".parse::<Format>().unwrap_err();
     assert_eq!(
         err.to_string(),
-        "unknown format `Claude-Code` (expected claude-code, swe-agent, openai, codex, responses, anthropic or gemini-cli)"
+        "unknown format `Claude-Code` (expected claude-code, swe-agent, openai, codex, responses, anthropic, gemini-cli or openhands)"
     );
 }
 
 #[test]
 fn detection_rules() {
-    let cases: [(&[u8], Option<Format>); 15] = [
+    let cases: [(&[u8], Option<Format>); 19] = [
         (
             b"  [{\"role\":\"user\",\"content\":\"x\"}]",
             Some(Format::OpenAi),
@@ -30,8 +30,20 @@ fn detection_rules() {
         (b"[]", Some(Format::OpenAi)),
         // A truncated array still looks like OpenAI; import reports the JSON error.
         (b"[{\"role\":\"user\"", Some(Format::OpenAi)),
-        // An array of something else (OpenHands events).
-        (b"[{\"id\":1,\"action\":\"run\"}]", None),
+        // OpenHands events, bare or as `[action, observation]` pairs.
+        (b"[{\"id\":1,\"action\":\"run\"}]", Some(Format::OpenHands)),
+        (b"[[{\"action\":\"run\"},{}]]", Some(Format::OpenHands)),
+        // An array of something else.
+        (b"[{\"id\":1,\"kind\":\"run\"}]", None),
+        // An OpenHands session object, alone or one per line (`output.jsonl`).
+        (
+            b"{\"history\":[{\"observation\":\"run\"}]}",
+            Some(Format::OpenHands),
+        ),
+        (
+            b"{\"history\":[{\"action\":\"run\"}]}\n{\"history\":[]}\n",
+            Some(Format::OpenHands),
+        ),
         (b"{\"history\":[]}", Some(Format::SweAgent)),
         (b"{\n  \"history\": [\n  ]\n}\n", Some(Format::SweAgent)),
         (
@@ -91,7 +103,7 @@ fn error_texts() {
     assert!(err.is_unknown_format());
     assert_eq!(
         err.to_string(),
-        "x.json: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input, an Anthropic Messages body or a Gemini CLI session)"
+        "x.json: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input, an Anthropic Messages body, a Gemini CLI session or an OpenHands event stream)"
     );
 
     let err = import(
@@ -274,7 +286,7 @@ fn bare_arrays_import_as_if_parsed_whole() {
         "[{\"role\":\"robot\"}, {\"role\":",
         "[{\"role\":\"user\",\"content\":7}, 1e400]",
         "[{\"role\":\"user\",\"x\":1e400}]",
-        "[{\"id\":1,\"action\":\"run\"}, {\"role\":\"user\"}]",
+        "[{\"id\":1,\"kind\":\"run\"}, {\"role\":\"user\"}]",
         "[{\"id\":1}, {\"role\":",
         "[3]",
         "[{\"role\":\"user\"}, 3]",

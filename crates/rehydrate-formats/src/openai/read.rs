@@ -60,9 +60,9 @@ pub(crate) fn is_array(text: &str) -> bool {
 /// The result is exactly that of parsing the whole document first and then [`import`]ing it: a
 /// JSON error anywhere wins over a field error (elements after a field error are still parsed,
 /// then dropped), and with `detecting` an array whose first element is not an object with a
-/// `role` key is an unknown format (detection rule 1), and one whose first element is an object
-/// with the `type` of a Responses input item is not read: `Ok(None)`, for the caller to read
-/// it as [`Format::Responses`].
+/// `role` key is an unknown format (detection rule 1), and one whose first element is a
+/// Responses input item or an OpenHands event is not read: `Ok(Err(format))`, for the caller to
+/// read it as [`Format::Responses`] or [`Format::OpenHands`].
 ///
 /// Each message goes to `each` as soon as it is made; messages handed over before an error are
 /// not a session. Returns the warnings.
@@ -71,7 +71,7 @@ pub(crate) fn import_array(
     text: &str,
     detecting: bool,
     each: &mut dyn FnMut(Message),
-) -> Result<Option<Vec<Warning>>, Error> {
+) -> Result<Result<Vec<Warning>, Format>, Error> {
     let mut array = ArrayImport {
         detecting,
         next: 0,
@@ -79,15 +79,15 @@ pub(crate) fn import_array(
         warnings: Vec::new(),
         links: links::Links::default(),
         unknown: false,
-        responses: false,
+        other: None,
         failed: None,
     };
     let mut de = serde_json::Deserializer::from_str(text);
     serde::de::DeserializeSeed::deserialize(&mut array, &mut de)
         .and_then(|()| de.end())
         .map_err(|e| json::invalid_json(path, None, &e))?;
-    if array.responses {
-        return Ok(None);
+    if let Some(format) = array.other {
+        return Ok(Err(format));
     }
     if array.unknown {
         return Err(Error::UnknownFormat {
@@ -100,7 +100,7 @@ pub(crate) fn import_array(
     let mut warnings = array.warnings;
     warnings.extend(array.links.finish(|i| json::item("", i)));
     warnings.sort_by_key(|(i, _)| *i);
-    Ok(Some(warnings.into_iter().map(|(_, w)| w).collect()))
+    Ok(Ok(warnings.into_iter().map(|(_, w)| w).collect()))
 }
 
 /// The state of [`import_array`], which serde drives one element at a time.
@@ -115,8 +115,9 @@ struct ArrayImport<'e> {
     links: links::Links,
     /// Set when detection found an array of something other than messages.
     unknown: bool,
-    /// Set when detection found a Responses items array.
-    responses: bool,
+    /// Set when detection found an array of another format (Responses items, OpenHands
+    /// events).
+    other: Option<Format>,
     /// The first field error; later elements are only parsed.
     failed: Option<FieldError>,
 }
@@ -126,14 +127,16 @@ impl ArrayImport<'_> {
         let i = self.next;
         self.next += 1;
         if i == 0 && self.detecting && crate::detect::is_responses_item(&value) {
-            self.responses = true;
+            self.other = Some(Format::Responses);
+        } else if i == 0 && self.detecting && crate::openhands::is_event(&value) {
+            self.other = Some(Format::OpenHands);
         } else if i == 0
             && self.detecting
             && !value.as_object().is_some_and(|o| o.contains_key("role"))
         {
             self.unknown = true;
         }
-        if self.unknown || self.responses || self.failed.is_some() {
+        if self.unknown || self.other.is_some() || self.failed.is_some() {
             return;
         }
         let field = json::item("", i);

@@ -1,11 +1,12 @@
-//! Every Claude Code, SWE-agent and Codex session of the shared corpus imports without error.
+//! Every Claude Code, SWE-agent, Codex, Gemini CLI and OpenHands session of the shared corpus
+//! imports without error.
 //!
 //! The corpus lives outside the repository: `REHYDRATE_CORPUS`, or `shared/corpus` next to the
 //! workspace. When it is absent the test says so and passes.
 
 use std::collections::HashSet;
 
-use rehydrate_formats::{Format, Import, detect, import};
+use rehydrate_formats::{Format, Import, detect, import, import_session, list_sessions};
 use rehydrate_model::Role;
 use rehydrate_test_support::corpus_sessions;
 
@@ -65,6 +66,42 @@ fn check_links(name: &str, import: &Import) {
         }
     }
 }
+
+/// Messages, user, assistant, tool messages, tool calls, warnings.
+type Figures = (usize, usize, usize, usize, usize, usize);
+
+/// Expected figures of each OpenHands corpus session (file suffix, session number): messages,
+/// user, assistant, tool messages, tool calls, warnings. Counted from the raw events: a system
+/// message per `system` action, a user message per user `message` action and per `error`
+/// observation without a cause, an assistant message per tool action (none of these record
+/// parallel calls) and per agent `message` or `finish`, a tool message per caused observation;
+/// one warning for the recall events and one per uncaused error.
+const OPENHANDS_EXPECTED: [(&str, usize, Figures); 8] = [
+    ("trajs/basic.json", 1, (4, 1, 2, 1, 1, 0)),
+    ("trajs/basic_interactions.json", 1, (6, 3, 3, 0, 0, 0)),
+    ("trajs/wrong_initial_state.json", 1, (8, 1, 4, 3, 3, 0)),
+    (
+        "multi_swe_bench/examples/output.jsonl",
+        1,
+        (47, 1, 23, 22, 22, 1),
+    ),
+    (
+        "multi_swe_bench/examples/output.jsonl",
+        2,
+        (68, 2, 33, 32, 32, 2),
+    ),
+    (
+        "multi_swe_bench/examples/output.jsonl",
+        3,
+        (101, 2, 49, 49, 49, 2),
+    ),
+    ("resolver/mock_output/output.jsonl", 1, (8, 1, 4, 3, 3, 0)),
+    (
+        "resolver/mock_output/output.jsonl",
+        2,
+        (44, 1, 22, 21, 21, 0),
+    ),
+];
 
 /// Expected figures per corpus file (matched by path suffix): messages, tool messages, tool
 /// calls, warnings. Counted independently of this crate from the raw files (Claude Code: user
@@ -273,6 +310,45 @@ fn corpus_sessions_import() {
             matched += 1;
         }
         files += 1;
+    }
+    for path in rehydrate_test_support::corpus_sessions(
+        &[("openhands", "json"), ("openhands", "jsonl")],
+        "openhands corpus import check",
+    )
+    .map(|(_, sessions)| sessions)
+    .unwrap_or_default()
+    {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(detect(&bytes), Some(Format::OpenHands), "{name}");
+        let (_, sessions) = list_sessions(&path, &bytes, None).unwrap_or_else(|e| panic!("{e}"));
+        for s in sessions {
+            let import = import_session(&path, &bytes, None, Some(s.number))
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(import.format, Format::OpenHands, "{name}");
+            check_links(&name, &import);
+            let c = counts(&import);
+            let figures = (
+                c.messages,
+                c.user,
+                c.assistant,
+                c.tool,
+                c.tool_calls,
+                c.warnings,
+            );
+            if let Some((_, _, expected)) = OPENHANDS_EXPECTED
+                .iter()
+                .find(|(suffix, n, _)| name.ends_with(suffix) && *n == s.number)
+            {
+                assert_eq!(
+                    figures, *expected,
+                    "{name} session {}: (messages, user, assistant, tool, tool calls, warnings)",
+                    s.number
+                );
+                matched += 1;
+            }
+            files += 1;
+        }
     }
     for path in
         rehydrate_test_support::corpus_sessions(&[("codex", "jsonl")], "codex corpus import check")

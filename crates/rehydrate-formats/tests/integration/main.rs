@@ -8,6 +8,7 @@ mod codex;
 mod corpus;
 mod fixtures;
 mod gemini;
+mod openhands;
 mod request;
 mod robustness;
 mod snapshots;

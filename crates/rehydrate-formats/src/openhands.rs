@@ -1,0 +1,765 @@
+//! The OpenHands session importer (docs/FORMATS.md, "OpenHands"): the V0 event stream (a JSON
+//! array of action and observation events, as `tests/runtime/trajs` and a saved conversation
+//! hold it), evaluation and resolver `output.jsonl` files (one session per line, its events
+//! under `history`), the older flat events of the resolver (no `id`, `cause` or `args`) and the
+//! `[action, observation]` pairs of older evaluation outputs.
+//!
+//! What the model saw is rebuilt as OpenHands' `ConversationMemory` builds its LLM messages:
+//! the system action is the system message; a tool action is an assistant message whose text
+//! and call arguments come from the recorded `model_response` where there is one (actions of
+//! one response share an assistant message); an observation answers the action its `cause`
+//! names (by adjacency in the flat form), rendered as the agent saw it; `finish` is the
+//! assistant's closing text. Recall, state-change and null events never reached the model as
+//! such and are not imported (one warning counts them).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rehydrate_model::{Content, Message, Role, TIMESTAMP_METADATA_KEY, ToolCall, ToolDetails};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::json::{self, FieldError};
+use crate::{Error, Format, Import, SessionEntry, Warning, keys};
+
+/// Actions that are not tool calls: the conversation's own messages and bookkeeping.
+const NOT_TOOL_ACTIONS: [&str; 7] = [
+    "message",
+    "system",
+    "finish",
+    "recall",
+    "change_agent_state",
+    "null",
+    "condensation",
+];
+
+/// Observations and actions that never reached the model as a message of their own.
+const NOT_SENT: [&str; 6] = [
+    "recall",
+    "agent_state_changed",
+    "change_agent_state",
+    "null",
+    "condensation",
+    "agent_condensation",
+];
+
+/// What OpenHands appends to an error observation it shows the model.
+const ERROR_SUFFIX: &str = "\n[Error occurred in processing last action]";
+
+/// The header of a `cat -n` file view.
+const READ_HEADER: &str = "Here's the result of running `cat -n` on ";
+
+/// The marker of a file view OpenHands cut.
+const CLIPPED: &str = "<response clipped>";
+
+/// Whether `v`, the first element of a JSON array, is an OpenHands event or an
+/// `[action, observation]` pair (detection rule 1).
+pub(crate) fn is_event(v: &Value) -> bool {
+    match v {
+        Value::Object(o) => {
+            o.get("action").is_some_and(Value::is_string)
+                || o.get("observation").is_some_and(Value::is_string)
+        }
+        Value::Array(pair) => pair.first().is_some_and(is_event),
+        _ => false,
+    }
+}
+
+/// The sessions of an `output.jsonl` (one per non-empty line) or of a one-session file.
+pub(crate) fn sessions(path: &Path, text: &str) -> Result<Vec<SessionEntry>, Error> {
+    if !is_jsonl(text) {
+        return Ok(vec![SessionEntry {
+            number: 1,
+            line: 1,
+            label: String::new(),
+        }]);
+    }
+    #[derive(Deserialize)]
+    struct Label {
+        instance_id: Option<Value>,
+        issue: Option<Value>,
+    }
+    let mut out = Vec::new();
+    for (line, session) in lines(text) {
+        let label: Label =
+            serde_json::from_str(session).map_err(|e| json::invalid_json(path, Some(line), &e))?;
+        let label = match (label.instance_id, label.issue) {
+            (Some(Value::String(id)), _) => id,
+            (_, Some(issue)) => issue_label(&issue),
+            _ => String::new(),
+        };
+        out.push(SessionEntry {
+            number: out.len() + 1,
+            line,
+            label,
+        });
+    }
+    Ok(out)
+}
+
+/// A resolver issue as `owner/repo#number`.
+fn issue_label(issue: &Value) -> String {
+    let s = |k: &str| issue.get(k).and_then(Value::as_str).unwrap_or_default();
+    let number = issue
+        .get("number")
+        .map(Value::to_string)
+        .unwrap_or_default();
+    format!("{}/{}#{number}", s("owner"), s("repo"))
+}
+
+/// The non-empty lines of `text` with their 1-based numbers.
+fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split('\n')
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| (i + 1, l))
+}
+
+/// Whether `text` is JSONL: its first non-empty line is a JSON value on its own and more lines
+/// follow (a pretty-printed document opens with a line `{` or `[`, which is not).
+fn is_jsonl(text: &str) -> bool {
+    let mut lines = lines(text);
+    let first = lines.next().map(|(_, l)| l).unwrap_or_default();
+    lines.next().is_some() && serde_json::from_str::<serde::de::IgnoredAny>(first).is_ok()
+}
+
+/// Imports session `session` (1-based; `None` for a file that holds one) of an OpenHands file.
+pub(crate) fn import(path: &Path, text: &str, session: Option<usize>) -> Result<Import, Error> {
+    let (line, doc) = if is_jsonl(text) {
+        let all: Vec<(usize, &str)> = lines(text).collect();
+        let count = all.len();
+        let number = match session {
+            None if count > 1 => {
+                return Err(Error::SeveralSessions {
+                    path: path.to_path_buf(),
+                    format: Format::OpenHands,
+                    count,
+                });
+            }
+            None => 1,
+            Some(n) => n,
+        };
+        let Some(&(line, session)) = number.checked_sub(1).and_then(|k| all.get(k)) else {
+            return Err(Error::NoSuchSession {
+                path: path.to_path_buf(),
+                number,
+                count,
+            });
+        };
+        let doc: Value =
+            serde_json::from_str(session).map_err(|e| json::invalid_json(path, Some(line), &e))?;
+        (Some(line), doc)
+    } else {
+        if let Some(n) = session.filter(|&n| n != 1) {
+            return Err(Error::NoSuchSession {
+                path: path.to_path_buf(),
+                number: n,
+                count: 1,
+            });
+        }
+        let doc: Value =
+            serde_json::from_str(text).map_err(|e| json::invalid_json(path, None, &e))?;
+        (None, doc)
+    };
+    let (events, prefix) = match doc {
+        Value::Array(events) => (events, String::new()),
+        Value::Object(mut object) => match object.remove("history") {
+            Some(Value::Array(events)) => (events, "history".to_string()),
+            _ => {
+                return Err(Error::NotASession {
+                    path: path.to_path_buf(),
+                    format: Format::OpenHands,
+                    expected: "a JSON array of events, or an object with a `history` array",
+                });
+            }
+        },
+        _ => {
+            return Err(Error::NotASession {
+                path: path.to_path_buf(),
+                format: Format::OpenHands,
+                expected: "a JSON array of events, or an object with a `history` array",
+            });
+        }
+    };
+    let mut out = Out {
+        line,
+        ..Out::default()
+    };
+    for (i, event) in events.into_iter().enumerate() {
+        let field = json::item(&prefix, i);
+        let result = match event {
+            // An `[action, observation]` pair of an older evaluation output.
+            Value::Array(pair) => pair.into_iter().enumerate().try_for_each(|(k, e)| {
+                let field = json::item(&field, k);
+                let object = json::into_object(e, &field)?;
+                out.event(object, &field)
+            }),
+            other => json::into_object(other, &field).and_then(|o| out.event(o, &field)),
+        };
+        result.map_err(|e| e.into_error(path, line))?;
+    }
+    Ok(out.finish())
+}
+
+/// A tool call waiting for its observation.
+struct Pending {
+    /// The call's id.
+    id: String,
+    /// The tool's name.
+    name: String,
+    /// The action's type (`run`, `read`, `edit`, …).
+    action: String,
+    /// The action's arguments (its `args`, or its own fields in the flat form).
+    args: Map<String, Value>,
+    /// The call's arguments as the model wrote them.
+    arguments: String,
+    /// Whether an observation answered it.
+    answered: bool,
+}
+
+/// The messages being built.
+#[derive(Default)]
+struct Out {
+    /// The JSONL line of the session, if it is one.
+    line: Option<usize>,
+    messages: Vec<Message>,
+    warnings: Vec<Warning>,
+    /// Tool calls by their action's event id.
+    by_event: HashMap<i64, usize>,
+    calls: Vec<Pending>,
+    /// The `model_response.id` of the last assistant message with tool calls, while the next
+    /// event may still add a call to it.
+    open_response: Option<String>,
+    /// Events that never reached the model, by kind, with the first one's field.
+    not_sent: Vec<(String, String)>,
+}
+
+impl Out {
+    fn event(&mut self, mut event: Map<String, Value>, field: &str) -> Result<(), FieldError> {
+        let action = json::take_opt_string(&mut event, "action", field)?;
+        let observation = json::take_opt_string(&mut event, "observation", field)?;
+        match (action, observation) {
+            (Some(action), None) => self.action(action, event, field),
+            (None, Some(observation)) => {
+                self.open_response = None;
+                self.observation(observation, event, field)
+            }
+            (Some(_), Some(_)) => Err(FieldError::new(
+                field,
+                "an event with both `action` and `observation`",
+            )),
+            (None, None) if event.is_empty() => {
+                // The empty observation of a pair whose action got none.
+                self.not_sent.push(("empty".to_string(), field.to_string()));
+                Ok(())
+            }
+            (None, None) => Err(FieldError::new(
+                field,
+                "expected an event with an `action` or an `observation`",
+            )),
+        }
+    }
+
+    fn action(
+        &mut self,
+        action: String,
+        mut event: Map<String, Value>,
+        field: &str,
+    ) -> Result<(), FieldError> {
+        let id = event_id(&event, field)?;
+        let source = json::take_opt_string(&mut event, "source", field)?;
+        let timestamp = json::take_opt_string(&mut event, "timestamp", field)?;
+        let message = json::take_opt_string(&mut event, "message", field)?;
+        let metadata = match event.remove("tool_call_metadata") {
+            None | Some(Value::Null) => None,
+            Some(v) => Some(json::into_object(
+                v,
+                &json::child(field, "tool_call_metadata"),
+            )?),
+        };
+        // V0 events keep their fields under `args`; the flat form has them on the event.
+        let args = match event.remove("args") {
+            Some(v) => json::into_object(v, &json::child(field, "args"))?,
+            None => {
+                for key in ["id", "cause", "timeout", "llm_metrics"] {
+                    event.remove(key);
+                }
+                event
+            }
+        };
+        let stamp = |m: &mut Message| {
+            if let Some(t) = &timestamp {
+                m.metadata
+                    .insert(TIMESTAMP_METADATA_KEY.to_string(), t.clone());
+            }
+            if let Some(id) = id {
+                m.metadata
+                    .insert(keys::OPENHANDS_EVENT.to_string(), id.to_string());
+            }
+        };
+        let text = |key: &str| {
+            args.get(key)
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty())
+        };
+        let response_message = metadata
+            .as_ref()
+            .and_then(|m| m.get("model_response"))
+            .and_then(|r| r.get("choices"))
+            .and_then(|c| c.get(0))
+            .and_then(|c| c.get("message"));
+        let response_text = response_message
+            .and_then(|m| m.get("content"))
+            .map(content_string)
+            .filter(|s| !s.is_empty());
+        match action.as_str() {
+            "system" => {
+                self.open_response = None;
+                let mut m = Message {
+                    role: Role::System,
+                    content: Some(Content::Text(
+                        text("content")
+                            .map(str::to_string)
+                            .or(message)
+                            .unwrap_or_default(),
+                    )),
+                    ..Message::default()
+                };
+                if let Some(tools) = args.get("tools").filter(|t| !t.is_null()) {
+                    m.metadata
+                        .insert(keys::OPENHANDS_TOOLS.to_string(), tools.to_string());
+                }
+                stamp(&mut m);
+                self.messages.push(m);
+            }
+            "message" => {
+                self.open_response = None;
+                let body = text("content")
+                    .map(str::to_string)
+                    .or(message)
+                    .unwrap_or_default();
+                let agent = source.as_deref() == Some("agent");
+                let images: Vec<Value> = ["image_urls", "images_urls"]
+                    .iter()
+                    .filter_map(|k| args.get(*k).and_then(Value::as_array))
+                    .flatten()
+                    .filter_map(Value::as_str)
+                    .map(|url| serde_json::json!({"type": "image_url", "image_url": {"url": url}}))
+                    .collect();
+                let content = if images.is_empty() || agent {
+                    Content::Text(body)
+                } else {
+                    let mut parts: Vec<Value> = (!body.is_empty())
+                        .then(|| serde_json::json!({"type": "text", "text": body}))
+                        .into_iter()
+                        .collect();
+                    parts.extend(images);
+                    Content::Parts(parts)
+                };
+                let mut m = Message {
+                    role: if agent { Role::Assistant } else { Role::User },
+                    content: Some(content),
+                    ..Message::default()
+                };
+                stamp(&mut m);
+                self.messages.push(m);
+            }
+            "finish" => {
+                self.open_response = None;
+                let body = response_text
+                    .or_else(|| text("final_thought").map(str::to_string))
+                    .or_else(|| text("thought").map(str::to_string))
+                    .or(message)
+                    .unwrap_or_default();
+                let mut m = Message {
+                    role: Role::Assistant,
+                    content: Some(Content::Text(body)),
+                    ..Message::default()
+                };
+                stamp(&mut m);
+                self.messages.push(m);
+            }
+            a if NOT_TOOL_ACTIONS.contains(&a) || source.as_deref() == Some("user") => {
+                self.open_response = None;
+                self.not_sent
+                    .push((format!("`{}` action", json::clip(a)), field.to_string()));
+            }
+            _ => {
+                let empty = Map::new();
+                let meta = metadata.as_ref().unwrap_or(&empty);
+                let call_id = match meta.get("tool_call_id") {
+                    Some(Value::String(id)) => id.clone(),
+                    Some(other) => {
+                        return Err(FieldError::new(
+                            json::child(field, "tool_call_metadata.tool_call_id"),
+                            format!("expected a string, got {}", json::kind(other)),
+                        ));
+                    }
+                    None => match id {
+                        Some(id) => format!("openhands-{id}"),
+                        None => format!("openhands-{}", self.calls.len()),
+                    },
+                };
+                let name = meta
+                    .get("function_name")
+                    .and_then(Value::as_str)
+                    .unwrap_or(&action)
+                    .to_string();
+                let recorded = response_message
+                    .and_then(|m| m.get("tool_calls"))
+                    .and_then(Value::as_array)
+                    .and_then(|calls| {
+                        calls
+                            .iter()
+                            .find(|c| c.get("id").and_then(Value::as_str) == Some(&call_id))
+                    })
+                    .and_then(|c| c.get("function"))
+                    .and_then(|f| f.get("arguments"))
+                    .and_then(Value::as_str);
+                // A `think` action's thought is its argument; any other action's is the text
+                // the model wrote with the call.
+                let think = action == "think";
+                let arguments = match recorded {
+                    Some(raw) => raw.to_string(),
+                    None => {
+                        let mut shown = args.clone();
+                        if !think {
+                            shown.remove("thought");
+                        }
+                        Value::Object(shown).to_string()
+                    }
+                };
+                let response_id = meta
+                    .get("model_response")
+                    .and_then(|r| r.get("id"))
+                    .and_then(Value::as_str)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string);
+                let joins = response_id.is_some()
+                    && response_id == self.open_response
+                    && self
+                        .messages
+                        .last()
+                        .is_some_and(|m| m.role == Role::Assistant && !m.tool_calls.is_empty());
+                let call = ToolCall {
+                    id: call_id.clone(),
+                    name: name.clone(),
+                    arguments: arguments.clone(),
+                };
+                if joins {
+                    if let Some(last) = self.messages.last_mut() {
+                        last.tool_calls.push(call);
+                    }
+                } else {
+                    let body = response_text.or_else(|| {
+                        (!think)
+                            .then(|| text("thought").map(str::to_string))
+                            .flatten()
+                    });
+                    let mut m = Message {
+                        role: Role::Assistant,
+                        content: body.map(Content::Text),
+                        tool_calls: vec![call],
+                        ..Message::default()
+                    };
+                    stamp(&mut m);
+                    self.messages.push(m);
+                }
+                self.open_response = response_id;
+                if let Some(id) = id {
+                    self.by_event.insert(id, self.calls.len());
+                }
+                self.calls.push(Pending {
+                    id: call_id,
+                    name,
+                    action,
+                    args,
+                    arguments,
+                    answered: false,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn observation(
+        &mut self,
+        observation: String,
+        mut event: Map<String, Value>,
+        field: &str,
+    ) -> Result<(), FieldError> {
+        let id = event_id(&event, field)?;
+        let timestamp = json::take_opt_string(&mut event, "timestamp", field)?;
+        let cause = match event.remove("cause") {
+            None | Some(Value::Null) => None,
+            Some(Value::Number(n)) if n.is_i64() => n.as_i64(),
+            Some(other) => {
+                return Err(FieldError::new(
+                    json::child(field, "cause"),
+                    format!("expected an event id, got {}", json::kind(&other)),
+                ));
+            }
+        };
+        if NOT_SENT.contains(&observation.as_str()) {
+            self.not_sent.push((
+                format!("`{}` observation", json::clip(&observation)),
+                field.to_string(),
+            ));
+            return Ok(());
+        }
+        let content = json::take_opt_string(&mut event, "content", field)?.unwrap_or_default();
+        let extras = match event.remove("extras") {
+            Some(v) => json::into_object(v, &json::child(field, "extras"))?,
+            // The flat form keeps them on the event.
+            None => event,
+        };
+        let flat = id.is_none();
+        // The call this observation answers: the one its cause names, or in the flat form
+        // the last call when it is unanswered.
+        let call = match cause {
+            Some(cause) => self.by_event.get(&cause).copied(),
+            None if flat => self.calls.len().checked_sub(1),
+            None => None,
+        }
+        .filter(|&k| !self.calls[k].answered);
+        let text = rendered(&observation, &content, &extras);
+        let Some(k) = call else {
+            // OpenHands records an error for a call it could not run, and no action for the
+            // call: the model saw the error as a user message.
+            let what = if cause.is_some() {
+                "answers no unanswered tool call"
+            } else {
+                "has no cause"
+            };
+            self.warnings.push(self.warning(format!(
+                "{field}: `{}` observation {what}; imported as a user message",
+                json::clip(&observation)
+            )));
+            let mut m = Message {
+                role: Role::User,
+                content: Some(Content::Text(text)),
+                ..Message::default()
+            };
+            m.metadata
+                .insert(keys::OPENHANDS_ORPHAN.to_string(), observation);
+            stamp(&mut m, timestamp, id);
+            self.messages.push(m);
+            return Ok(());
+        };
+        self.calls[k].answered = true;
+        let pending = &self.calls[k];
+        let failed = observation == "error" || content.starts_with("ERROR:");
+        let mut m = Message::tool_result(&pending.id, text);
+        m.name = Some(pending.name.clone());
+        if observation == "error" {
+            m.metadata.insert(
+                rehydrate_model::IS_ERROR_METADATA_KEY.to_string(),
+                "true".to_string(),
+            );
+        }
+        if !failed {
+            m.details = details(pending, &observation, &content, &extras).map(Box::new);
+        }
+        stamp(&mut m, timestamp, id);
+        self.messages.push(m);
+        Ok(())
+    }
+
+    fn warning(&self, message: String) -> Warning {
+        match self.line {
+            Some(line) => Warning::at_line(line, message),
+            None => Warning::new(message),
+        }
+    }
+
+    fn finish(mut self) -> Import {
+        if !self.not_sent.is_empty() {
+            let mut counts: Vec<(String, usize)> = Vec::new();
+            for (kind, _) in &self.not_sent {
+                match counts.iter_mut().find(|(k, _)| k == kind) {
+                    Some((_, n)) => *n += 1,
+                    None => counts.push((kind.clone(), 1)),
+                }
+            }
+            let listed: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            let warning = self.warning(format!(
+                "{} events the model never saw as messages ({}; the first at {}) not imported",
+                self.not_sent.len(),
+                listed.join(", "),
+                self.not_sent[0].1
+            ));
+            self.warnings.push(warning);
+        }
+        Import {
+            format: Format::OpenHands,
+            messages: self.messages,
+            warnings: self.warnings,
+        }
+    }
+}
+
+/// The event's `id`, when it has one (the flat form has none).
+fn event_id(event: &Map<String, Value>, field: &str) -> Result<Option<i64>, FieldError> {
+    match event.get("id") {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::Number(n)) if n.is_i64() => Ok(n.as_i64()),
+        Some(other) => Err(FieldError::new(
+            json::child(field, "id"),
+            format!("expected an integer, got {}", json::kind(other)),
+        )),
+    }
+}
+
+fn stamp(m: &mut Message, timestamp: Option<String>, id: Option<i64>) {
+    if let Some(t) = timestamp {
+        m.metadata.insert(TIMESTAMP_METADATA_KEY.to_string(), t);
+    }
+    if let Some(id) = id {
+        m.metadata
+            .insert(keys::OPENHANDS_EVENT.to_string(), id.to_string());
+    }
+}
+
+/// A chat-completion message `content`: a string, or the text of its parts.
+fn content_string(content: &Value) -> String {
+    match content {
+        Value::String(s) => s.clone(),
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| p.get("text").and_then(Value::as_str))
+            .collect(),
+        _ => String::new(),
+    }
+}
+
+/// The observation as the agent showed it to the model (OpenHands `ConversationMemory`): a
+/// command's output with its prefix, suffix, working directory, interpreter and exit code; an
+/// error with its closing note; an `oh_aci` edit as its formatted result, a created file as
+/// OpenHands announces it; anything else as its content.
+fn rendered(observation: &str, content: &str, extras: &Map<String, Value>) -> String {
+    let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
+    match observation {
+        "run" => {
+            let Some(Value::Object(meta)) = extras.get("metadata") else {
+                return content.to_string();
+            };
+            let mut out = format!(
+                "{}{content}{}",
+                s(meta.get("prefix")),
+                s(meta.get("suffix"))
+            );
+            for (key, label) in [
+                ("working_dir", "Current working directory"),
+                ("py_interpreter_path", "Python interpreter"),
+            ] {
+                let value = s(meta.get(key));
+                if !value.is_empty() {
+                    out.push_str(&format!("\n[{label}: {value}]"));
+                }
+            }
+            if let Some(code) = meta.get("exit_code").and_then(Value::as_i64)
+                && code != -1
+            {
+                out.push_str(&format!("\n[Command finished with exit code {code}]"));
+            }
+            out
+        }
+        "error" => format!("{content}{ERROR_SUFFIX}"),
+        "edit" => {
+            if extras.get("impl_source").and_then(Value::as_str) == Some("oh_aci")
+                && let Some(Value::String(shown)) = extras.get("formatted_output_and_error")
+            {
+                return shown.clone();
+            }
+            if extras.get("prev_exist") == Some(&Value::Bool(false)) {
+                return format!(
+                    "[New file {} is created with the provided content.]\n",
+                    s(extras.get("path"))
+                );
+            }
+            content.to_string()
+        }
+        _ => content.to_string(),
+    }
+}
+
+/// What an observation proves of a file (docs/FORMATS.md, "OpenHands", "Replay details").
+fn details(
+    call: &Pending,
+    observation: &str,
+    content: &str,
+    extras: &Map<String, Value>,
+) -> Option<ToolDetails> {
+    let path = extras
+        .get("path")
+        .or_else(|| call.args.get("path"))
+        .and_then(Value::as_str)?
+        .to_string();
+    // The editor command: on the action (newer events) or in the call's arguments.
+    let command = call
+        .args
+        .get("command")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(|| {
+            serde_json::from_str::<Value>(&call.arguments)
+                .ok()?
+                .get("command")?
+                .as_str()
+                .map(str::to_string)
+        });
+    match (observation, call.action.as_str()) {
+        ("read", "read") => {
+            let ranged = call.args.get("view_range").is_some_and(|v| !v.is_null())
+                || call
+                    .args
+                    .get("start")
+                    .is_some_and(|v| v.as_i64() != Some(0))
+                || call.args.get("end").is_some_and(|v| v.as_i64() != Some(-1));
+            if ranged || content.contains(CLIPPED) {
+                return None;
+            }
+            let numbered = content
+                .strip_prefix(READ_HEADER)?
+                .strip_prefix(path.as_str())?;
+            let numbered = numbered.strip_prefix(":\n")?;
+            unnumbered(numbered).map(|content| ToolDetails::WholeRead { path, content })
+        }
+        ("edit", _) => match command.as_deref() {
+            Some("create") => match extras.get("new_content") {
+                Some(Value::String(text)) => Some(ToolDetails::Write {
+                    path,
+                    content: text.clone(),
+                }),
+                _ => Some(ToolDetails::UnprovenChange {
+                    path,
+                    reason: "a create without its recorded new content proves nothing".into(),
+                }),
+            },
+            Some("view") => None,
+            _ => Some(ToolDetails::UnprovenChange {
+                path,
+                reason: "an OpenHands edit records only the replaced text, not the file".into(),
+            }),
+        },
+        _ => None,
+    }
+}
+
+/// The text of a `cat -n` view (`{n:6}\t{line}` per line from 1, then a newline): the lines
+/// without their numbers, joined by newlines; `None` unless every line is numbered in order.
+fn unnumbered(view: &str) -> Option<String> {
+    let view = view.strip_suffix('\n').unwrap_or(view);
+    let mut out = String::with_capacity(view.len());
+    for (k, line) in view.split('\n').enumerate() {
+        let (number, text) = line.split_once('\t')?;
+        if number.trim_start().parse::<usize>().ok()? != k + 1 {
+            return None;
+        }
+        if k > 0 {
+            out.push('\n');
+        }
+        out.push_str(text);
+    }
+    Some(out)
+}
