@@ -17,7 +17,7 @@ pub struct EventImport {
     pub format: Format,
     /// The events, seqs contiguous from 0.
     pub events: Vec<SessionEvent>,
-    /// The import's warnings (those of [`import`]).
+    /// The import's warnings (those of [`crate::import`]).
     pub warnings: Vec<Warning>,
 }
 
@@ -30,7 +30,7 @@ pub struct EventImport {
 ///
 /// # Errors
 ///
-/// Those of [`import`].
+/// Those of [`crate::import`].
 ///
 /// # Example
 ///
