@@ -1,11 +1,16 @@
 //! The corpus check: every real session in the shared corpus survives `rehydrate roundtrip`.
 //!
-//! For each `.jsonl`, `.traj` or `.json` file under `<corpus>/claude-code`, `<corpus>/swe-agent`,
-//! `<corpus>/codex`, `<corpus>/gemini-cli` and `<corpus>/openhands` (recursively, sorted), each
-//! session of it (a file that holds several, such as an OpenHands `output.jsonl`, is listed by
-//! `rehydrate inspect --json` and each session is named with `--session N`) and each preset,
-//! runs `rehydrate roundtrip <FILE> --preset <PRESET> --json`, which reduces, verifies, expands and
+//! For each `.jsonl`, `.traj`, `.json` or `.md` file under `<corpus>/claude-code`,
+//! `<corpus>/swe-agent`, `<corpus>/codex`, `<corpus>/gemini-cli`, `<corpus>/openhands` and
+//! `<corpus>/aider` (recursively, sorted), each session of it (a file that holds several, such as
+//! an OpenHands `output.jsonl` or an Aider chat history, is listed by `rehydrate inspect --json`
+//! and each session is named with `--session N`) and each preset, runs
+//! `rehydrate roundtrip <FILE> --preset <PRESET> --json`, which reduces, verifies, expands and
 //! inverts the session in memory and prints one JSON object (see docs/FORMATS.md).
+//! A file of more than [`SAMPLE`] sessions (the Aider chat history holds 1,134) is roundtripped
+//! whole instead, every session in one process (`--all-sessions`, one line of totals per
+//! preset), and the [`SAMPLE`] sessions with the most tokens go through the checks below and
+//! the per-session table.
 //! Prints one table line per file and preset and totals per preset.
 //! Then runs `rehydrate replay <FILE> --json` on each file and prints its proven, retracted and
 //! inert path counts, and `rehydrate evidence <FILE> --json`, which must project (exit 0) or
@@ -41,10 +46,21 @@ const FORMAT_DIRS: &[&str] = &[
     "codex",
     "gemini-cli",
     "openhands",
+    "aider",
 ];
 
 /// The corpus subdirectories whose files may hold several sessions each.
-const MULTI_SESSION_DIRS: &[&str] = &["openhands"];
+const MULTI_SESSION_DIRS: &[&str] = &["openhands", "aider"];
+
+/// How many sessions of a file of many go through every check one by one; all of them are
+/// roundtripped in one process.
+const SAMPLE: usize = 40;
+
+/// A file of more than [`SAMPLE`] sessions.
+struct Bulk {
+    path: PathBuf,
+    sessions: u64,
+}
 
 /// One session to check: a file, and its number when the file holds several.
 struct Unit {
@@ -74,9 +90,11 @@ impl Unit {
 }
 
 /// The sessions of `files`: one unit per file, except one per session for a file under a
-/// [`MULTI_SESSION_DIRS`] directory that `rehydrate inspect --json` lists several sessions of.
-fn units(bin: &Path, dir: &Path, files: Vec<PathBuf>) -> Result<Vec<Unit>> {
+/// [`MULTI_SESSION_DIRS`] directory that `rehydrate inspect --json` lists several sessions of;
+/// a file of more than [`SAMPLE`] sessions is a [`Bulk`] instead.
+fn units(bin: &Path, dir: &Path, files: Vec<PathBuf>) -> Result<(Vec<Unit>, Vec<Bulk>)> {
     let mut units = Vec::new();
+    let mut bulks = Vec::new();
     for path in files {
         let multi = MULTI_SESSION_DIRS
             .iter()
@@ -93,7 +111,9 @@ fn units(bin: &Path, dir: &Path, files: Vec<PathBuf>) -> Result<Vec<Unit>> {
                 sessions = report["sessions"].as_array().map_or(0, Vec::len) as u64;
             }
         }
-        if sessions > 1 {
+        if sessions > SAMPLE as u64 {
+            bulks.push(Bulk { path, sessions });
+        } else if sessions > 1 {
             for n in 1..=sessions {
                 units.push(Unit {
                     path: path.clone(),
@@ -107,7 +127,64 @@ fn units(bin: &Path, dir: &Path, files: Vec<PathBuf>) -> Result<Vec<Unit>> {
             });
         }
     }
-    Ok(units)
+    Ok((units, bulks))
+}
+
+/// Roundtrips every session of `bulk` under `preset` in one process: the figures of each
+/// session by number, or why the run failed.
+///
+/// # Errors
+///
+/// When `bin` cannot be started.
+fn roundtrip_all(
+    bin: &Path,
+    bulk: &Bulk,
+    preset: &str,
+) -> Result<std::result::Result<Vec<(u64, Figures)>, String>> {
+    let output = Command::new(bin)
+        .arg("roundtrip")
+        .arg(&bulk.path)
+        .args(["--all-sessions", "--preset", preset, "--json"])
+        .output()
+        .map_err(|err| format!("cannot start {}: {err}", bin.display()))?;
+    if !output.status.success() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        // Import warnings come first; the failure is the last line.
+        let message = stderr
+            .lines()
+            .rfind(|line| !line.trim().is_empty())
+            .unwrap_or("(no message on stderr)");
+        return Ok(Err(format!(
+            "exit code {:?}: {message}",
+            output.status.code()
+        )));
+    }
+    let mut out = Vec::new();
+    for line in output
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+    {
+        let figures = match parse_output(line) {
+            Ok(figures) => figures,
+            Err(reason) => return Ok(Err(reason)),
+        };
+        let session = serde_json::from_slice::<Value>(line)
+            .ok()
+            .and_then(|v| v["session"].as_u64());
+        match session {
+            Some(n) => out.push((n, figures)),
+            None => return Ok(Err("a report without its session number".to_owned())),
+        }
+    }
+    if out.len() as u64 != bulk.sessions {
+        return Ok(Err(format!(
+            "{} reports for {} sessions",
+            out.len(),
+            bulk.sessions
+        )));
+    }
+    Ok(Ok(out))
 }
 
 /// The formats (as `reduce --json` names them) that `export --to` writes back: a reduced
@@ -116,7 +193,7 @@ fn units(bin: &Path, dir: &Path, files: Vec<PathBuf>) -> Result<Vec<Unit>> {
 const WRITTEN_FORMATS: &[&str] = &["codex", "responses", "anthropic"];
 
 /// The file extensions of session files.
-const EXTENSIONS: &[&str] = &["jsonl", "traj", "json"];
+const EXTENSIONS: &[&str] = &["jsonl", "traj", "json", "md"];
 
 /// Which reduction presets to run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -223,17 +300,58 @@ pub(crate) fn run(root: &Path, presets: Presets, strict: bool) -> Result<()> {
     }
     let bin = rehydrate_bin(root)?;
     let file_count = files.len();
-    let files = units(&bin, &dir, files)?;
+    let (mut files, bulks) = units(&bin, &dir, files)?;
+    let names = presets.names();
+    let mut failures = Vec::new();
+    for bulk in &bulks {
+        let relative = bulk.path.strip_prefix(&dir).unwrap_or(&bulk.path).display();
+        println!(
+            "\n{relative}: all {} sessions roundtripped in one process",
+            bulk.sessions
+        );
+        println!("{}", header("sessions passed"));
+        let mut largest = Vec::new();
+        for &preset in names {
+            match roundtrip_all(&bin, bulk, preset)? {
+                Ok(sessions) => {
+                    let mut total = Figures::default();
+                    sessions.iter().for_each(|(_, f)| total.add(*f));
+                    println!(
+                        "{preset:<10} {}  {}/{}",
+                        total.columns(),
+                        sessions.len(),
+                        bulk.sessions
+                    );
+                    if largest.is_empty() {
+                        largest = sessions;
+                    }
+                }
+                Err(reason) => {
+                    println!("{preset:<10} FAILED  {relative}: {reason}");
+                    failures.push(format!(
+                        "{relative} --all-sessions --preset {preset}: {reason}"
+                    ));
+                }
+            }
+        }
+        // The sessions with the most tokens go through every check one by one.
+        largest.sort_by_key(|(n, f)| (std::cmp::Reverse(f.tokens_before), *n));
+        let mut sample: Vec<u64> = largest.iter().take(SAMPLE).map(|(n, _)| *n).collect();
+        sample.sort_unstable();
+        files.extend(sample.into_iter().map(|n| Unit {
+            path: bulk.path.clone(),
+            session: Some(n),
+        }));
+    }
+    files.sort_by(|a, b| (&a.path, a.session).cmp(&(&b.path, b.session)));
     println!(
-        "corpus check: {} sessions in {file_count} files in {} with {}",
+        "\ncorpus check: {} sessions in {file_count} files in {} with {}",
         files.len(),
         dir.display(),
         bin.display()
     );
 
-    let names = presets.names();
     let mut totals = vec![(Figures::default(), 0_usize); names.len()];
-    let mut failures = Vec::new();
     println!("{}", header("file"));
     for file in &files {
         let relative = file.name(&dir);

@@ -849,6 +849,9 @@ pub enum TypedSession {
     GeminiCli(GeminiSession),
     /// An OpenHands event stream.
     OpenHands(Vec<OpenHandsEvent>),
+    /// A text format (an Aider chat history): only its lines are counted, there is no typed
+    /// parse to compare with.
+    Lines(usize),
 }
 
 impl TypedSession {
@@ -864,6 +867,7 @@ impl TypedSession {
             TypedSession::Anthropic(body) => body.messages.len(),
             TypedSession::GeminiCli(session) => session.messages.len(),
             TypedSession::OpenHands(events) => events.len(),
+            TypedSession::Lines(lines) => *lines,
         }
     }
 
@@ -890,5 +894,6 @@ pub fn parse_typed(format: Format, bytes: &[u8]) -> Result<TypedSession, serde_j
         Format::Anthropic => TypedSession::Anthropic(serde_json::from_slice(bytes)?),
         Format::GeminiCli => TypedSession::GeminiCli(serde_json::from_slice(bytes)?),
         Format::OpenHands => TypedSession::OpenHands(serde_json::from_slice(bytes)?),
+        Format::Aider => TypedSession::Lines(memchr::memchr_iter(b'\n', bytes).count()),
     })
 }

@@ -232,6 +232,9 @@ pub(crate) enum Command {
         /// Print one JSON object instead of a line of text.
         #[arg(long)]
         json: bool,
+        /// Check every session of a file that holds several, one report each.
+        #[arg(long, conflicts_with = "session")]
+        all_sessions: bool,
     },
 }
 
@@ -344,8 +347,8 @@ pub(crate) struct Input {
     /// Session format (default: detected).
     #[arg(long, value_enum, default_value_t = FormatArg::Auto)]
     pub(crate) format: FormatArg,
-    /// Which session of a file that holds several (an OpenHands output.jsonl), numbered from
-    /// 1; `rehydrate inspect FILE` lists them.
+    /// Which session of a file that holds several (an OpenHands output.jsonl, an Aider chat
+    /// history), numbered from 1; `rehydrate inspect FILE` lists them.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
     pub(crate) session: Option<u64>,
 }
@@ -370,6 +373,7 @@ pub(crate) enum FormatArg {
     Anthropic,
     GeminiCli,
     Openhands,
+    Aider,
 }
 
 impl FormatArg {
@@ -385,6 +389,7 @@ impl FormatArg {
             FormatArg::Anthropic => Some(Format::Anthropic),
             FormatArg::GeminiCli => Some(Format::GeminiCli),
             FormatArg::Openhands => Some(Format::OpenHands),
+            FormatArg::Aider => Some(Format::Aider),
         }
     }
 }

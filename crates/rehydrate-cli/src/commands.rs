@@ -139,6 +139,7 @@ pub(crate) fn run(cli: Cli) -> Result<(), Failure> {
             input,
             preset,
             json,
-        } => roundtrip::roundtrip(&transcript, input.pick(), preset, json),
+            all_sessions,
+        } => roundtrip::roundtrip(&transcript, input.pick(), preset, json, all_sessions),
     }
 }

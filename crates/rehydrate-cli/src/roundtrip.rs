@@ -20,6 +20,9 @@ use crate::tokens::TokenCounter;
 #[derive(serde::Serialize)]
 struct RoundtripReport {
     file: String,
+    /// The session's number, for a file of several read with `--all-sessions`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    session: Option<usize>,
     format: &'static str,
     preset: &'static str,
     messages: usize,
@@ -35,13 +38,63 @@ struct RoundtripReport {
     ok: bool,
 }
 
+/// Runs the check on the session `pick` names, or with `all_sessions` on every session of the
+/// file in turn (one report each, numbered; the failures of all are reported together).
 pub(crate) fn roundtrip(
     path: &Path,
     pick: load::Pick,
     preset: Preset,
     json: bool,
+    all_sessions: bool,
 ) -> Result<(), Failure> {
-    let (imported, bytes) = load::import_with_bytes(path, pick)?;
+    let bytes = load::read(path)?;
+    let mut counter = TokenCounter::new();
+    if !all_sessions {
+        let imported = load::import_bytes(path, &bytes, pick)?;
+        return check(path, &bytes, &imported, None, preset, json, &mut counter);
+    }
+    let (_, sessions) = rehydrate::formats::list_sessions(load::name(path), &bytes, pick.format)?;
+    let mut failures = Vec::new();
+    for s in sessions {
+        let pick = load::Pick {
+            session: Some(s.number),
+            ..pick
+        };
+        let imported = load::import_bytes(path, &bytes, pick)?;
+        match check(
+            path,
+            &bytes,
+            &imported,
+            Some(s.number),
+            preset,
+            json,
+            &mut counter,
+        ) {
+            Ok(()) => {}
+            Err(Failure::Verify(each)) => failures.extend(
+                each.into_iter()
+                    .map(|f| format!("session {}: {f}", s.number)),
+            ),
+            Err(other) => return Err(other),
+        }
+    }
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(Failure::Verify(failures))
+    }
+}
+
+/// The check of one imported session (`session`: its number in a file of several).
+fn check(
+    path: &Path,
+    bytes: &[u8],
+    imported: &rehydrate::formats::Import,
+    session: Option<usize>,
+    preset: Preset,
+    json: bool,
+    counter: &mut TokenCounter,
+) -> Result<(), Failure> {
     let messages = &imported.messages;
     let policy = preset.policy();
     let out = project_messages(messages, &ReductionLog::default(), &policy);
@@ -145,9 +198,9 @@ pub(crate) fn roundtrip(
         ));
     }
 
-    let mut counter = TokenCounter::new();
     let report = RoundtripReport {
         file: crate::term::json_path(path),
+        session,
         format: imported.format.as_str(),
         preset: preset.as_str(),
         messages: messages.len(),
@@ -157,7 +210,7 @@ pub(crate) fn roundtrip(
         bytes_after: wire_bytes(&out.view),
         reductions: out.log.len(),
         expanded,
-        writes_back: write_back(imported.format, &bytes, messages).as_str(),
+        writes_back: write_back(imported.format, bytes, messages).as_str(),
         ok: true,
     };
     if json {

@@ -56,6 +56,9 @@ pub(crate) fn detect_text(text: &str) -> Detected {
         };
     }
     if !trimmed.starts_with('{') {
+        if crate::aider::is_history(trimmed) {
+            return Detected::Format(Format::Aider, None);
+        }
         return Detected::Unknown;
     }
     let (first_line, rest) = trimmed.split_once('\n').unwrap_or((trimmed, ""));

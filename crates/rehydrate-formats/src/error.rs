@@ -29,7 +29,7 @@ pub enum Error {
     },
     /// The format was not given and could not be detected.
     #[error(
-        "{}: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input, an Anthropic Messages body, a Gemini CLI session or an OpenHands event stream)",
+        "{}: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input, an Anthropic Messages body, a Gemini CLI session, an OpenHands event stream or an Aider chat history)",
         .path.display()
     )]
     UnknownFormat {
@@ -37,9 +37,9 @@ pub enum Error {
         path: PathBuf,
     },
     /// A format name (`--format`) was not `claude-code`, `swe-agent`, `openai`, `codex`,
-    /// `responses`, `anthropic`, `gemini-cli` or `openhands`.
+    /// `responses`, `anthropic`, `gemini-cli`, `openhands` or `aider`.
     #[error(
-        "unknown format `{name}` (expected claude-code, swe-agent, openai, codex, responses, anthropic, gemini-cli or openhands)"
+        "unknown format `{name}` (expected claude-code, swe-agent, openai, codex, responses, anthropic, gemini-cli, openhands or aider)"
     )]
     UnknownFormatName {
         /// The rejected name, cut to at most 80 bytes.
@@ -78,7 +78,8 @@ pub enum Error {
         /// What is wrong, such as "unknown role `robot`".
         message: String,
     },
-    /// The file holds several sessions (an OpenHands `output.jsonl`) and none was chosen.
+    /// The file holds several sessions (an OpenHands `output.jsonl`, an Aider chat history) and
+    /// none was chosen.
     #[error(
         "{}: holds {count} {format} sessions; import one by its number, 1 to {count} (`rehydrate inspect` lists them, `--session N` picks one)",
         .path.display()

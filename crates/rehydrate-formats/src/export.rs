@@ -76,7 +76,11 @@ impl ExportFormat {
             Format::Anthropic => Some(ExportFormat::Anthropic),
             Format::Responses => Some(ExportFormat::Responses),
             Format::Codex => Some(ExportFormat::Codex),
-            Format::ClaudeCode | Format::SweAgent | Format::GeminiCli | Format::OpenHands => None,
+            Format::ClaudeCode
+            | Format::SweAgent
+            | Format::GeminiCli
+            | Format::OpenHands
+            | Format::Aider => None,
         }
     }
 }

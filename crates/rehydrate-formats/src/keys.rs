@@ -30,6 +30,19 @@ pub const OPENHANDS_TOOLS: &str = "openhands.tools";
 /// OpenHands: on a user message made from an observation that answers no recorded tool call
 /// (an `error` without a `cause`), the observation's type.
 pub const OPENHANDS_ORPHAN: &str = "openhands.orphan";
+/// Aider: the 1-based line of the chat history a message starts on.
+pub const AIDER_LINE: &str = "aider.line";
+/// Aider: the slash command (`/add`, `/ask`, …) an input began with, on the user message it
+/// sent or the observation of what it printed.
+pub const AIDER_COMMAND: &str = "aider.command";
+/// Aider: on a session's first message, the local time of its `# aider chat started at` header.
+pub const AIDER_STARTED: &str = "aider.started";
+/// Aider: on a session's first message, the version its banner printed (`0.47.2-dev`).
+pub const AIDER_VERSION: &str = "aider.version";
+/// Aider: on a session's first message, the main model its banner printed.
+pub const AIDER_MODEL: &str = "aider.model";
+/// Aider: on a session's first message, the edit format its banner printed (`diff`, `whole`).
+pub const AIDER_EDIT_FORMAT: &str = "aider.edit_format";
 /// SWE-agent: the entry's `agent`.
 pub const SWE_AGENT_AGENT: &str = "swe_agent.agent";
 /// SWE-agent: the entry's `message_type`.

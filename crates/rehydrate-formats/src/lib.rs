@@ -16,7 +16,7 @@
 //! - [`keys`] names the metadata keys importers write.
 //!
 //! rehydrate reduces and verifies the context of agent sessions.
-//! Agent frameworks write their sessions in their own formats; this crate reads eight of them
+//! Agent frameworks write their sessions in their own formats; this crate reads nine of them
 //! and produces the canonical messages every other crate works on:
 //!
 //! - [`Format::ClaudeCode`]: Claude Code session JSONL (`~/.claude/projects/<project>/<session>.jsonl`),
@@ -31,6 +31,8 @@
 //!   legacy JSON document or its JSONL form.
 //! - [`Format::OpenHands`]: an OpenHands event stream (a JSON array of events) or an
 //!   evaluation `output.jsonl` (one session per line, each chosen with [`import_session`]).
+//! - [`Format::Aider`]: an Aider chat history (`.aider.chat.history.md`, one session per
+//!   header, each chosen with [`import_session`]) or a documentation page's transcripts.
 //!
 //! The three request-body formats keep each message group's source in metadata where the
 //! canonical message does not say it all ([`keys::SOURCE`], [`keys::DOCUMENT`]), so [`write()`]
@@ -86,6 +88,8 @@
 
 #![forbid(unsafe_code)]
 
+mod aider;
+mod aider_edits;
 mod anthropic;
 mod canonical;
 mod claude_code;
@@ -146,11 +150,15 @@ pub enum Format {
     /// An OpenHands session: a JSON array of action and observation events, or an evaluation
     /// or resolver `output.jsonl` whose lines are sessions with a `history` of events.
     OpenHands,
+    /// An Aider chat history (`.aider.chat.history.md`, one session per `# aider chat started
+    /// at` header, each chosen with [`import_session`]) or a documentation page with chat
+    /// transcripts.
+    Aider,
 }
 
 impl Format {
     /// Every format, in the order detection reports them in error messages.
-    pub const ALL: [Format; 8] = [
+    pub const ALL: [Format; 9] = [
         Format::ClaudeCode,
         Format::SweAgent,
         Format::OpenAi,
@@ -159,10 +167,11 @@ impl Format {
         Format::Anthropic,
         Format::GeminiCli,
         Format::OpenHands,
+        Format::Aider,
     ];
 
     /// The format's token: `claude-code`, `swe-agent`, `openai`, `codex`, `responses`,
-    /// `anthropic`, `gemini-cli` or `openhands`.
+    /// `anthropic`, `gemini-cli`, `openhands` or `aider`.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::ClaudeCode => "claude-code",
@@ -173,6 +182,7 @@ impl Format {
             Format::Anthropic => "anthropic",
             Format::GeminiCli => "gemini-cli",
             Format::OpenHands => "openhands",
+            Format::Aider => "aider",
         }
     }
 }
@@ -187,7 +197,7 @@ impl FromStr for Format {
     type Err = Error;
 
     /// Parses a format token: `claude-code`, `swe-agent`, `openai`, `codex`, `responses`,
-    /// `anthropic`, `gemini-cli` or `openhands` (exactly, lowercase).
+    /// `anthropic`, `gemini-cli`, `openhands` or `aider` (exactly, lowercase).
     ///
     /// # Errors
     ///
@@ -275,6 +285,8 @@ impl fmt::Display for Warning {
 /// 6. The first byte is `{` and the document is one JSON object with a `history` array:
 ///    [`Format::SweAgent`]; with a `messages` array that is empty or starts with an object with a
 ///    `role` key: [`Format::OpenAi`].
+/// 7. The first byte is neither `{` nor `[` and a line starts with `# aider chat started at `,
+///    or the text holds a `<div class="chat-transcript"` wrapper: [`Format::Aider`].
 ///
 /// Anything else is `None`.
 /// Invalid UTF-8 is not an error here: detection looks at the valid prefix.
@@ -339,7 +351,8 @@ pub fn import(path: &Path, bytes: &[u8], format: Option<Format>) -> Result<Impor
     import_session(path, bytes, format, None)
 }
 
-/// One session of a file that holds several (an OpenHands `output.jsonl` holds one per line).
+/// One session of a file that holds several (an OpenHands `output.jsonl` holds one per line,
+/// an Aider chat history one per header).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct SessionEntry {
     /// The session's number in the file, from 1, as [`import_session`] takes it.
@@ -347,12 +360,14 @@ pub struct SessionEntry {
     /// The 1-based line the session starts on.
     pub line: usize,
     /// What the file calls the session: an OpenHands `instance_id`, a resolver issue as
-    /// `owner/repo#number`; empty when it names none.
+    /// `owner/repo#number`, the local time of an Aider header; empty when it names none.
     pub label: String,
 }
 
 /// The sessions a file holds, with its format (given or detected): one entry per session of an
-/// OpenHands `output.jsonl`, one entry (number 1, line 1, no label) for any other file.
+/// OpenHands `output.jsonl` or Aider chat history, one entry (number 1, line 1, no label) for
+/// any other file. An Aider history's lines before its first header are a session (number 1,
+/// no label) unless they are blank or only an editor mode line.
 ///
 /// # Errors
 ///
@@ -393,6 +408,7 @@ pub fn list_sessions(
     };
     let sessions = match format {
         Format::OpenHands => openhands::sessions(path, text)?,
+        Format::Aider => aider::sessions(text),
         _ => vec![SessionEntry {
             number: 1,
             line: 1,
@@ -511,13 +527,15 @@ fn import_to(
     mut sink: Sink<'_>,
 ) -> Result<(Format, Vec<Warning>), Error> {
     let text = session_text(path, bytes)?;
-    // Only an OpenHands file holds several sessions; any other holds session 1.
+    // Only OpenHands and Aider files hold several sessions; any other holds session 1.
     let one_session = |format: Format| match session {
-        Some(n) if n != 1 && format != Format::OpenHands => Err(Error::NoSuchSession {
-            path: path.to_path_buf(),
-            number: n,
-            count: 1,
-        }),
+        Some(n) if n != 1 && !matches!(format, Format::OpenHands | Format::Aider) => {
+            Err(Error::NoSuchSession {
+                path: path.to_path_buf(),
+                number: n,
+                count: 1,
+            })
+        }
         _ => Ok(()),
     };
     // A bare array is read element by element (the same result, in less memory).
@@ -561,6 +579,7 @@ fn import_to(
         Format::Anthropic => anthropic::import(path, text),
         Format::GeminiCli => gemini::import(path, text),
         Format::OpenHands => openhands::import(path, text, session),
+        Format::Aider => aider::import(path, text, session),
     }?;
     sink.extend(imported.messages);
     Ok((imported.format, imported.warnings))

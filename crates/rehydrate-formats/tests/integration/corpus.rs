@@ -103,6 +103,86 @@ const OPENHANDS_EXPECTED: [(&str, usize, Figures); 8] = [
     ),
 ];
 
+/// Expected totals over every session of each Aider corpus file (by file name): sessions,
+/// messages, user messages that are not observations, observations, assistant messages,
+/// observations with replay details (one per output block with an `Applied edit to` line),
+/// sessions without messages (each warned). Counted by a separate reading of the raw files:
+/// sessions split at the headers (the lines before the first are one unless blank or a mode
+/// line), `#### ` runs (an input; a slash command other than `/ask`, `/code`, `/architect`
+/// and `/context` with a text is an observation, merged with the output block that follows),
+/// `> ` blocks (blank lines inside kept), and the runs of other lines.
+const AIDER_EXPECTED: [(&str, [usize; 7]); 11] = [
+    ("2048-game.md", [1, 10, 3, 3, 4, 1, 0]),
+    ("add-test.md", [1, 8, 1, 5, 2, 2, 0]),
+    ("asciinema.md", [1, 4, 1, 2, 1, 1, 0]),
+    ("chat-transcript-css.md", [1, 35, 11, 13, 11, 9, 0]),
+    ("css-exercises.md", [1, 12, 3, 4, 5, 1, 0]),
+    ("hello-world-flask.md", [1, 13, 4, 5, 4, 4, 0]),
+    ("hello.md", [1, 3, 1, 1, 1, 1, 0]),
+    ("no-color.md", [1, 10, 2, 5, 3, 2, 0]),
+    ("semantic-search-replace.md", [1, 4, 1, 2, 1, 1, 0]),
+    ("update-docs.md", [1, 4, 1, 2, 1, 1, 0]),
+    ("chat-history.md", [1134, 5316, 998, 3104, 1214, 394, 150]),
+];
+
+/// Imports every session of every Aider corpus file and checks the totals against
+/// [`AIDER_EXPECTED`]; returns the files read and the files checked.
+fn aider_corpus() -> (usize, usize) {
+    let Some((_, paths)) = corpus_sessions(&[("aider", "md")], "aider corpus import check") else {
+        return (0, 0);
+    };
+    let (mut files, mut matched) = (0, 0);
+    for path in paths {
+        let name = path.display().to_string();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(detect(&bytes), Some(Format::Aider), "{name}");
+        let (_, sessions) = list_sessions(&path, &bytes, None).unwrap_or_else(|e| panic!("{e}"));
+        let mut totals = [0usize; 7];
+        let mut writes = 0;
+        totals[0] = sessions.len();
+        for s in &sessions {
+            let import = import_session(&path, &bytes, None, Some(s.number))
+                .unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(import.format, Format::Aider, "{name}");
+            let c = counts(&import);
+            totals[1] += c.messages;
+            totals[2] += c.user - c.observations;
+            totals[3] += c.observations;
+            totals[4] += c.assistant;
+            totals[5] += import
+                .messages
+                .iter()
+                .filter(|m| m.details.is_some())
+                .count();
+            totals[6] += usize::from(c.messages == 0);
+            writes += import
+                .messages
+                .iter()
+                .filter_map(|m| m.details.as_deref())
+                .flat_map(|d| d.files())
+                .filter(|d| matches!(d, rehydrate_model::ToolDetails::Write { .. }))
+                .count();
+            assert_eq!(
+                c.tool + c.tool_calls,
+                0,
+                "{name}: Aider records no tool calls"
+            );
+        }
+        println!(
+            "{name}: {totals:?} (sessions, messages, user, observations, assistant, details, empty), {writes} writes"
+        );
+        if let Some((_, expected)) = AIDER_EXPECTED
+            .iter()
+            .find(|(file, _)| path.file_name().is_some_and(|f| f == *file))
+        {
+            assert_eq!(&totals, expected, "{name}");
+            matched += 1;
+        }
+        files += 1;
+    }
+    (files, matched)
+}
+
 /// Expected figures per corpus file (matched by path suffix): messages, tool messages, tool
 /// calls, warnings. Counted independently of this crate from the raw files (Claude Code: user
 /// messages, runs of assistant lines sharing a `message.id`, `tool_use` and `tool_result` blocks
@@ -386,5 +466,8 @@ fn corpus_sessions_import() {
         }
         files += 1;
     }
+    let (aider_files, aider_matched) = aider_corpus();
+    files += aider_files;
+    matched += aider_matched;
     println!("corpus: {files} files imported, {matched} checked against expected figures");
 }

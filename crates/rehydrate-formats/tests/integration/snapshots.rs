@@ -11,7 +11,7 @@ use crate::{import_path, render};
 fn fixture_snapshots() {
     insta::glob!(
         "../../../../fixtures/formats",
-        "*.{jsonl,traj,json}",
+        "{*.jsonl,*.traj,*.json,aider-*.md}",
         |path| {
             insta::assert_snapshot!(render_sessions(path));
         }
