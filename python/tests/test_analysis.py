@@ -153,13 +153,14 @@ def test_replay_bad_input() -> None:
     assert str(err.value) == (
         "notes.txt: unknown session format (expected claude-code JSONL, codex rollout JSONL, "
         "swe-agent .traj, an OpenAI messages array, an OpenAI Responses input, an Anthropic "
-        "Messages body, a Gemini CLI session, an OpenHands event stream or an Aider chat history)"
+        "Messages body, a Gemini CLI session, an OpenHands event stream, an Aider chat history "
+        "or a Goose session)"
     )
     with pytest.raises(rehydrate.InputError) as err:
         rehydrate.file_records(b"[]", format="gemini")
     assert str(err.value) == (
         "format: unknown format `gemini` (expected claude-code, swe-agent, openai, codex, "
-        "responses, anthropic, gemini-cli, openhands or aider)"
+        "responses, anthropic, gemini-cli, openhands, aider or goose)"
     )
     with pytest.raises(rehydrate.InputError) as err:
         rehydrate.file_records([], format="openai")

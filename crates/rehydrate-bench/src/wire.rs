@@ -392,6 +392,23 @@ pub struct OpenHandsEvent {
     pub tool_call_metadata: Option<OpenHandsToolCall>,
 }
 
+/// One line of a Goose session JSONL: a message, or the metadata line (whose message fields
+/// are absent).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GooseLine {
+    /// `user` or `assistant`.
+    pub role: Option<String>,
+    /// Unix seconds.
+    pub created: Option<i64>,
+    /// The content items, kept as values (their shapes vary by `type`).
+    #[serde(default)]
+    pub content: Vec<Value>,
+    /// `working_dir` of the metadata line.
+    #[serde(rename = "working_dir")]
+    pub working_dir: Option<String>,
+}
+
 /// The `tool_call_metadata` of an [`OpenHandsEvent`].
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct OpenHandsToolCall {
@@ -852,6 +869,8 @@ pub enum TypedSession {
     /// A text format (an Aider chat history): only its lines are counted, there is no typed
     /// parse to compare with.
     Lines(usize),
+    /// Goose session lines (the metadata line parses as a message with every field absent).
+    Goose(Vec<GooseLine>),
 }
 
 impl TypedSession {
@@ -868,6 +887,7 @@ impl TypedSession {
             TypedSession::GeminiCli(session) => session.messages.len(),
             TypedSession::OpenHands(events) => events.len(),
             TypedSession::Lines(lines) => *lines,
+            TypedSession::Goose(lines) => lines.len(),
         }
     }
 
@@ -894,6 +914,7 @@ pub fn parse_typed(format: Format, bytes: &[u8]) -> Result<TypedSession, serde_j
         Format::Anthropic => TypedSession::Anthropic(serde_json::from_slice(bytes)?),
         Format::GeminiCli => TypedSession::GeminiCli(serde_json::from_slice(bytes)?),
         Format::OpenHands => TypedSession::OpenHands(serde_json::from_slice(bytes)?),
+        Format::Goose => TypedSession::Goose(parse_lines(bytes)?),
         Format::Aider => TypedSession::Lines(memchr::memchr_iter(b'\n', bytes).count()),
     })
 }

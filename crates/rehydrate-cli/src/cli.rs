@@ -374,6 +374,7 @@ pub(crate) enum FormatArg {
     GeminiCli,
     Openhands,
     Aider,
+    Goose,
 }
 
 impl FormatArg {
@@ -390,6 +391,7 @@ impl FormatArg {
             FormatArg::GeminiCli => Some(Format::GeminiCli),
             FormatArg::Openhands => Some(Format::OpenHands),
             FormatArg::Aider => Some(Format::Aider),
+            FormatArg::Goose => Some(Format::Goose),
         }
     }
 }

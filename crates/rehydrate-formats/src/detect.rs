@@ -86,6 +86,9 @@ pub(crate) fn detect_text(text: &str) -> Detected {
     if first_shape.is_some_and(|s| s.openhands_history) {
         return Detected::Format(Format::OpenHands, None);
     }
+    if first_shape.is_some() && crate::goose::is_session_line(first_line) {
+        return Detected::Format(Format::Goose, None);
+    }
     let first_parsed = first.is_ok();
     let doc = match first {
         Ok(shape) if rest.trim().is_empty() => Ok(shape),

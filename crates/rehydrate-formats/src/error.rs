@@ -29,7 +29,7 @@ pub enum Error {
     },
     /// The format was not given and could not be detected.
     #[error(
-        "{}: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input, an Anthropic Messages body, a Gemini CLI session, an OpenHands event stream or an Aider chat history)",
+        "{}: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input, an Anthropic Messages body, a Gemini CLI session, an OpenHands event stream, an Aider chat history or a Goose session)",
         .path.display()
     )]
     UnknownFormat {
@@ -37,9 +37,9 @@ pub enum Error {
         path: PathBuf,
     },
     /// A format name (`--format`) was not `claude-code`, `swe-agent`, `openai`, `codex`,
-    /// `responses`, `anthropic`, `gemini-cli`, `openhands` or `aider`.
+    /// `responses`, `anthropic`, `gemini-cli`, `openhands`, `aider` or `goose`.
     #[error(
-        "unknown format `{name}` (expected claude-code, swe-agent, openai, codex, responses, anthropic, gemini-cli, openhands or aider)"
+        "unknown format `{name}` (expected claude-code, swe-agent, openai, codex, responses, anthropic, gemini-cli, openhands, aider or goose)"
     )]
     UnknownFormatName {
         /// The rejected name, cut to at most 80 bytes.

@@ -80,7 +80,8 @@ impl ExportFormat {
             | Format::SweAgent
             | Format::GeminiCli
             | Format::OpenHands
-            | Format::Aider => None,
+            | Format::Aider
+            | Format::Goose => None,
         }
     }
 }

@@ -43,6 +43,18 @@ pub const AIDER_VERSION: &str = "aider.version";
 pub const AIDER_MODEL: &str = "aider.model";
 /// Aider: on a session's first message, the edit format its banner printed (`diff`, `whole`).
 pub const AIDER_EDIT_FORMAT: &str = "aider.edit_format";
+/// Goose: the 1-based line of the session file a message was read from.
+pub const GOOSE_LINE: &str = "goose.line";
+/// Goose: the message's `id`.
+pub const GOOSE_ID: &str = "goose.id";
+/// Goose: the message's `created` time, Unix seconds as written.
+pub const GOOSE_CREATED: &str = "goose.created";
+/// Goose: `"false"` on a message the user never saw (`userVisible: false`, model-only).
+pub const GOOSE_USER_VISIBLE: &str = "goose.user_visible";
+/// Goose: on the first message, the metadata line's `working_dir`.
+pub const GOOSE_WORKING_DIR: &str = "goose.working_dir";
+/// Goose: on the first message, the metadata line's `description`.
+pub const GOOSE_DESCRIPTION: &str = "goose.description";
 /// SWE-agent: the entry's `agent`.
 pub const SWE_AGENT_AGENT: &str = "swe_agent.agent";
 /// SWE-agent: the entry's `message_type`.

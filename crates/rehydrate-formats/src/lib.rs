@@ -16,7 +16,7 @@
 //! - [`keys`] names the metadata keys importers write.
 //!
 //! rehydrate reduces and verifies the context of agent sessions.
-//! Agent frameworks write their sessions in their own formats; this crate reads nine of them
+//! Agent frameworks write their sessions in their own formats; this crate reads ten of them
 //! and produces the canonical messages every other crate works on:
 //!
 //! - [`Format::ClaudeCode`]: Claude Code session JSONL (`~/.claude/projects/<project>/<session>.jsonl`),
@@ -33,6 +33,7 @@
 //!   evaluation `output.jsonl` (one session per line, each chosen with [`import_session`]).
 //! - [`Format::Aider`]: an Aider chat history (`.aider.chat.history.md`, one session per
 //!   header, each chosen with [`import_session`]) or a documentation page's transcripts.
+//! - [`Format::Goose`]: a Goose session JSONL (`<data dir>/sessions/*.jsonl`, the legacy store).
 //!
 //! The three request-body formats keep each message group's source in metadata where the
 //! canonical message does not say it all ([`keys::SOURCE`], [`keys::DOCUMENT`]), so [`write()`]
@@ -100,6 +101,7 @@ mod error;
 mod events;
 mod export;
 mod gemini;
+mod goose;
 mod ids;
 mod json;
 pub mod keys;
@@ -154,11 +156,14 @@ pub enum Format {
     /// at` header, each chosen with [`import_session`]) or a documentation page with chat
     /// transcripts.
     Aider,
+    /// A Goose session: the legacy session JSONL (a metadata line, then one message per line
+    /// with `toolRequest` and `toolResponse` content items).
+    Goose,
 }
 
 impl Format {
     /// Every format, in the order detection reports them in error messages.
-    pub const ALL: [Format; 9] = [
+    pub const ALL: [Format; 10] = [
         Format::ClaudeCode,
         Format::SweAgent,
         Format::OpenAi,
@@ -168,10 +173,11 @@ impl Format {
         Format::GeminiCli,
         Format::OpenHands,
         Format::Aider,
+        Format::Goose,
     ];
 
     /// The format's token: `claude-code`, `swe-agent`, `openai`, `codex`, `responses`,
-    /// `anthropic`, `gemini-cli`, `openhands` or `aider`.
+    /// `anthropic`, `gemini-cli`, `openhands`, `aider` or `goose`.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::ClaudeCode => "claude-code",
@@ -183,6 +189,7 @@ impl Format {
             Format::GeminiCli => "gemini-cli",
             Format::OpenHands => "openhands",
             Format::Aider => "aider",
+            Format::Goose => "goose",
         }
     }
 }
@@ -197,7 +204,7 @@ impl FromStr for Format {
     type Err = Error;
 
     /// Parses a format token: `claude-code`, `swe-agent`, `openai`, `codex`, `responses`,
-    /// `anthropic`, `gemini-cli`, `openhands` or `aider` (exactly, lowercase).
+    /// `anthropic`, `gemini-cli`, `openhands`, `aider` or `goose` (exactly, lowercase).
     ///
     /// # Errors
     ///
@@ -282,10 +289,13 @@ impl fmt::Display for Warning {
 /// 5. The first byte is `{` and the first non-empty line, or the whole document, is one JSON
 ///    object with a `history` array whose first element is an OpenHands event (as in rule 1):
 ///    [`Format::OpenHands`] (an `output.jsonl` holds one such object per line).
-/// 6. The first byte is `{` and the document is one JSON object with a `history` array:
+/// 6. The first byte is `{` and the first non-empty line is a JSON object with a
+///    `working_dir` key (Goose's session metadata) or with a `role`, a numeric `created` and a
+///    `content` array (a Goose message): [`Format::Goose`].
+/// 7. The first byte is `{` and the document is one JSON object with a `history` array:
 ///    [`Format::SweAgent`]; with a `messages` array that is empty or starts with an object with a
 ///    `role` key: [`Format::OpenAi`].
-/// 7. The first byte is neither `{` nor `[` and a line starts with `# aider chat started at `,
+/// 8. The first byte is neither `{` nor `[` and a line starts with `# aider chat started at `,
 ///    or the text holds a `<div class="chat-transcript"` wrapper: [`Format::Aider`].
 ///
 /// Anything else is `None`.
@@ -580,6 +590,7 @@ fn import_to(
         Format::GeminiCli => gemini::import(path, text),
         Format::OpenHands => openhands::import(path, text, session),
         Format::Aider => aider::import(path, text, session),
+        Format::Goose => goose::import(path, text),
     }?;
     sink.extend(imported.messages);
     Ok((imported.format, imported.warnings))

@@ -16,7 +16,7 @@ fn format_tokens_round_trip() {
     let err = "Claude-Code".parse::<Format>().unwrap_err();
     assert_eq!(
         err.to_string(),
-        "unknown format `Claude-Code` (expected claude-code, swe-agent, openai, codex, responses, anthropic, gemini-cli, openhands or aider)"
+        "unknown format `Claude-Code` (expected claude-code, swe-agent, openai, codex, responses, anthropic, gemini-cli, openhands, aider or goose)"
     );
 }
 
@@ -103,7 +103,7 @@ fn error_texts() {
     assert!(err.is_unknown_format());
     assert_eq!(
         err.to_string(),
-        "x.json: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input, an Anthropic Messages body, a Gemini CLI session, an OpenHands event stream or an Aider chat history)"
+        "x.json: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input, an Anthropic Messages body, a Gemini CLI session, an OpenHands event stream, an Aider chat history or a Goose session)"
     );
 
     let err = import(

@@ -320,7 +320,7 @@ fn bad_inputs() {
     );
     assert_eq!(
         err("bad-unknown-format.json"),
-        "bad-unknown-format.json: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input, an Anthropic Messages body, a Gemini CLI session, an OpenHands event stream or an Aider chat history)"
+        "bad-unknown-format.json: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input, an Anthropic Messages body, a Gemini CLI session, an OpenHands event stream, an Aider chat history or a Goose session)"
     );
     assert_eq!(
         err("bad-unknown-role.traj"),

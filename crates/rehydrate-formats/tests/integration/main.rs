@@ -9,6 +9,7 @@ mod codex;
 mod corpus;
 mod fixtures;
 mod gemini;
+mod goose;
 mod openhands;
 mod request;
 mod robustness;

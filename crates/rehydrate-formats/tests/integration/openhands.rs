@@ -344,7 +344,7 @@ fn bad_events_name_their_line_and_field() {
     );
     assert_eq!(
         err(r#"{"history": 3, "instance_id": "a"}"#),
-        "o.jsonl: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input, an Anthropic Messages body, a Gemini CLI session, an OpenHands event stream or an Aider chat history)"
+        "o.jsonl: unknown session format (expected claude-code JSONL, codex rollout JSONL, swe-agent .traj, an OpenAI messages array, an OpenAI Responses input, an Anthropic Messages body, a Gemini CLI session, an OpenHands event stream, an Aider chat history or a Goose session)"
     );
     assert_eq!(
         import_session(
