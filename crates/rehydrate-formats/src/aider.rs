@@ -57,11 +57,13 @@ fn is_page(text: &str) -> bool {
 
 /// The lines of `text` with their 1-based numbers, without a carriage return before the line
 /// feed.
+/// A carriage return alone also ends a line (a file written with old Mac line ends); the
+/// numbers count every line so ended.
 fn numbered(text: &str) -> impl Iterator<Item = (usize, &str)> {
-    text.split('\n').enumerate().map(|(k, line)| {
-        let line = line.strip_suffix('\r').unwrap_or(line);
-        (k + 1, line)
-    })
+    text.split('\n')
+        .flat_map(|line| line.strip_suffix('\r').unwrap_or(line).split('\r'))
+        .enumerate()
+        .map(|(k, line)| (k + 1, line))
 }
 
 /// A session's lines: its header line (with the time) if it has one, then its body.
@@ -99,27 +101,43 @@ fn log_lines(text: &str) -> (Vec<(usize, &str)>, Option<PageRest>) {
         return (numbered(text).collect(), None);
     }
     let mut rest = PageRest::default();
-    let mut lines = numbered(text).peekable();
-    if lines.peek().is_some_and(|(_, l)| l.trim_end() == "---") {
-        lines.next();
+    let all: Vec<(usize, &str)> = numbered(text).collect();
+    let mut lines = all.as_slice();
+    // Front matter: a `---` line, then lines up to the next `---` line (without one, the page
+    // has no front matter).
+    if lines.first().is_some_and(|(_, l)| l.trim_end() == "---")
+        && let Some(end) = lines
+            .iter()
+            .skip(1)
+            .position(|(_, l)| l.trim_end() == "---")
+    {
         rest.front_matter = true;
-        for (_, l) in lines.by_ref() {
-            if l.trim_end() == "---" {
-                break;
-            }
-        }
+        lines = &lines[end + 2..];
     }
     let mut out = Vec::new();
     let mut inside = false;
-    for (n, line) in lines {
+    let mut fenced = false;
+    for &(n, line) in lines {
         let trimmed = line.trim();
         if !inside && trimmed.starts_with(TRANSCRIPT_OPEN) {
             inside = true;
-        } else if inside && trimmed == "</div>" {
+            fenced = false;
+            // What follows the opening tag on its line is part of the log.
+            let after = trimmed.split_once('>').map_or("", |(_, after)| after);
+            if !after.trim().is_empty() {
+                out.push((n, after));
+            }
+        } else if inside && !fenced && trimmed.ends_with("</div>") {
             inside = false;
+            let before = trimmed.strip_suffix("</div>").unwrap_or_default();
+            if !before.trim().is_empty() {
+                out.push((n, before));
+            }
             // Transcripts are one log: a blank line keeps the next from running on.
             out.push((n, ""));
         } else if inside {
+            // A closing tag inside a fenced block of a reply is the reply's text.
+            fenced ^= trimmed.starts_with("```");
             out.push((n, line));
         } else if !trimmed.is_empty() {
             rest.prose += 1;
@@ -203,6 +221,11 @@ pub(crate) fn import(path: &Path, text: &str, session: Option<usize>) -> Result<
         });
     }
     let mut warnings = Vec::new();
+    if page.is_none() && !has_header(text) {
+        warnings.push(Warning::new(
+            "no `# aider chat started at` header and no chat transcript: the whole text is read as one session",
+        ));
+    }
     if let Some(rest) = page
         && (rest.front_matter || rest.prose > 0)
     {
@@ -389,6 +412,11 @@ impl Reader {
         } else {
             text
         };
+        // `!command` is Aider's shortcut for `/run command`.
+        if text.starts_with('!') {
+            self.command = Some((text.clone(), n));
+            return;
+        }
         if text.starts_with('/') {
             let (command, rest) = text
                 .split_once(char::is_whitespace)
@@ -445,11 +473,15 @@ impl Reader {
         m.observation = true;
         m.metadata.insert(keys::AIDER_LINE.into(), line.to_string());
         if let Some(command) = command {
-            let name = command
-                .split_whitespace()
-                .next()
-                .unwrap_or_default()
-                .to_string();
+            let name = if command.starts_with('!') {
+                "!".to_string()
+            } else {
+                command
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or_default()
+                    .to_string()
+            };
             m.metadata.insert(keys::AIDER_COMMAND.into(), name);
         }
         m.details = details.map(Box::new);
@@ -470,11 +502,15 @@ impl Reader {
                 && format.len() < rest.len()
             {
                 let format = format.split_whitespace().last().unwrap_or_default();
-                self.first_model
-                    .get_or_insert_with(|| model.trim().to_string());
-                self.first_edit_format
-                    .get_or_insert_with(|| format.to_string());
-                self.edit_format = Some(format.to_string());
+                if !model.trim().is_empty() {
+                    self.first_model
+                        .get_or_insert_with(|| model.trim().to_string());
+                }
+                if !format.is_empty() {
+                    self.first_edit_format
+                        .get_or_insert_with(|| format.to_string());
+                    self.edit_format = Some(format.to_string());
+                }
             } else if let Some(file) = line.strip_prefix("Creating empty file ") {
                 self.created.push(file.trim().to_string());
             }
@@ -488,6 +524,7 @@ impl Reader {
             .iter()
             .filter_map(|l| l.strip_prefix("Applied edit to "))
             .map(|p| p.trim().to_string())
+            .filter(|p| !p.is_empty())
             .collect();
         if applied.is_empty() {
             return None;

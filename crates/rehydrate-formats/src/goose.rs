@@ -25,8 +25,9 @@ use crate::json::{self, FieldError, child, item, kind};
 use crate::{Error, Format, Import, Warning, keys};
 
 /// Whether `line`, the first non-empty line of a `{` file, is a Goose session line (detection
-/// rule 6): a `SessionMetadata` object (with `working_dir`), or a message (a `role`, a numeric
-/// `created` and a `content` array), as Goose falls back to when the metadata did not parse.
+/// rule 6): a `SessionMetadata` object (with a non-null `working_dir`), or a message (a `role`,
+/// a numeric `created` and a `content` array), as Goose falls back to when the metadata did not
+/// parse.
 pub(crate) fn is_session_line(line: &str) -> bool {
     #[derive(Deserialize)]
     struct Probe {
@@ -77,6 +78,10 @@ pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
             .map_err(|e| e.into_error(path, Some(line)))?;
     }
     out.finish();
+    if out.messages.is_empty() {
+        out.warnings
+            .push(Warning::new("the session has no messages"));
+    }
     let mut messages = out.messages;
     if let Some(m) = messages.first_mut() {
         m.metadata.extend(out.session);
@@ -113,6 +118,9 @@ struct Out {
     /// Content items never sent, by type, and the first's line.
     not_sent: BTreeMap<String, usize>,
     not_sent_line: usize,
+    /// Messages with nothing Goose would send, and the first's line.
+    empty: usize,
+    empty_line: usize,
 }
 
 impl Out {
@@ -184,6 +192,20 @@ impl Out {
                         "image_url": {"url": format!("data:{mime};base64,{data}")}
                     }));
                 }
+                "toolRequest" | "frontendToolRequest" if role == Role::User => {
+                    return Err(FieldError::new(
+                        child(&field, "type"),
+                        format!(
+                            "a `{kind_name}` in a user message (only the assistant calls tools)"
+                        ),
+                    ));
+                }
+                "toolResponse" if role == Role::Assistant => {
+                    return Err(FieldError::new(
+                        child(&field, "type"),
+                        "a `toolResponse` in an assistant message (tool results come in user messages)",
+                    ));
+                }
                 "toolRequest" | "frontendToolRequest" => {
                     let id = json::take_string(&mut item_object, "id", &field)?;
                     match outcome(&mut item_object, "toolCall", &field)? {
@@ -221,8 +243,9 @@ impl Out {
                 }
                 "toolResponse" => {
                     let id = json::take_string(&mut item_object, "id", &field)?;
+                    let value_field = child(&child(&field, "toolResult"), "value");
                     let result = match outcome(&mut item_object, "toolResult", &field)? {
-                        Ok(value) => tool_result(id, value),
+                        Ok(value) => tool_result(id, value, &value_field)?,
                         Err(error) => error_result(
                             id,
                             format!("The tool call returned the following error:\n{error}"),
@@ -276,6 +299,7 @@ impl Out {
         for result in &mut results {
             stamp(result);
         }
+        let answers = !results.is_empty();
         if role == Role::User {
             self.messages.append(&mut results);
         }
@@ -288,6 +312,13 @@ impl Out {
             None
         };
         if content.is_none() && calls.is_empty() && thinking.is_empty() && redacted.is_empty() {
+            if !answers {
+                // Goose sends nothing for a message without content.
+                self.empty += 1;
+                if self.empty_line == 0 {
+                    self.empty_line = line;
+                }
+            }
             self.messages.append(&mut results);
             return Ok(());
         }
@@ -321,6 +352,16 @@ impl Out {
                 first,
                 format!(
                     "{hidden} message{s} the agent never saw (`agentVisible: false`) not imported"
+                ),
+            ));
+        }
+        if self.empty > 0 {
+            let s = if self.empty == 1 { "" } else { "s" };
+            self.warnings.push(Warning::at_line(
+                self.empty_line,
+                format!(
+                    "{} message{s} with nothing to send to the model not imported",
+                    self.empty
                 ),
             ));
         }
@@ -402,9 +443,7 @@ fn outcome(
                 "missing (expected an object)",
             )),
         },
-        "error" => Ok(Err(
-            json::take_opt_string(&mut result, "error", &field)?.unwrap_or_default()
-        )),
+        "error" => Ok(Err(json::take_string(&mut result, "error", &field)?)),
         other => Err(FieldError::new(
             child(&field, "status"),
             format!("unknown status `{}`", json::clip(other)),
@@ -420,43 +459,61 @@ fn error_result(id: String, text: String) -> Message {
     m
 }
 
-/// A successful `CallToolResult` (`content` items, `isError`) as a tool message: the text items
-/// joined by newlines, or parts when it holds an image; an embedded text resource is its text.
-fn tool_result(id: String, mut value: Map<String, Value>) -> Message {
-    let items = match value.remove("content") {
-        Some(Value::Array(items)) => items,
-        _ => Vec::new(),
-    };
+/// A successful `CallToolResult` (`content` items, `isError`) read from the field `prefix`, as a
+/// tool message: the text items joined by newlines, or parts when it holds an image; an
+/// embedded text resource is its text.
+///
+/// # Errors
+///
+/// `content` that is not an array, an item that is not a text, an image (with `data` and
+/// `mimeType`) or a resource with a `text`, and an `isError` that is not a boolean.
+fn tool_result(
+    id: String,
+    mut value: Map<String, Value>,
+    prefix: &str,
+) -> Result<Message, FieldError> {
+    let items = json::take_opt_array(&mut value, "content", prefix)?;
     let mut parts = Vec::new();
     let mut texts = Vec::new();
-    for item_value in items {
-        let text = match item_value.get("type").and_then(Value::as_str) {
-            Some("text") => item_value.get("text").and_then(Value::as_str),
-            Some("resource") => item_value
-                .get("resource")
-                .and_then(|r| r.get("text"))
-                .and_then(Value::as_str),
-            _ => None,
-        };
-        match (text, item_value.get("type").and_then(Value::as_str)) {
-            (Some(text), _) => {
-                texts.push(text.to_string());
+    for (k, item_value) in items.into_iter().enumerate() {
+        let field = item(&child(prefix, "content"), k);
+        let mut object = json::into_object(item_value, &field)?;
+        match json::take_string(&mut object, "type", &field)?.as_str() {
+            "text" => {
+                let text = json::take_string(&mut object, "text", &field)?;
                 parts.push(serde_json::json!({"type": "text", "text": text}));
+                texts.push(text);
             }
-            (None, Some("image")) => {
-                let field = |k: &str| {
-                    item_value
-                        .get(k)
-                        .and_then(Value::as_str)
-                        .unwrap_or_default()
+            "resource" => {
+                let resource = child(&field, "resource");
+                let mut inner = match object.remove("resource") {
+                    Some(v) => json::into_object(v, &resource)?,
+                    None => return Err(FieldError::new(resource, "missing (expected an object)")),
                 };
+                let text =
+                    json::take_opt_string(&mut inner, "text", &resource)?.ok_or_else(|| {
+                        FieldError::new(
+                            child(&resource, "text"),
+                            "missing (only a text resource can be shown to the model)",
+                        )
+                    })?;
+                parts.push(serde_json::json!({"type": "text", "text": text}));
+                texts.push(text);
+            }
+            "image" => {
+                let data = json::take_string(&mut object, "data", &field)?;
+                let mime = json::take_string(&mut object, "mimeType", &field)?;
                 parts.push(serde_json::json!({
                     "type": "image_url",
-                    "image_url": {"url": format!("data:{};base64,{}", field("mimeType"), field("data"))}
+                    "image_url": {"url": format!("data:{mime};base64,{data}")}
                 }));
             }
-            // Anything else is kept as it is.
-            (None, _) => parts.push(item_value),
+            other => {
+                return Err(FieldError::new(
+                    child(&field, "type"),
+                    format!("`{}` (expected text, image or resource)", json::clip(other)),
+                ));
+            }
         }
     }
     let content = if parts.len() == texts.len() {
@@ -470,9 +527,18 @@ fn tool_result(id: String, mut value: Map<String, Value>) -> Message {
         tool_call_id: Some(id),
         ..Message::default()
     };
-    if value.get("isError") == Some(&Value::Bool(true)) {
-        m.metadata
-            .insert(IS_ERROR_METADATA_KEY.into(), "true".into());
+    match value.remove("isError") {
+        None | Some(Value::Null) | Some(Value::Bool(false)) => {}
+        Some(Value::Bool(true)) => {
+            m.metadata
+                .insert(IS_ERROR_METADATA_KEY.into(), "true".into());
+        }
+        Some(other) => {
+            return Err(FieldError::new(
+                child(prefix, "isError"),
+                format!("expected a boolean, got {}", kind(&other)),
+            ));
+        }
     }
-    m
+    Ok(m)
 }

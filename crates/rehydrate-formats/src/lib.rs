@@ -289,8 +289,8 @@ impl fmt::Display for Warning {
 /// 5. The first byte is `{` and the first non-empty line, or the whole document, is one JSON
 ///    object with a `history` array whose first element is an OpenHands event (as in rule 1):
 ///    [`Format::OpenHands`] (an `output.jsonl` holds one such object per line).
-/// 6. The first byte is `{` and the first non-empty line is a JSON object with a
-///    `working_dir` key (Goose's session metadata) or with a `role`, a numeric `created` and a
+/// 6. The first byte is `{` and the first non-empty line is a JSON object with a non-null
+///    `working_dir` (Goose's session metadata) or with a `role`, a numeric `created` and a
 ///    `content` array (a Goose message): [`Format::Goose`].
 /// 7. The first byte is `{` and the document is one JSON object with a `history` array:
 ///    [`Format::SweAgent`]; with a `messages` array that is empty or starts with an object with a

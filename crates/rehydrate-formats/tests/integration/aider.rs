@@ -286,3 +286,74 @@ fn text_that_is_not_a_history_is_not_detected() {
         Some(Format::Aider)
     );
 }
+
+/// Role, observation and text of each message of `text` read as a one-session Aider file.
+fn read(text: &str) -> (Vec<(Role, bool, String)>, Vec<String>) {
+    let import = rehydrate_formats::import(Path::new("h.md"), text.as_bytes(), None).unwrap();
+    let messages = import
+        .messages
+        .iter()
+        .map(|m| (m.role, m.observation, m.content_text().unwrap().to_string()))
+        .collect();
+    let warnings = import.warnings.iter().map(ToString::to_string).collect();
+    (messages, warnings)
+}
+
+#[test]
+fn odd_layouts_keep_every_line() {
+    use Role::*;
+    let h = "# aider chat started at 2025-01-01 10:00:00";
+    // Old Mac line ends: a carriage return alone ends a line.
+    let (messages, _) = read(&format!("{h}\r\r#### hi  \r\rreply\r"));
+    assert_eq!(
+        messages,
+        [
+            (User, false, "hi".to_string()),
+            (Assistant, false, "reply".to_string())
+        ]
+    );
+    // A page whose front matter never closes has none; text beside the tags is the log's.
+    let page = "---\ntitle: x\n\n<div class=\"chat-transcript\" markdown=\"1\">#### same line  \n\nreply</div>\n";
+    let (messages, warnings) = read(page);
+    assert_eq!(
+        messages,
+        [
+            (User, false, "same line".to_string()),
+            (Assistant, false, "reply".to_string())
+        ]
+    );
+    assert_eq!(
+        warnings,
+        ["the page's 2 lines of text outside its chat transcripts are not part of the session"]
+    );
+    // A closing tag inside a reply's fenced block is the reply's.
+    let fenced = "<div class=\"chat-transcript\" markdown=\"1\">\n#### hi  \n\nHere:\n```html\n<div>\n</div>\n```\nmore\n</div>\n";
+    let (messages, warnings) = read(fenced);
+    assert_eq!(messages[1].2, "Here:\n```html\n<div>\n</div>\n```\nmore");
+    assert!(warnings.is_empty());
+    // `!command` runs a shell command, like /run; an applied edit without a path proves nothing.
+    let import = rehydrate_formats::import(
+        Path::new("h.md"),
+        format!("{h}\n\n#### !ls  \n> a.py  \n\n#### go  \n\nok\n\n> Applied edit to   \n")
+            .as_bytes(),
+        None,
+    )
+    .unwrap();
+    let m = &import.messages;
+    assert_eq!(m[0].content_text(), Some("!ls\na.py"));
+    assert_eq!(m[0].metadata[keys::AIDER_COMMAND], "!");
+    assert_eq!(m[3].details, None);
+}
+
+#[test]
+fn text_read_as_aider_without_a_header_is_warned() {
+    let import =
+        rehydrate_formats::import(Path::new("x.md"), b"just text\n", Some(Format::Aider)).unwrap();
+    let warnings: Vec<String> = import.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        [
+            "no `# aider chat started at` header and no chat transcript: the whole text is read as one session"
+        ]
+    );
+}

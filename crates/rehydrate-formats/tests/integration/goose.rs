@@ -125,6 +125,11 @@ fn what_the_agent_saw_is_imported() {
 #[test]
 fn malformed_lines_are_errors_naming_line_and_field() {
     let meta = r#"{"working_dir":"/w"}"#;
+    let response = |result: &str| {
+        format!(
+            "{meta}\n{{\"role\":\"user\",\"content\":[{{\"type\":\"toolResponse\",\"id\":\"c\",\"toolResult\":{result}}}]}}\n"
+        )
+    };
     let cases = [
         (
             format!("{meta}\n{{\"role\":\"robot\",\"content\":[]}}\n"),
@@ -151,6 +156,38 @@ fn malformed_lines_are_errors_naming_line_and_field() {
             "s.jsonl:2: field `metadata.agentVisible`: expected a boolean, got a string",
         ),
         (
+            format!(
+                "{meta}\n{{\"role\":\"user\",\"content\":[{{\"type\":\"toolRequest\",\"id\":\"c\"}}]}}\n"
+            ),
+            "s.jsonl:2: field `content[0].type`: a `toolRequest` in a user message (only the assistant calls tools)",
+        ),
+        (
+            format!(
+                "{meta}\n{{\"role\":\"assistant\",\"content\":[{{\"type\":\"toolResponse\",\"id\":\"c\"}}]}}\n"
+            ),
+            "s.jsonl:2: field `content[0].type`: a `toolResponse` in an assistant message (tool results come in user messages)",
+        ),
+        (
+            response(r#"{"status":"success","value":{"content":"str"}}"#),
+            "s.jsonl:2: field `content[0].toolResult.value.content`: expected an array, got a string",
+        ),
+        (
+            response(r#"{"status":"success","value":{"content":[{"type":"audio","data":"A"}]}}"#),
+            "s.jsonl:2: field `content[0].toolResult.value.content[0].type`: `audio` (expected text, image or resource)",
+        ),
+        (
+            response(r#"{"status":"success","value":[{"type":"image","data":"AAAA"}]}"#),
+            "s.jsonl:2: field `content[0].toolResult.value.content[0].mimeType`: missing (expected a string)",
+        ),
+        (
+            response(r#"{"status":"success","value":{"content":[],"isError":"yes"}}"#),
+            "s.jsonl:2: field `content[0].toolResult.value.isError`: expected a boolean, got a string",
+        ),
+        (
+            response(r#"{"status":"error"}"#),
+            "s.jsonl:2: field `content[0].toolResult.error`: missing (expected a string)",
+        ),
+        (
             format!("{meta}\n[1]\n"),
             "s.jsonl:2: field `(line)`: expected a JSON object",
         ),
@@ -167,4 +204,15 @@ fn malformed_lines_are_errors_naming_line_and_field() {
     assert_eq!(detect(bare.as_bytes()), Some(Format::Goose));
     let one = import(Path::new("s.jsonl"), bare.as_bytes(), None).unwrap();
     assert_eq!(one.messages.len(), 1);
+    // A message with nothing to send and a session without messages are warned.
+    let empty = format!("{meta}\n{{\"role\":\"user\",\"content\":[]}}\n");
+    let import = import(Path::new("s.jsonl"), empty.as_bytes(), None).unwrap();
+    let warnings: Vec<String> = import.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        [
+            "line 2: 1 message with nothing to send to the model not imported",
+            "the session has no messages"
+        ]
+    );
 }
