@@ -260,6 +260,12 @@ const FIGURES: &[Figure] = &[
         ratio: Ratio::RateAtLeast(IMPORT_TARGET),
     },
     Figure {
+        name: "import from bytes, OpenHands (openhands_mib_8) vs serde_json typed parse of the same file",
+        subject: "import/ours/openhands_mib_8",
+        baseline: "import/serde_json/openhands_mib_8",
+        ratio: Ratio::RateAtLeast(IMPORT_TARGET),
+    },
+    Figure {
         name: "import from bytes, SWE-agent (swe_agent_mib_8) vs serde_json typed parse of the same file",
         subject: "import/ours/swe_agent_mib_8",
         baseline: "import/serde_json/swe_agent_mib_8",

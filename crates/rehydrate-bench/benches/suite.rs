@@ -27,8 +27,8 @@
 //!   repeated with fresh ids) imported as an event log and projected to per-turn evidence, from
 //!   bytes, against the same typed `serde_json` parse of the same bytes;
 //! - `import`: one session file per format `rehydrate_formats` reads (Claude Code, Codex,
-//!   SWE-agent, OpenAI chat, Anthropic Messages, Responses) imported from bytes, against a typed
-//!   `serde_json` parse of the same bytes into that format's wire types;
+//!   SWE-agent, Gemini CLI, OpenHands, OpenAI chat, Anthropic Messages, Responses) imported from
+//!   bytes, against a typed `serde_json` parse of the same bytes into that format's wire types;
 //! - `store`: appending the first 1,000 messages of `turns_1000` to a fresh `SessionStore` with
 //!   each sync setting (every record, every 1 MiB, never), ending durable with one `sync()`,
 //!   against a plain JSONL recorder (each message serialized and written as a line, one
@@ -1296,6 +1296,10 @@ const CODEX_MIB_8: &str = "codex_mib_8";
 /// The `import` group's Gemini CLI workload: the largest corpus session repeated to 8 MiB.
 const GEMINI_MIB_8: &str = "gemini_cli_mib_8";
 
+/// The `import` group's OpenHands workload: the sessions of the largest corpus `output.jsonl`
+/// as one event array, repeated to 8 MiB.
+const OPENHANDS_MIB_8: &str = "openhands_mib_8";
+
 /// The name of the `import` group's SWE-agent workload.
 const SWE_AGENT_MIB_8: &str = "swe_agent_mib_8";
 
@@ -1380,6 +1384,8 @@ fn error_chain(err: &dyn std::error::Error) -> String {
 /// - codex, swe-agent and gemini-cli: the largest corpus rollout, trajectory and session
 ///   repeated to at least 8 MiB (`formats::repeat_codex`, `formats::repeat_swe_agent`,
 ///   `formats::repeat_gemini`);
+/// - openhands: the sessions of the largest corpus `output.jsonl` as one event array, repeated
+///   to at least 8 MiB (`formats::repeat_openhands`);
 /// - openai, anthropic and responses: the corpus turns scaled to 8 MiB of wire bytes, written in
 ///   each body by `rehydrate_formats::write` (`formats::write_body`).
 fn import_cases() -> &'static [ImportCase] {
@@ -1408,6 +1414,13 @@ fn import_cases() -> &'static [ImportCase] {
                 "json",
                 formats::synthetic_gemini,
                 formats::repeat_gemini,
+            ),
+            repeated_file(
+                OPENHANDS_MIB_8,
+                formats::OPENHANDS_DIR,
+                "jsonl",
+                formats::synthetic_openhands,
+                formats::repeat_openhands,
             ),
         ];
         let scaled = corpus().scale(BODIES_MIB_8, Until::WireBytes(IMPORT_MIB_8));

@@ -4,6 +4,9 @@
 //! - A Codex rollout, a SWE-agent trajectory and a Gemini CLI session of the corpus are
 //!   repeated whole, copy `k >= 1` with its ids suffixed `_r<k>` (as the other workloads
 //!   suffix tool-call ids): [`repeat_codex`], [`repeat_swe_agent`], [`repeat_gemini`].
+//! - The sessions of an OpenHands `output.jsonl` of the corpus are repeated as one event array,
+//!   each copy's event ids offset and its tool-call and response ids suffixed:
+//!   [`repeat_openhands`].
 //! - The request-body formats (OpenAI chat, Anthropic Messages, OpenAI Responses) have no corpus
 //!   file: canonical messages are written in them by `rehydrate_formats::write` ([`write_body`]).
 //!
@@ -31,6 +34,10 @@ pub const CODEX_DIR: &str = "codex";
 
 /// The corpus subdirectory of the SWE-agent trajectories (`*.traj`).
 pub const SWE_AGENT_DIR: &str = "swe-agent";
+
+/// The corpus subdirectory of the OpenHands sessions (`*.jsonl`: evaluation outputs, one
+/// session per line).
+pub const OPENHANDS_DIR: &str = "openhands";
 
 /// The corpus subdirectory of the Gemini CLI sessions (`*.json`).
 pub const GEMINI_DIR: &str = "gemini-cli";
@@ -687,6 +694,167 @@ fn suffix_gemini_ids(record: &mut Value, suffix: &str) {
             }
         }
     }
+}
+
+/// An OpenHands event array named `name`: the `history` of every session (line) of `text` (an
+/// `output.jsonl`, from `origin`), one after another, repeated as whole copies, the fewest
+/// whose events (as `text` writes them) reach `min_bytes`, written with `serde_json` (keys
+/// sorted).
+///
+/// Every session of every copy is a block of its own: block `b` adds `b * 1_000_000` to each
+/// event's numeric `id` and `cause`, and suffixes `_b<b>` to `tool_call_metadata.tool_call_id`,
+/// the `model_response` `id` and the ids of its tool calls, so each observation still answers
+/// its own action and each response groups its own calls.
+///
+/// # Errors
+///
+/// [`Error::Json`] when a line is not JSON, [`Error::Shape`] when a line has no `history`
+/// array or there is no event, [`Error::Import`] when one copy or the result does not import as
+/// OpenHands, [`Error::Count`] when the result does not import to `copies` times the messages
+/// of one copy (its warnings are not counted per copy: one warning counts every event the model
+/// never saw).
+pub fn repeat_openhands(
+    name: &str,
+    origin: &str,
+    text: &str,
+    min_bytes: usize,
+) -> Result<FormatFile, Error> {
+    let shape = |message: String| Error::Shape {
+        workload: name.to_owned(),
+        message,
+    };
+    let mut sessions = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let value: Value = serde_json::from_str(line).map_err(|source| Error::Json {
+            workload: name.to_owned(),
+            source,
+        })?;
+        match value {
+            Value::Object(mut o) => match o.remove("history") {
+                Some(Value::Array(events)) => sessions.push(events),
+                _ => return Err(shape("a session has no `history` array".to_owned())),
+            },
+            Value::Array(events) => sessions.push(events),
+            _ => return Err(shape("a line is not a session".to_owned())),
+        }
+    }
+    let one_copy: usize = sessions
+        .iter()
+        .flatten()
+        .map(|e| e.to_string().len() + 1)
+        .sum();
+    if one_copy == 0 {
+        return Err(shape("no event".to_owned()));
+    }
+    let copy = |first_block: usize| -> Vec<Value> {
+        let mut events = Vec::new();
+        for (k, session) in sessions.iter().enumerate() {
+            let block = first_block + k;
+            for event in session {
+                let mut event = event.clone();
+                offset_openhands_ids(&mut event, block);
+                events.push(event);
+            }
+        }
+        events
+    };
+    let one_text = Value::Array(copy(0)).to_string();
+    let one = import_counts(name, one_text.as_bytes(), Format::OpenHands)?;
+    let mut events = Vec::new();
+    let mut copies = 0;
+    while copies == 0 || copies * one_copy < min_bytes {
+        events.extend(copy(copies * sessions.len()));
+        copies += 1;
+    }
+    let mut file = FormatFile {
+        name: name.to_owned(),
+        origin: origin.to_owned(),
+        format: Format::OpenHands,
+        bytes: Value::Array(events).to_string().into_bytes(),
+        copies,
+        messages: 0,
+        warnings: 0,
+    };
+    // Warnings are not per copy: one warning counts the events the model never saw.
+    let (messages, warnings) = import_counts(name, &file.bytes, Format::OpenHands)?;
+    if messages != one.0 * copies {
+        return Err(Error::Count {
+            workload: name.to_owned(),
+            what: "messages",
+            expected: one.0 * copies,
+            actual: messages,
+        });
+    }
+    file.messages = messages;
+    file.warnings = warnings;
+    Ok(file)
+}
+
+/// Moves an OpenHands event to block `block`: numeric `id` and `cause` plus `block * 1_000_000`,
+/// tool-call and response ids suffixed `_b<block>` (block 0 is left as it is).
+fn offset_openhands_ids(event: &mut Value, block: usize) {
+    if block == 0 {
+        return;
+    }
+    let offset = (block * 1_000_000) as i64;
+    for key in ["id", "cause"] {
+        if let Some(n) = event.get(key).and_then(Value::as_i64) {
+            event[key] = json!(n + offset);
+        }
+    }
+    let suffix = format!("_b{block}");
+    let Some(meta) = event.get_mut("tool_call_metadata") else {
+        return;
+    };
+    if let Some(Value::String(id)) = meta.get_mut("tool_call_id") {
+        id.push_str(&suffix);
+    }
+    let Some(response) = meta.get_mut("model_response") else {
+        return;
+    };
+    if let Some(Value::String(id)) = response.get_mut("id") {
+        id.push_str(&suffix);
+    }
+    if let Some(Value::Array(choices)) = response.get_mut("choices") {
+        for choice in choices {
+            if let Some(Value::Array(calls)) = choice.pointer_mut("/message/tool_calls") {
+                for call in calls {
+                    if let Some(Value::String(id)) = call.get_mut("id") {
+                        id.push_str(&suffix);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A small OpenHands evaluation output for the `import` workload when there is no corpus: one
+/// session whose history is a task, then eight `run` actions with their observations (8, 120 or
+/// 600 lines of output), and `finish`.
+pub fn synthetic_openhands() -> String {
+    let mut events = vec![json!({"id": 0, "source": "user", "action": "message",
+                                 "args": {"content": "Fix the failing tests."}})];
+    for i in 0..8_usize {
+        let id = 1 + 2 * i as i64;
+        let output: String = (0..[8, 120, 600][i % 3])
+            .map(|line| format!("test crate{}::case_{line} ... ok\n", i % 3))
+            .collect();
+        let meta = json!({"function_name": "execute_bash", "tool_call_id": format!("call_{i}"),
+                          "model_response": {"id": format!("resp_{i}"), "choices": [{"message": {
+                              "content": "", "tool_calls": [{"id": format!("call_{i}"),
+                              "function": {"name": "execute_bash",
+                                           "arguments": "{\"command\":\"cargo test\"}"}}]}}]}});
+        events.push(json!({"id": id, "source": "agent", "action": "run",
+                           "args": {"command": "cargo test"}, "tool_call_metadata": meta}));
+        events.push(
+            json!({"id": id + 1, "source": "agent", "observation": "run", "cause": id,
+                           "content": output, "extras": {"exit_code": 0},
+                           "tool_call_metadata": meta}),
+        );
+    }
+    events.push(json!({"id": 17, "source": "agent", "action": "finish",
+                       "args": {"final_thought": "All tests pass."}}));
+    json!({"instance_id": "synthetic", "history": events}).to_string()
 }
 
 /// A small Gemini CLI session for the `import` workload when there is no corpus: a request,

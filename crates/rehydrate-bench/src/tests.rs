@@ -10,8 +10,8 @@ use rehydrate_formats::Format;
 use crate::economy::{Economy, EconomyRow, Size};
 use crate::formats::{
     NO_RESULT, answer_unanswered_calls, body_message_count, largest_file, repeat_codex,
-    repeat_gemini, repeat_swe_agent, synthetic_codex, synthetic_gemini, synthetic_swe_agent,
-    write_body,
+    repeat_gemini, repeat_openhands, repeat_swe_agent, synthetic_codex, synthetic_gemini,
+    synthetic_openhands, synthetic_swe_agent, write_body,
 };
 use crate::peer::{from_peer, peer_policy, peer_policy_all_levers, to_peer, to_peer_all};
 use crate::tokens::TokenCounter;
@@ -545,6 +545,29 @@ fn gemini_copies_import_whole_with_fresh_ids() -> Result<(), Box<dyn std::error:
     assert_eq!(typed.len(), 3 * 10);
     // A session that does not import is refused.
     assert!(repeat_gemini("bad", "test", "{\"sessionId\":", 10).is_err());
+    Ok(())
+}
+
+#[test]
+fn openhands_copies_import_whole_with_fresh_ids() -> Result<(), Box<dyn std::error::Error>> {
+    let text = synthetic_openhands();
+    let one = rehydrate_formats::import(Path::new("o"), text.as_bytes(), Some(Format::OpenHands))?;
+    assert_eq!((one.messages.len(), one.warnings.len()), (18, 0));
+    // Two sessions in an output.jsonl are two blocks of one copy.
+    let two = format!("{text}\n{text}\n");
+    let file = repeat_openhands("o", "synthetic", &two, 5 * two.len() / 2)?;
+    assert_eq!(file.copies(), 3);
+    assert_eq!(file.format(), Format::OpenHands);
+    assert_eq!((file.message_count(), file.warning_count()), (6 * 18, 0));
+    let bytes = std::str::from_utf8(file.bytes())?;
+    // Block 5 (copy 2, session 2): ids offset, calls and responses suffixed.
+    assert!(bytes.contains(r#""id":5000003"#));
+    assert!(bytes.contains(r#""cause":5000003"#));
+    assert_eq!(bytes.matches(r#""tool_call_id":"call_1_b5""#).count(), 2);
+    assert_eq!(bytes.matches(r#""id":"resp_1_b5""#).count(), 2);
+    let typed = parse_typed(Format::OpenHands, file.bytes())?;
+    assert_eq!(typed.len(), 6 * 18);
+    assert!(repeat_openhands("bad", "test", "{\"history\":", 10).is_err());
     Ok(())
 }
 
