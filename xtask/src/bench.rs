@@ -266,6 +266,12 @@ const FIGURES: &[Figure] = &[
         ratio: Ratio::RateAtLeast(IMPORT_TARGET),
     },
     Figure {
+        name: "import from bytes, Goose (goose_mib_8) vs serde_json typed parse of the same file",
+        subject: "import/ours/goose_mib_8",
+        baseline: "import/serde_json/goose_mib_8",
+        ratio: Ratio::RateAtLeast(IMPORT_TARGET),
+    },
+    Figure {
         name: "import from bytes, SWE-agent (swe_agent_mib_8) vs serde_json typed parse of the same file",
         subject: "import/ours/swe_agent_mib_8",
         baseline: "import/serde_json/swe_agent_mib_8",

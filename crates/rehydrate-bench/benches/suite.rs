@@ -27,7 +27,7 @@
 //!   repeated with fresh ids) imported as an event log and projected to per-turn evidence, from
 //!   bytes, against the same typed `serde_json` parse of the same bytes;
 //! - `import`: one session file per format `rehydrate_formats` reads (Claude Code, Codex,
-//!   SWE-agent, Gemini CLI, OpenHands, OpenAI chat, Anthropic Messages, Responses) imported from
+//!   SWE-agent, Gemini CLI, OpenHands, Goose, OpenAI chat, Anthropic Messages, Responses) imported from
 //!   bytes, against a typed `serde_json` parse of the same bytes into that format's wire types;
 //! - `store`: appending the first 1,000 messages of `turns_1000` to a fresh `SessionStore` with
 //!   each sync setting (every record, every 1 MiB, never), ending durable with one `sync()`,
@@ -1296,6 +1296,10 @@ const CODEX_MIB_8: &str = "codex_mib_8";
 /// The `import` group's Gemini CLI workload: the largest corpus session repeated to 8 MiB.
 const GEMINI_MIB_8: &str = "gemini_cli_mib_8";
 
+/// The `import` group's Goose workload: a synthetic session (there is no Goose corpus)
+/// repeated to 8 MiB.
+const GOOSE_MIB_8: &str = "goose_mib_8";
+
 /// The `import` group's OpenHands workload: the sessions of the largest corpus `output.jsonl`
 /// as one event array, repeated to 8 MiB.
 const OPENHANDS_MIB_8: &str = "openhands_mib_8";
@@ -1386,6 +1390,7 @@ fn error_chain(err: &dyn std::error::Error) -> String {
 ///   `formats::repeat_gemini`);
 /// - openhands: the sessions of the largest corpus `output.jsonl` as one event array, repeated
 ///   to at least 8 MiB (`formats::repeat_openhands`);
+/// - goose: a synthetic session repeated to at least 8 MiB (`formats::repeat_goose`);
 /// - openai, anthropic and responses: the corpus turns scaled to 8 MiB of wire bytes, written in
 ///   each body by `rehydrate_formats::write` (`formats::write_body`).
 fn import_cases() -> &'static [ImportCase] {
@@ -1422,6 +1427,18 @@ fn import_cases() -> &'static [ImportCase] {
                 formats::synthetic_openhands,
                 formats::repeat_openhands,
             ),
+            formats::repeat_goose(
+                GOOSE_MIB_8,
+                "synthetic",
+                &formats::synthetic_goose(),
+                formats::IMPORT_MIB_8,
+            )
+            .unwrap_or_else(|err| {
+                panic!(
+                    "cannot build the {GOOSE_MIB_8} workload: {}",
+                    error_chain(&err)
+                )
+            }),
         ];
         let scaled = corpus().scale(BODIES_MIB_8, Until::WireBytes(IMPORT_MIB_8));
         eprintln!("bench: import: {}", scaled.describe());

@@ -7,6 +7,8 @@
 //! - The sessions of an OpenHands `output.jsonl` of the corpus are repeated as one event array,
 //!   each copy's event ids offset and its tool-call and response ids suffixed:
 //!   [`repeat_openhands`].
+//! - Goose has no corpus file: a synthetic session ([`synthetic_goose`]) is repeated, each
+//!   copy's message and tool-call ids suffixed: [`repeat_goose`].
 //! - The request-body formats (OpenAI chat, Anthropic Messages, OpenAI Responses) have no corpus
 //!   file: canonical messages are written in them by `rehydrate_formats::write` ([`write_body`]).
 //!
@@ -826,6 +828,132 @@ fn offset_openhands_ids(event: &mut Value, block: usize) {
             }
         }
     }
+}
+
+/// A Goose session JSONL named `name`: the message lines of `text` (a whole session, from
+/// `origin`) after its metadata line, repeated as whole copies, the fewest whose lines (as
+/// `text` writes them) reach `min_bytes`; every line written with `serde_json` (keys sorted) and
+/// ended by a line break.
+///
+/// Copy `k >= 1` has every message `id` and every `toolRequest` and `toolResponse` `id`
+/// suffixed `_r<k>`, so each response still answers its own request.
+///
+/// # Errors
+///
+/// [`Error::Json`] when a line is not JSON, [`Error::Shape`] when there is no message line,
+/// [`Error::Import`] when `text` or the result does not import as Goose, [`Error::Count`] when
+/// the result does not import to `copies` times the messages and warnings of `text`.
+pub fn repeat_goose(
+    name: &str,
+    origin: &str,
+    text: &str,
+    min_bytes: usize,
+) -> Result<FormatFile, Error> {
+    let one = import_counts(name, text.as_bytes(), Format::Goose)?;
+    let mut lines = Vec::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let value: Value = serde_json::from_str(line).map_err(|source| Error::Json {
+            workload: name.to_owned(),
+            source,
+        })?;
+        lines.push(value);
+    }
+    let meta = match lines.first() {
+        Some(first) if first.get("role").is_none() => Some(lines.remove(0)),
+        _ => None,
+    };
+    if lines.is_empty() {
+        return Err(Error::Shape {
+            workload: name.to_owned(),
+            message: "the session has no message line".to_owned(),
+        });
+    }
+    let one_copy: usize = lines.iter().map(|l| l.to_string().len() + 1).sum();
+    let mut out = String::new();
+    if let Some(meta) = &meta {
+        out.push_str(&meta.to_string());
+        out.push('\n');
+    }
+    let mut copies = 0;
+    while copies == 0 || copies * one_copy < min_bytes {
+        let suffix = copy_suffix(copies);
+        for line in &lines {
+            let mut line = line.clone();
+            if copies > 0 {
+                suffix_goose_ids(&mut line, &suffix);
+            }
+            out.push_str(&line.to_string());
+            out.push('\n');
+        }
+        copies += 1;
+    }
+    let file = FormatFile {
+        name: name.to_owned(),
+        origin: origin.to_owned(),
+        format: Format::Goose,
+        bytes: out.into_bytes(),
+        copies,
+        messages: 0,
+        warnings: 0,
+    };
+    checked(file, one)
+}
+
+/// Suffixes a Goose message's `id` and the `id` of each of its tool requests and responses.
+fn suffix_goose_ids(message: &mut Value, suffix: &str) {
+    if let Some(Value::String(id)) = message.get_mut("id") {
+        id.push_str(suffix);
+    }
+    if let Some(Value::Array(items)) = message.get_mut("content") {
+        for item in items {
+            let tool = matches!(
+                item.get("type").and_then(Value::as_str),
+                Some("toolRequest" | "toolResponse")
+            );
+            if let (true, Some(Value::String(id))) = (tool, item.get_mut("id")) {
+                id.push_str(suffix);
+            }
+        }
+    }
+}
+
+/// A small Goose session for the `import` workload (there is no Goose corpus): a metadata line,
+/// a request, then eight assistant turns each calling `developer__shell` once, answered with
+/// outputs of 8, 120 or 600 lines, and a closing answer.
+pub fn synthetic_goose() -> String {
+    let visible = json!({"userVisible": true, "agentVisible": true});
+    let mut lines = vec![
+        json!({"working_dir": "/work/project", "description": "fix the failing tests",
+               "message_count": 18, "total_tokens": null}),
+        json!({"id": "m0", "role": "user", "created": 1_767_261_600,
+               "content": [{"type": "text", "text": "Fix the failing tests."}],
+               "metadata": visible}),
+    ];
+    for i in 0..8_usize {
+        let output: String = (0..[8, 120, 600][i % 3])
+            .map(|line| format!("test crate{}::case_{line} ... ok\n", i % 3))
+            .collect();
+        let created = 1_767_261_600 + 10 * i as i64;
+        lines.push(
+            json!({"id": format!("a{i}"), "role": "assistant", "created": created + 1,
+            "content": [{"type": "toolRequest", "id": format!("call_{i}"),
+                "toolCall": {"status": "success", "value": {"name": "developer__shell",
+                    "arguments": {"command": format!("cargo test -p crate{}", i % 3)}}}}],
+            "metadata": visible}),
+        );
+        lines.push(
+            json!({"id": format!("r{i}"), "role": "user", "created": created + 2,
+            "content": [{"type": "toolResponse", "id": format!("call_{i}"),
+                "toolResult": {"status": "success", "value": {"content": [
+                    {"type": "text", "text": output}], "isError": false}}}],
+            "metadata": visible}),
+        );
+    }
+    lines.push(
+        json!({"id": "a8", "role": "assistant", "created": 1_767_261_700,
+        "content": [{"type": "text", "text": "All tests pass."}], "metadata": visible}),
+    );
+    lines.into_iter().map(|l| format!("{l}\n")).collect()
 }
 
 /// A small OpenHands evaluation output for the `import` workload when there is no corpus: one

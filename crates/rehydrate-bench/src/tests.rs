@@ -10,8 +10,8 @@ use rehydrate_formats::Format;
 use crate::economy::{Economy, EconomyRow, Size};
 use crate::formats::{
     NO_RESULT, answer_unanswered_calls, body_message_count, largest_file, repeat_codex,
-    repeat_gemini, repeat_openhands, repeat_swe_agent, synthetic_codex, synthetic_gemini,
-    synthetic_openhands, synthetic_swe_agent, write_body,
+    repeat_gemini, repeat_goose, repeat_openhands, repeat_swe_agent, synthetic_codex,
+    synthetic_gemini, synthetic_goose, synthetic_openhands, synthetic_swe_agent, write_body,
 };
 use crate::peer::{from_peer, peer_policy, peer_policy_all_levers, to_peer, to_peer_all};
 use crate::tokens::TokenCounter;
@@ -545,6 +545,26 @@ fn gemini_copies_import_whole_with_fresh_ids() -> Result<(), Box<dyn std::error:
     assert_eq!(typed.len(), 3 * 10);
     // A session that does not import is refused.
     assert!(repeat_gemini("bad", "test", "{\"sessionId\":", 10).is_err());
+    Ok(())
+}
+
+#[test]
+fn goose_copies_import_whole_with_fresh_ids() -> Result<(), Box<dyn std::error::Error>> {
+    let text = synthetic_goose();
+    let one = rehydrate_formats::import(Path::new("g"), text.as_bytes(), Some(Format::Goose))?;
+    assert_eq!((one.messages.len(), one.warnings.len()), (18, 0));
+    let file = repeat_goose("g", "synthetic", &text, 5 * text.len() / 2)?;
+    assert_eq!(file.copies(), 3);
+    assert_eq!(file.format(), Format::Goose);
+    assert_eq!((file.message_count(), file.warning_count()), (54, 0));
+    let bytes = std::str::from_utf8(file.bytes())?;
+    // Copy 2's messages, requests and responses carry `_r2`; the metadata line is written once.
+    assert!(bytes.contains(r#""id":"a3_r2""#));
+    assert_eq!(bytes.matches(r#""id":"call_3_r2""#).count(), 2);
+    assert_eq!(bytes.matches("working_dir").count(), 1);
+    let typed = parse_typed(Format::Goose, file.bytes())?;
+    assert_eq!(typed.len(), 1 + 3 * 18);
+    assert!(repeat_goose("bad", "test", "{\"working_dir\":\"/w\"}\n", 10).is_err());
     Ok(())
 }
 
