@@ -201,25 +201,7 @@ pub(crate) fn sessions(text: &str) -> Vec<SessionEntry> {
 pub(crate) fn import(path: &Path, text: &str, session: Option<usize>) -> Result<Import, Error> {
     let (lines, page) = log_lines(text);
     let mut spans = spans(&lines);
-    let count = spans.len().max(1);
-    let number = match session {
-        None if count > 1 => {
-            return Err(Error::SeveralSessions {
-                path: path.to_path_buf(),
-                format: Format::Aider,
-                count,
-            });
-        }
-        None => 1,
-        Some(n) => n,
-    };
-    if number == 0 || number > count {
-        return Err(Error::NoSuchSession {
-            path: path.to_path_buf(),
-            number,
-            count,
-        });
-    }
+    let index = crate::session_index(path, Format::Aider, spans.len(), session)?;
     let mut warnings = Vec::new();
     if page.is_none() && !has_header(text) {
         warnings.push(Warning::new(
@@ -240,7 +222,7 @@ pub(crate) fn import(path: &Path, text: &str, session: Option<usize>) -> Result<
             rest.prose
         )));
     }
-    let Some(span) = (number <= spans.len()).then(|| spans.swap_remove(number - 1)) else {
+    let Some(span) = (index < spans.len()).then(|| spans.swap_remove(index)) else {
         // A file of only blank lines and a mode line: no session, no messages.
         warnings.push(Warning::new("the file holds no session"));
         return Ok(Import {
@@ -307,6 +289,20 @@ fn kind(line: &str) -> Kind {
     }
 }
 
+/// The end (exclusive) of the run of `want` lines from `start`: lines of that kind with the
+/// blank lines between them, up to the last line of the kind.
+fn run_end(lines: &[(usize, &str)], start: usize, want: Kind) -> usize {
+    let mut end = start;
+    for (j, &(_, line)) in lines.iter().enumerate().skip(start) {
+        match kind(line) {
+            k if k == want => end = j + 1,
+            Kind::Blank => {}
+            _ => break,
+        }
+    }
+    end
+}
+
 /// A `#### ` or `> ` line without its prefix and the two spaces Aider ends it with.
 fn unprefixed(line: &str, prefix: &str) -> String {
     let text = line.strip_prefix(prefix).unwrap_or_default();
@@ -362,19 +358,10 @@ impl Reader {
                     self.input(n, text);
                 }
                 Kind::Output => {
-                    // Output lines, with the blank lines between them.
-                    let mut end = k;
-                    let mut j = k;
-                    while j < lines.len() && matches!(kind(lines[j].1), Kind::Output | Kind::Blank)
-                    {
-                        if kind(lines[j].1) == Kind::Output {
-                            end = j + 1;
-                        }
-                        j += 1;
-                    }
+                    // Output lines, with the blank lines between them kept as empty lines.
+                    let end = run_end(lines, k, Kind::Output);
                     let text: Vec<String> = lines[k..end]
                         .iter()
-                        .filter(|(_, l)| kind(l) == Kind::Output)
                         .map(|(_, l)| {
                             let l = unprefixed(l, ">");
                             l.strip_prefix(' ').map(str::to_string).unwrap_or(l)
@@ -384,14 +371,7 @@ impl Reader {
                     k = end;
                 }
                 Kind::Reply => {
-                    let mut end = k;
-                    let mut j = k;
-                    while j < lines.len() && matches!(kind(lines[j].1), Kind::Reply | Kind::Blank) {
-                        if kind(lines[j].1) == Kind::Reply {
-                            end = j + 1;
-                        }
-                        j += 1;
-                    }
+                    let end = run_end(lines, k, Kind::Reply);
                     let text: Vec<&str> = lines[k..end].iter().map(|&(_, l)| l).collect();
                     self.flush_command();
                     let mut m = Message::text(Role::Assistant, text.join("\n"));

@@ -167,8 +167,7 @@ impl Out {
             }
             return Ok(());
         }
-        let mut parts: Vec<Value> = Vec::new();
-        let mut texts: Vec<String> = Vec::new();
+        let mut items = Items::default();
         let mut calls = Vec::new();
         let mut results = Vec::new();
         let mut thinking: Vec<String> = Vec::new();
@@ -179,19 +178,8 @@ impl Out {
             let mut item_object = json::into_object(item_value, &field)?;
             let kind_name = json::take_string(&mut item_object, "type", &field)?;
             match kind_name.as_str() {
-                "text" => {
-                    let text = json::take_string(&mut item_object, "text", &field)?;
-                    parts.push(serde_json::json!({"type": "text", "text": text}));
-                    texts.push(text);
-                }
-                "image" => {
-                    let data = json::take_string(&mut item_object, "data", &field)?;
-                    let mime = json::take_string(&mut item_object, "mimeType", &field)?;
-                    parts.push(serde_json::json!({
-                        "type": "image_url",
-                        "image_url": {"url": format!("data:{mime};base64,{data}")}
-                    }));
-                }
+                "text" => items.text(json::take_string(&mut item_object, "text", &field)?),
+                "image" => items.image(&mut item_object, &field)?,
                 "toolRequest" | "frontendToolRequest" if role == Role::User => {
                     return Err(FieldError::new(
                         child(&field, "type"),
@@ -303,14 +291,7 @@ impl Out {
         if role == Role::User {
             self.messages.append(&mut results);
         }
-        let has_image = parts.iter().any(|p| p["type"] == "image_url");
-        let content = if has_image {
-            Some(Content::Parts(parts))
-        } else if !texts.is_empty() {
-            Some(Content::Text(texts.join("\n")))
-        } else {
-            None
-        };
+        let content = items.into_content();
         if content.is_none() && calls.is_empty() && thinking.is_empty() && redacted.is_empty() {
             if !answers {
                 // Goose sends nothing for a message without content.
@@ -378,6 +359,46 @@ impl Out {
                     kinds.join(", ")
                 ),
             ));
+        }
+    }
+}
+
+/// The text and image items of a message or tool result, as content.
+#[derive(Default)]
+struct Items {
+    /// Every item as a part: text parts and `image_url` parts.
+    parts: Vec<Value>,
+    /// The texts alone.
+    texts: Vec<String>,
+}
+
+impl Items {
+    fn text(&mut self, text: String) {
+        self.parts
+            .push(serde_json::json!({"type": "text", "text": text}));
+        self.texts.push(text);
+    }
+
+    /// An `image` item (`data`, `mimeType`) of the field `field`, as an `image_url` part of a
+    /// `data:` URL.
+    fn image(&mut self, object: &mut Map<String, Value>, field: &str) -> Result<(), FieldError> {
+        let data = json::take_string(object, "data", field)?;
+        let mime = json::take_string(object, "mimeType", field)?;
+        self.parts.push(serde_json::json!({
+            "type": "image_url",
+            "image_url": {"url": format!("data:{mime};base64,{data}")}
+        }));
+        Ok(())
+    }
+
+    /// The texts joined by `\n` when there is no image, else every part; `None` when empty.
+    fn into_content(self) -> Option<Content> {
+        if self.parts.is_empty() {
+            None
+        } else if self.parts.len() == self.texts.len() {
+            Some(Content::Text(self.texts.join("\n")))
+        } else {
+            Some(Content::Parts(self.parts))
         }
     }
 }
@@ -473,17 +494,12 @@ fn tool_result(
     prefix: &str,
 ) -> Result<Message, FieldError> {
     let items = json::take_opt_array(&mut value, "content", prefix)?;
-    let mut parts = Vec::new();
-    let mut texts = Vec::new();
+    let mut shown = Items::default();
     for (k, item_value) in items.into_iter().enumerate() {
         let field = item(&child(prefix, "content"), k);
         let mut object = json::into_object(item_value, &field)?;
         match json::take_string(&mut object, "type", &field)?.as_str() {
-            "text" => {
-                let text = json::take_string(&mut object, "text", &field)?;
-                parts.push(serde_json::json!({"type": "text", "text": text}));
-                texts.push(text);
-            }
+            "text" => shown.text(json::take_string(&mut object, "text", &field)?),
             "resource" => {
                 let resource = child(&field, "resource");
                 let mut inner = match object.remove("resource") {
@@ -497,17 +513,9 @@ fn tool_result(
                             "missing (only a text resource can be shown to the model)",
                         )
                     })?;
-                parts.push(serde_json::json!({"type": "text", "text": text}));
-                texts.push(text);
+                shown.text(text);
             }
-            "image" => {
-                let data = json::take_string(&mut object, "data", &field)?;
-                let mime = json::take_string(&mut object, "mimeType", &field)?;
-                parts.push(serde_json::json!({
-                    "type": "image_url",
-                    "image_url": {"url": format!("data:{mime};base64,{data}")}
-                }));
-            }
+            "image" => shown.image(&mut object, &field)?,
             other => {
                 return Err(FieldError::new(
                     child(&field, "type"),
@@ -516,11 +524,8 @@ fn tool_result(
             }
         }
     }
-    let content = if parts.len() == texts.len() {
-        Content::Text(texts.join("\n"))
-    } else {
-        Content::Parts(parts)
-    };
+    // A result without items is an empty text, as Goose sends it.
+    let content = shown.into_content().unwrap_or(Content::Text(String::new()));
     let mut m = Message {
         role: Role::Tool,
         content: Some(content),

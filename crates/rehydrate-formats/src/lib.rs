@@ -513,6 +513,37 @@ impl Sink<'_> {
     }
 }
 
+/// The 0-based index of session `session` (1-based; `None` for the only one) of a file of
+/// `format` that holds `count` sessions.
+///
+/// # Errors
+///
+/// [`Error::SeveralSessions`] when `session` is `None` and `count` is over 1;
+/// [`Error::NoSuchSession`] when the number is 0 or over `count` (a file of no session holds
+/// session 1).
+pub(crate) fn session_index(
+    path: &Path,
+    format: Format,
+    count: usize,
+    session: Option<usize>,
+) -> Result<usize, Error> {
+    let count = count.max(1);
+    match session {
+        None if count > 1 => Err(Error::SeveralSessions {
+            path: path.to_path_buf(),
+            format,
+            count,
+        }),
+        None => Ok(0),
+        Some(n) if (1..=count).contains(&n) => Ok(n - 1),
+        Some(n) => Err(Error::NoSuchSession {
+            path: path.to_path_buf(),
+            number: n,
+            count,
+        }),
+    }
+}
+
 /// The text of a session file: UTF-8, without a byte order mark, not blank.
 fn session_text<'b>(path: &Path, bytes: &'b [u8]) -> Result<&'b str, Error> {
     let text = std::str::from_utf8(bytes).map_err(|e| Error::InvalidUtf8 {

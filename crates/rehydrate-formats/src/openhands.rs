@@ -127,36 +127,20 @@ fn is_jsonl(text: &str) -> bool {
 pub(crate) fn import(path: &Path, text: &str, session: Option<usize>) -> Result<Import, Error> {
     let (line, doc) = if is_jsonl(text) {
         let all: Vec<(usize, &str)> = lines(text).collect();
-        let count = all.len();
-        let number = match session {
-            None if count > 1 => {
-                return Err(Error::SeveralSessions {
-                    path: path.to_path_buf(),
-                    format: Format::OpenHands,
-                    count,
-                });
-            }
-            None => 1,
-            Some(n) => n,
-        };
-        let Some(&(line, session)) = number.checked_sub(1).and_then(|k| all.get(k)) else {
+        let index = crate::session_index(path, Format::OpenHands, all.len(), session)?;
+        // `is_jsonl` found at least two lines, so every index it gives is one of them.
+        let Some(&(line, session)) = all.get(index) else {
             return Err(Error::NoSuchSession {
                 path: path.to_path_buf(),
-                number,
-                count,
+                number: index + 1,
+                count: all.len(),
             });
         };
         let doc: Value =
             serde_json::from_str(session).map_err(|e| json::invalid_json(path, Some(line), &e))?;
         (Some(line), doc)
     } else {
-        if let Some(n) = session.filter(|&n| n != 1) {
-            return Err(Error::NoSuchSession {
-                path: path.to_path_buf(),
-                number: n,
-                count: 1,
-            });
-        }
+        crate::session_index(path, Format::OpenHands, 1, session)?;
         let doc: Value =
             serde_json::from_str(text).map_err(|e| json::invalid_json(path, None, &e))?;
         (None, doc)

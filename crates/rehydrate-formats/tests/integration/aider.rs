@@ -312,6 +312,9 @@ fn odd_layouts_keep_every_line() {
             (Assistant, false, "reply".to_string())
         ]
     );
+    // A blank line inside an output block is an empty line of it.
+    let (messages, _) = read(&format!("{h}\n\n> a  \n\n> b  \n"));
+    assert_eq!(messages, [(User, true, "a\n\nb".to_string())]);
     // A page whose front matter never closes has none; text beside the tags is the log's.
     let page = "---\ntitle: x\n\n<div class=\"chat-transcript\" markdown=\"1\">#### same line  \n\nreply</div>\n";
     let (messages, warnings) = read(page);
