@@ -12,11 +12,12 @@
 //! calls of one round are recorded together, with one timestamp, and each round is answered
 //! before the next assistant message.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
 use rehydrate_model::{Content, Message, Role, TIMESTAMP_METADATA_KEY, ToolCall, ToolDetails};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::json::{self, FieldError};
@@ -33,24 +34,18 @@ const READ_TRUNCATED: &str = "IMPORTANT: The file content has been truncated.";
 
 /// Imports a Gemini CLI session from its text (either form).
 ///
-/// A legacy document is first read into only the fields the import uses ([`SlimDoc`]), which
-/// skips the rest (tool descriptions, display names) without building values for it; any
-/// document that does not read so, or whose records do not convert, is read again as a
-/// `serde_json::Value`, whose errors name the field.
+/// A legacy document is first read straight into the fields the import uses ([`Doc`], typed
+/// as strictly as the import checks them), which skips the rest (tool descriptions, display
+/// names) without building values for it; a document that does not read so, or whose records
+/// do not convert, is read again as a `serde_json::Value`, whose errors name the field.
 pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
-    if let Ok(doc) = serde_json::from_str::<SlimDoc>(text) {
+    if let Ok(doc) = serde_json::from_str::<Doc>(text) {
         let mut out = Out::default();
         let converted = doc
             .messages
             .into_iter()
             .enumerate()
-            .try_for_each(|(i, record)| {
-                out.record(Record {
-                    field: json::item("messages", i),
-                    line: None,
-                    value: record.into_value(),
-                })
-            });
+            .try_for_each(|(i, fields)| out.convert(fields, &|| json::item("messages", i), None));
         if converted.is_ok() {
             return out.finish();
         }
@@ -69,93 +64,354 @@ pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
 
 /// A legacy session document, read only for its records.
 #[derive(Deserialize)]
-struct SlimDoc {
-    messages: Vec<SlimRecord>,
+struct Doc<'a> {
+    #[serde(borrow)]
+    messages: Vec<Fields<'a>>,
 }
 
-/// The fields of a record the import reads, each as it is (a JSON `null` kept as one).
+/// The fields of a record the import reads. Read from the document by serde, every field is
+/// typed at least as strictly as [`Fields::of`] checks it, so what reads here converts as the
+/// field-by-field read would; a field of no fixed type is a `Value` that the conversion checks.
 #[derive(Deserialize)]
-struct SlimRecord {
-    #[serde(rename = "type", default, deserialize_with = "present")]
-    kind: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    timestamp: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    content: Option<Value>,
-    #[serde(rename = "toolCalls", default)]
-    tool_calls: Option<Vec<SlimCall>>,
-    #[serde(default, deserialize_with = "present")]
+struct Fields<'a> {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    timestamp: Option<String>,
+    #[serde(default)]
+    content: Option<ContentField>,
+    #[serde(rename = "toolCalls", default, borrow)]
+    tool_calls: Option<Vec<Call<'a>>>,
+    #[serde(default)]
     thoughts: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default)]
     tokens: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    model: Option<Value>,
+    #[serde(default)]
+    model: Option<String>,
 }
 
-/// The fields of a tool call the import reads.
+/// The fields of a tool call the import reads, as [`Fields`].
 #[derive(Deserialize)]
-struct SlimCall {
-    #[serde(default, deserialize_with = "present")]
-    id: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    name: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    args: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
-    result: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
+struct Call<'a> {
+    id: String,
+    name: String,
+    #[serde(borrow)]
+    args: Args<'a>,
+    #[serde(default)]
+    result: Option<ResultField>,
+    #[serde(default)]
     status: Option<Value>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default)]
     timestamp: Option<Value>,
-    #[serde(rename = "resultDisplay", default, deserialize_with = "present")]
-    result_display: Option<Value>,
+    /// The `newContent` string of the call's `resultDisplay` (what a write or replace left in
+    /// the file), when it has one.
+    #[serde(rename = "resultDisplay", default, deserialize_with = "new_content")]
+    new_content: Option<String>,
 }
 
-/// A field that is present, `null` included.
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
+/// The `newContent` string of a `resultDisplay`; `None` for a display of any other shape (a
+/// string, an object without it), whose other fields are skipped without being built.
+fn new_content<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    struct Visit;
+    impl<'de> serde::de::Visitor<'de> for Visit {
+        type Value = Option<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("any value")
+        }
+        fn visit_map<A: serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> Result<Option<String>, A::Error> {
+            let mut found = None;
+            while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+                if key == "newContent" {
+                    found = match map.next_value::<Value>()? {
+                        Value::String(text) => Some(text),
+                        _ => None,
+                    };
+                } else {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+            Ok(found)
+        }
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            seq: A,
+        ) -> Result<Option<String>, A::Error> {
+            json::skip_seq(seq).map(|()| None)
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Option<String>, E> {
+            Ok(None)
+        }
+        fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Option<String>, E> {
+            Ok(None)
+        }
+        fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Option<String>, E> {
+            Ok(None)
+        }
+        fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Option<String>, E> {
+            Ok(None)
+        }
+        fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Option<String>, E> {
+            Ok(None)
+        }
+        fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Option<String>, E> {
+            Ok(None)
+        }
+    }
+    d.deserialize_any(Visit)
 }
 
-/// An object of the present fields.
-fn object<const N: usize>(fields: [(&str, Option<Value>); N]) -> Value {
-    Value::Object(
-        fields
-            .into_iter()
-            .filter_map(|(key, value)| value.map(|v| (key.to_string(), v)))
-            .collect(),
-    )
+/// The `newContent` string of a `resultDisplay` read as a `Value`, as [`new_content`] reads it.
+fn new_content_of(display: Option<Value>) -> Option<String> {
+    match display? {
+        Value::Object(mut map) => match map.remove("newContent")? {
+            Value::String(text) => Some(text),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
-impl SlimRecord {
-    /// The record as the `Value` the import reads (the fields it does not read left out).
-    fn into_value(self) -> Value {
-        let calls = self.tool_calls.map(|calls| {
-            Value::Array(
-                calls
-                    .into_iter()
-                    .map(|c| {
-                        object([
-                            ("id", c.id),
-                            ("name", c.name),
-                            ("args", c.args),
-                            ("result", c.result),
-                            ("status", c.status),
-                            ("timestamp", c.timestamp),
-                            ("resultDisplay", c.result_display),
-                        ])
-                    })
-                    .collect(),
-            )
-        });
-        object([
-            ("type", self.kind),
-            ("timestamp", self.timestamp),
-            ("content", self.content),
-            ("toolCalls", calls),
-            ("thoughts", self.thoughts),
-            ("tokens", self.tokens),
-            ("model", self.model),
-        ])
+/// A record's `content`: the shapes Gemini CLI writes most, typed (a string, a list of text
+/// parts), or any value the field-by-field read gave, which [`parts`] checks.
+enum ContentField {
+    Text(String),
+    TextParts(Vec<String>),
+    Value(Value),
+}
+
+/// A call's `result`: a list of `functionResponse` parts each with an `output` or `error`
+/// string (what Gemini CLI records for a tool that returned text), or any value the
+/// field-by-field read gave.
+enum ResultField {
+    Responses(Vec<Response>),
+    Value(Value),
+}
+
+/// The `response` of a `functionResponse`: its `output`, else its `error`.
+enum Response {
+    Output(String),
+    Error(String),
+}
+
+/// A text part with nothing else: `{"text": …}`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TextPart {
+    text: String,
+}
+
+/// A result part with nothing but its `functionResponse`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ResponsePart {
+    #[serde(rename = "functionResponse")]
+    function_response: FunctionResponse,
+}
+
+/// A `functionResponse` without `parts`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FunctionResponse {
+    #[serde(default)]
+    #[allow(dead_code)]
+    id: serde::de::IgnoredAny,
+    #[serde(default)]
+    #[allow(dead_code)]
+    name: serde::de::IgnoredAny,
+    response: ResponseFields,
+}
+
+/// A `response` object's `output` and `error` (other keys ignored, as the field-by-field read
+/// ignores them when either is a string).
+#[derive(Deserialize)]
+struct ResponseFields {
+    #[serde(default)]
+    output: Option<String>,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for ContentField {
+    /// Only a string or a list of [`TextPart`]s; any other shape is an error, so that the
+    /// document is read again field by field.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = ContentField;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string or a list of text parts")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ContentField, E> {
+                Ok(ContentField::Text(v.to_string()))
+            }
+            fn visit_string<E: serde::de::Error>(self, v: String) -> Result<ContentField, E> {
+                Ok(ContentField::Text(v))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<ContentField, A::Error> {
+                let mut texts = Vec::with_capacity(seq.size_hint().unwrap_or(1));
+                while let Some(part) = seq.next_element::<TextPart>()? {
+                    texts.push(part.text);
+                }
+                Ok(ContentField::TextParts(texts))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+impl<'de> Deserialize<'de> for ResultField {
+    /// Only a list of [`ResponsePart`]s whose response has an `output` or `error` string; any
+    /// other shape is an error, so that the document is read again field by field.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let parts = Vec::<ResponsePart>::deserialize(d)?;
+        let mut responses = Vec::with_capacity(parts.len());
+        for part in parts {
+            let ResponseFields { output, error } = part.function_response.response;
+            responses.push(match (output, error) {
+                (Some(output), _) => Response::Output(output),
+                (None, Some(error)) => Response::Error(error),
+                (None, None) => {
+                    return Err(serde::de::Error::custom(
+                        "a response without output or error",
+                    ));
+                }
+            });
+        }
+        Ok(ResultField::Responses(responses))
+    }
+}
+
+/// `value` as compact JSON (what `Value::to_string` writes, without the formatter between).
+fn compact<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// A present field that is not `null`.
+fn non_null(v: Option<Value>) -> Option<Value> {
+    v.filter(|v| !v.is_null())
+}
+
+/// A call's `args` object: the raw text of each member (read from the document), or the
+/// object read as a `Value`.
+enum Args<'a> {
+    Raw(BTreeMap<String, &'a RawValue>),
+    Value(Map<String, Value>),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Args<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        BTreeMap::<String, &'a RawValue>::deserialize(d).map(Args::Raw)
+    }
+}
+
+impl Args<'_> {
+    /// The arguments as the tool call's `arguments`: the compact JSON of the object, keys
+    /// sorted (what `Value::to_string` writes), either way it was read.
+    fn arguments(&self) -> String {
+        match self {
+            Args::Raw(members) => json::write_members(members),
+            Args::Value(object) => compact(object),
+        }
+    }
+
+    /// The string member `key`; `None` when it is absent or not a string.
+    fn string(&self, key: &str) -> Option<String> {
+        match self {
+            Args::Raw(members) => {
+                let raw = members.get(key)?.get();
+                serde_json::from_str::<String>(raw).ok()
+            }
+            Args::Value(object) => object.get(key)?.as_str().map(str::to_string),
+        }
+    }
+
+    /// Whether member `key` is present (`null` included).
+    fn has(&self, key: &str) -> bool {
+        match self {
+            Args::Raw(members) => members.contains_key(key),
+            Args::Value(object) => object.contains_key(key),
+        }
+    }
+
+    /// Whether member `key` is present and not `null`.
+    fn is_set(&self, key: &str) -> bool {
+        match self {
+            Args::Raw(members) => members
+                .get(key)
+                .is_some_and(|raw| raw.get().trim() != "null"),
+            Args::Value(object) => object.get(key).is_some_and(|v| !v.is_null()),
+        }
+    }
+}
+
+impl Fields<'_> {
+    /// The fields of a record read as a `Value`, checked only as far as its type uses them (a
+    /// record never sent to the model is not checked at all); errors name the field.
+    fn of(value: Value, field: &str) -> Result<Fields<'static>, FieldError> {
+        let mut object = json::into_object(value, field)?;
+        let kind = json::take_string(&mut object, "type", field)?;
+        let mut fields = Fields {
+            kind,
+            timestamp: None,
+            content: None,
+            tool_calls: None,
+            thoughts: None,
+            tokens: None,
+            model: None,
+        };
+        let user = fields.kind == "user";
+        if !user && fields.kind != "gemini" {
+            return Ok(fields);
+        }
+        fields.content = non_null(object.remove("content")).map(ContentField::Value);
+        fields.timestamp = json::take_opt_string(&mut object, "timestamp", field)?;
+        if user {
+            return Ok(fields);
+        }
+        let calls_field = json::child(field, "toolCalls");
+        let calls = json::take_opt_array(&mut object, "toolCalls", field)?;
+        let mut typed = Vec::with_capacity(calls.len());
+        for (k, call) in calls.into_iter().enumerate() {
+            let call_field = json::item(&calls_field, k);
+            let mut call = json::into_object(call, &call_field)?;
+            let id = json::take_string(&mut call, "id", &call_field)?;
+            let name = json::take_string(&mut call, "name", &call_field)?;
+            let args = match call.remove("args") {
+                Some(Value::Object(args)) => Args::Value(args),
+                None => {
+                    return Err(FieldError::new(
+                        json::child(&call_field, "args"),
+                        "missing (expected an object)",
+                    ));
+                }
+                Some(other) => {
+                    return Err(FieldError::new(
+                        json::child(&call_field, "args"),
+                        format!("expected an object, got {}", json::kind(&other)),
+                    ));
+                }
+            };
+            typed.push(Call {
+                id,
+                name,
+                args,
+                result: non_null(call.remove("result")).map(ResultField::Value),
+                status: non_null(call.remove("status")),
+                timestamp: non_null(call.remove("timestamp")),
+                new_content: new_content_of(call.remove("resultDisplay")),
+            });
+        }
+        fields.tool_calls = Some(typed);
+        fields.model = json::take_opt_string(&mut object, "model", field)?;
+        fields.thoughts = non_null(object.remove("thoughts"));
+        fields.tokens = non_null(object.remove("tokens"));
+        Ok(fields)
     }
 }
 
@@ -312,75 +568,100 @@ struct Out {
     warnings: Vec<Warning>,
     /// Records that never reached the model, by type (`info`, `error`, `warning`, `command`).
     not_sent: Vec<(String, String)>,
+    /// Whether a write's details name a relative path (only then are paths resolved).
+    relative_writes: bool,
 }
 
 impl Out {
+    /// Converts a record read as a `Value` ([`Fields::of`], then [`Out::convert`]).
     fn record(&mut self, record: Record) -> Result<(), LocatedError> {
         let Record { field, line, value } = record;
         let located = |e: FieldError| LocatedError { error: e, line };
-        let mut object = json::into_object(value, &field).map_err(located)?;
-        let kind = json::take_string(&mut object, "type", &field).map_err(located)?;
-        match kind.as_str() {
-            "user" => self.user(object, &field, line).map_err(located)?,
-            "gemini" => self.gemini(object, &field, line).map_err(located)?,
-            k if NOT_SENT_TYPES.contains(&k) => {
-                self.not_sent.push((k.to_string(), place(&field, line)))
+        let fields = Fields::of(value, &field).map_err(located)?;
+        self.convert(fields, &|| field.clone(), line)
+            .map_err(located)
+    }
+
+    /// Converts one record's fields; `field` names the record (`messages[3]`, or empty for a
+    /// JSONL line), built only for an error, a warning or the count of records not sent.
+    fn convert(
+        &mut self,
+        fields: Fields,
+        field: &dyn Fn() -> String,
+        line: Option<usize>,
+    ) -> Result<(), FieldError> {
+        match fields.kind.as_str() {
+            "user" => self.user(fields, field, line),
+            "gemini" => self.gemini(fields, field, line),
+            k => {
+                let kind = if NOT_SENT_TYPES.contains(&k) {
+                    k.to_string()
+                } else {
+                    format!("of type `{}`", json::clip(k))
+                };
+                self.not_sent.push((kind, place(&field(), line)));
+                Ok(())
             }
-            other => self.not_sent.push((
-                format!("of type `{}`", json::clip(other)),
-                place(&field, line),
-            )),
         }
-        Ok(())
     }
 
     fn user(
         &mut self,
-        mut object: Map<String, Value>,
-        field: &str,
+        fields: Fields,
+        field: &dyn Fn() -> String,
         line: Option<usize>,
     ) -> Result<(), FieldError> {
-        let original = object.remove("content");
-        let plain = match &original {
-            Some(Value::String(s)) => Some(s.clone()),
-            _ => None,
+        let content = match fields.content {
+            Some(ContentField::Text(text) | ContentField::Value(Value::String(text)))
+                if text.starts_with('/') || text.starts_with('?') =>
+            {
+                self.not_sent
+                    .push(("command".to_string(), place(&field(), line)));
+                return Ok(());
+            }
+            Some(ContentField::Text(text) | ContentField::Value(Value::String(text)))
+                if !text.is_empty() =>
+            {
+                Content::Text(text)
+            }
+            content => {
+                let parts = content_parts(content, &|| json::child(&field(), "content"))?;
+                let text = content_text(&parts);
+                let command = text.starts_with('/') || text.starts_with('?');
+                if parts.is_empty() || command {
+                    self.not_sent.push((
+                        if command { "command" } else { "empty" }.to_string(),
+                        place(&field(), line),
+                    ));
+                    return Ok(());
+                }
+                Content::Parts(parts)
+            }
         };
-        let content = parts(original, &json::child(field, "content"))?;
-        let text = content_text(&content);
-        let command = text.starts_with('/') || text.starts_with('?');
-        if content.is_empty() || command {
-            self.not_sent.push((
-                if command { "command" } else { "empty" }.to_string(),
-                place(field, line),
-            ));
-            return Ok(());
-        }
         let mut m = Message {
             role: Role::User,
-            content: Some(match plain {
-                Some(text) => Content::Text(text),
-                None => Content::Parts(content),
-            }),
+            content: Some(content),
             ..Message::default()
         };
-        stamp(&mut m, &mut object, field)?;
+        stamp(&mut m, fields.timestamp);
         self.messages.push(m);
         Ok(())
     }
 
     fn gemini(
         &mut self,
-        mut object: Map<String, Value>,
-        field: &str,
+        fields: Fields,
+        field: &dyn Fn() -> String,
         line: Option<usize>,
     ) -> Result<(), FieldError> {
         // The text the model wrote (thought and call parts are read from `thoughts` and
         // `toolCalls`).
-        let content_field = json::child(field, "content");
-        let text = match object.remove("content") {
-            Some(Value::String(text)) => text,
+        let text = match fields.content {
+            Some(ContentField::Text(text) | ContentField::Value(Value::String(text))) => text,
+            Some(ContentField::TextParts(texts)) => texts.concat(),
             content => {
-                let parts = parts(content, &content_field)?;
+                let content_field = || json::child(&field(), "content");
+                let parts = content_parts(content, &content_field)?;
                 let other = parts
                     .iter()
                     .filter(|p| p.get("type").and_then(Value::as_str) != Some("text"))
@@ -388,34 +669,36 @@ impl Out {
                 if other > 0 {
                     self.warnings.push(at(
                         line,
-                        format!("{content_field}: {other} non-text parts of the model's message not imported"),
+                        format!(
+                            "{}: {other} non-text parts of the model's message not imported",
+                            content_field()
+                        ),
                     ));
                 }
                 content_text(&parts)
             }
         };
-        let calls = json::take_opt_array(&mut object, "toolCalls", field)?;
         let mut metadata = std::collections::BTreeMap::new();
-        if let Some(model) = json::take_opt_string(&mut object, "model", field)? {
+        if let Some(model) = fields.model {
             metadata.insert(keys::GEMINI_MODEL.to_string(), model);
         }
-        for (key, name, want_array) in [
-            ("tokens", keys::GEMINI_TOKENS, false),
-            ("thoughts", keys::GEMINI_THOUGHTS, true),
+        for (key, name, value, want_array) in [
+            ("tokens", keys::GEMINI_TOKENS, fields.tokens, false),
+            ("thoughts", keys::GEMINI_THOUGHTS, fields.thoughts, true),
         ] {
-            match object.remove(key) {
+            match value {
                 None | Some(Value::Null) => {}
                 Some(Value::Array(items)) if want_array => {
                     if !items.is_empty() {
-                        metadata.insert(name.to_string(), Value::Array(items).to_string());
+                        metadata.insert(name.to_string(), compact(&items));
                     }
                 }
                 Some(Value::Object(map)) if !want_array => {
-                    metadata.insert(name.to_string(), Value::Object(map).to_string());
+                    metadata.insert(name.to_string(), compact(&map));
                 }
                 Some(other) => {
                     return Err(FieldError::new(
-                        json::child(field, key),
+                        json::child(&field(), key),
                         format!(
                             "expected {}, got {}",
                             if want_array { "an array" } else { "an object" },
@@ -431,62 +714,52 @@ impl Out {
             metadata,
             ..Message::default()
         };
-        stamp(&mut first, &mut object, field)?;
+        stamp(&mut first, fields.timestamp);
+        let calls = fields.tool_calls.unwrap_or_default();
         if calls.is_empty() {
             self.messages.push(first);
             return Ok(());
         }
-        // The rounds: runs of calls with one timestamp.
-        let mut rounds: Vec<Vec<(usize, Map<String, Value>)>> = Vec::new();
-        let mut last_time: Option<Value> = None;
+        // The rounds: runs of calls with one timestamp, each `(first index, calls)`.
+        let mut rounds: Vec<(usize, Vec<Call>)> = Vec::new();
         for (k, call) in calls.into_iter().enumerate() {
-            let call_field = json::item(&json::child(field, "toolCalls"), k);
-            let call = json::into_object(call, &call_field)?;
-            let time = call.get("timestamp").cloned();
-            if rounds.is_empty() || time != last_time {
-                rounds.push(Vec::new());
+            match rounds.last_mut() {
+                Some((_, round)) if round.last().map(|c| &c.timestamp) == Some(&call.timestamp) => {
+                    round.push(call)
+                }
+                _ => rounds.push((k, vec![call])),
             }
-            last_time = time;
-            rounds.last_mut().expect("pushed above").push((k, call));
         }
         if rounds.len() > 1 {
             self.warnings.push(at(
                 line,
                 format!(
-                    "{field}: tool calls of {} model rounds in one record; split at each change of their timestamp",
+                    "{}: tool calls of {} model rounds in one record; split at each change of their timestamp",
+                    field(),
                     rounds.len()
                 ),
             ));
         }
         let mut assistant = Some(first);
-        for round in rounds {
+        for (start, round) in rounds {
             let mut message = assistant.take().unwrap_or_else(|| Message {
                 role: Role::Assistant,
                 ..Message::default()
             });
-            let mut results = Vec::new();
-            for (k, mut call) in round {
-                let call_field = json::item(&json::child(field, "toolCalls"), k);
-                let id = json::take_string(&mut call, "id", &call_field)?;
-                let name = json::take_string(&mut call, "name", &call_field)?;
-                let args = call.remove("args").ok_or_else(|| {
-                    FieldError::new(
-                        json::child(&call_field, "args"),
-                        "missing (expected an object)",
-                    )
-                })?;
-                if !args.is_object() {
-                    return Err(FieldError::new(
-                        json::child(&call_field, "args"),
-                        format!("expected an object, got {}", json::kind(&args)),
-                    ));
-                }
+            message.tool_calls.reserve(round.len());
+            let mut results = Vec::with_capacity(round.len());
+            for (k, call) in (start..).zip(round) {
+                let call_field = || json::item(&json::child(&field(), "toolCalls"), k);
                 message.tool_calls.push(ToolCall {
-                    id: id.clone(),
-                    name: name.clone(),
-                    arguments: args.to_string(),
+                    id: call.id.clone(),
+                    name: call.name.clone(),
+                    arguments: call.args.arguments(),
                 });
-                if let Some(result) = result_message(&id, &name, &args, call, &call_field)? {
+                if let Some(result) = result_message(call, &call_field)? {
+                    self.relative_writes |= matches!(
+                        result.details.as_deref(),
+                        Some(ToolDetails::Write { path, .. }) if !path.starts_with('/')
+                    );
                     results.push(result);
                 }
             }
@@ -497,7 +770,9 @@ impl Out {
     }
 
     fn finish(mut self) -> Result<Import, Error> {
-        resolve_relative_paths(&mut self.messages);
+        if self.relative_writes {
+            resolve_relative_paths(&mut self.messages);
+        }
         if !self.not_sent.is_empty() {
             let mut counts: Vec<(String, usize)> = Vec::new();
             for (kind, _) in &self.not_sent {
@@ -541,18 +816,17 @@ fn at(line: Option<usize>, message: String) -> Warning {
     }
 }
 
-/// The record's `timestamp` as the message's.
-fn stamp(m: &mut Message, object: &mut Map<String, Value>, field: &str) -> Result<(), FieldError> {
-    if let Some(time) = json::take_opt_string(object, "timestamp", field)? {
+/// `time` (a record's or call's `timestamp`) as the message's.
+fn stamp(m: &mut Message, time: Option<String>) {
+    if let Some(time) = time {
         m.metadata.insert(TIMESTAMP_METADATA_KEY.to_string(), time);
     }
-    Ok(())
 }
 
 /// A `PartListUnion` (a string, a part, or an array of strings and parts) as canonical content
 /// parts: text as `{"type":"text","text"}`, an image `inlineData` as an Anthropic base64
 /// image block, any other part kept as it is under `{"type":"gemini_part","part":…}`.
-fn parts(content: Option<Value>, field: &str) -> Result<Vec<Value>, FieldError> {
+fn parts(content: Option<Value>, field: &dyn Fn() -> String) -> Result<Vec<Value>, FieldError> {
     let (items, listed) = match content {
         None | Some(Value::Null) => return Ok(Vec::new()),
         Some(Value::String(s)) if s.is_empty() => return Ok(Vec::new()),
@@ -591,9 +865,9 @@ fn parts(content: Option<Value>, field: &str) -> Result<Vec<Value>, FieldError> 
             other => {
                 return Err(FieldError::new(
                     if listed {
-                        json::item(field, k)
+                        json::item(&field(), k)
                     } else {
-                        field.to_string()
+                        field()
                     },
                     format!(
                         "expected a string or a part object, got {}",
@@ -604,6 +878,19 @@ fn parts(content: Option<Value>, field: &str) -> Result<Vec<Value>, FieldError> 
         }
     }
     Ok(out)
+}
+
+/// [`parts`] of a content field of either read.
+fn content_parts(
+    content: Option<ContentField>,
+    field: &dyn Fn() -> String,
+) -> Result<Vec<Value>, FieldError> {
+    match content {
+        None => Ok(Vec::new()),
+        Some(ContentField::TextParts(texts)) => Ok(texts.into_iter().map(text_part).collect()),
+        Some(ContentField::Text(text)) => parts(Some(Value::String(text)), field),
+        Some(ContentField::Value(value)) => parts(Some(value), field),
+    }
 }
 
 fn text_part(text: String) -> Value {
@@ -623,36 +910,83 @@ fn content_text(parts: &[Value]) -> String {
 /// parts, other result parts (an image a read returned) kept as parts; `None` when the record
 /// holds no result (a call cancelled before it ran is left unanswered, as Gemini CLI leaves
 /// it).
-fn result_message(
-    id: &str,
-    name: &str,
-    args: &Value,
-    mut call: Map<String, Value>,
-    field: &str,
-) -> Result<Option<Message>, FieldError> {
-    let status = json::take_opt_string(&mut call, "status", field)?;
-    let result = match call.remove("result") {
-        None | Some(Value::Null) => return Ok(None),
-        Some(Value::Array(items)) => items,
-        Some(other) => vec![other],
+fn result_message(call: Call, field: &dyn Fn() -> String) -> Result<Option<Message>, FieldError> {
+    let Call {
+        id,
+        name,
+        args,
+        result,
+        status,
+        timestamp,
+        new_content,
+    } = call;
+    let result_field = || json::child(&field(), "result");
+    let string = |value: Option<Value>, key: &str| match value {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => Err(FieldError::new(
+            json::child(&field(), key),
+            format!("expected a string, got {}", json::kind(&other)),
+        )),
+    };
+    let status = string(status, "status")?;
+    let result = match result {
+        None | Some(ResultField::Value(Value::Null)) => return Ok(None),
+        Some(ResultField::Value(Value::Array(items))) => items,
+        Some(ResultField::Value(other)) => vec![other],
+        Some(ResultField::Responses(responses)) => {
+            // The typed read of the common shape: as the loop below reads it.
+            let mut texts = Vec::with_capacity(responses.len());
+            let mut failed = status.as_deref() == Some("error");
+            let mut outputs = 0;
+            for response in responses {
+                match response {
+                    Response::Output(text) => {
+                        outputs += 1;
+                        texts.push(text);
+                    }
+                    Response::Error(text) => {
+                        failed = true;
+                        texts.push(text);
+                    }
+                }
+            }
+            let plain = outputs == 1 && texts.len() == 1;
+            let text = joined(texts);
+            let timestamp = string(timestamp, "timestamp")?;
+            return tool_message(
+                ToolResult {
+                    id,
+                    name,
+                    args: &args,
+                    status,
+                    timestamp,
+                    new_content,
+                    failed,
+                    plain,
+                    text,
+                },
+                Vec::new(),
+                &result_field,
+            )
+            .map(Some);
+        }
     };
     let mut texts = Vec::new();
     let mut extra = Vec::new();
     let mut failed = status.as_deref() == Some("error");
     // Whether the result is exactly one `output` string: only such a result proves a file.
     let mut outputs = 0;
-    let result_field = json::child(field, "result");
     for (j, mut part) in result.into_iter().enumerate() {
-        let part_field = json::item(&result_field, j);
         if let Some(response) = part
             .as_object_mut()
             .and_then(|p| p.remove("functionResponse"))
         {
-            let fr_field = json::child(&part_field, "functionResponse");
-            let mut response = json::into_object(response, &fr_field)?;
+            let fr_field = || json::child(&json::item(&result_field(), j), "functionResponse");
+            let mut response = json::into_object(response, &fr_field())?;
             // Newer Gemini CLI puts the parts a tool returned (an image a read gave) here.
-            extra.extend(json::take_opt_array(&mut response, "parts", &fr_field)?);
-            let response_field = json::child(&fr_field, "response");
+            extra.extend(json::take_opt_array(&mut response, "parts", &fr_field())?);
+            let response_field = json::child(&fr_field(), "response");
             let mut response = match response.remove("response") {
                 Some(v) => json::into_object(v, &response_field)?,
                 None => Map::new(),
@@ -666,7 +1000,7 @@ fn result_message(
                 failed = true;
                 texts.push(error);
             } else {
-                texts.push(Value::Object(response).to_string());
+                texts.push(compact(&response));
             }
             continue;
         }
@@ -681,18 +1015,76 @@ fn result_message(
         }
     }
     let plain = outputs == 1 && texts.len() == 1 && extra.is_empty();
-    let text = if texts.len() == 1 {
+    let text = joined(texts);
+    let timestamp = string(timestamp, "timestamp")?;
+    tool_message(
+        ToolResult {
+            id,
+            name,
+            args: &args,
+            status,
+            timestamp,
+            new_content,
+            failed,
+            plain,
+            text,
+        },
+        extra,
+        &result_field,
+    )
+    .map(Some)
+}
+
+/// Texts of a result's parts as one: joined by line breaks.
+fn joined(mut texts: Vec<String>) -> String {
+    if texts.len() == 1 {
         texts.pop().unwrap_or_default()
     } else {
         texts.join("\n")
-    };
+    }
+}
+
+/// What a tool message is built from, read from a call and its result.
+struct ToolResult<'a> {
+    id: String,
+    name: String,
+    args: &'a Args<'a>,
+    status: Option<String>,
+    timestamp: Option<String>,
+    /// The new content the call's `resultDisplay` recorded.
+    new_content: Option<String>,
+    /// The call failed: its status is `error`, or a response was an `error`.
+    failed: bool,
+    /// The result is exactly one `output` string: only such a result proves a file.
+    plain: bool,
+    text: String,
+}
+
+/// The tool message of `result`, with `extra` (result parts other than text, checked and read
+/// by [`parts`]) after its text.
+fn tool_message(
+    result: ToolResult<'_>,
+    extra: Vec<Value>,
+    field: &dyn Fn() -> String,
+) -> Result<Message, FieldError> {
+    let ToolResult {
+        id,
+        name,
+        args,
+        status,
+        timestamp,
+        new_content,
+        failed,
+        plain,
+        text,
+    } = result;
     let details = if failed {
         None
     } else {
-        details(name, args, &text, plain, call.get("resultDisplay"))
+        details(&name, args, &text, plain, new_content)
     };
     let mut m = Message::tool_result(id, String::new());
-    m.name = Some(name.to_string());
+    m.name = Some(name);
     m.details = details.map(Box::new);
     if extra.is_empty() {
         m.content = Some(Content::Text(text));
@@ -702,10 +1094,7 @@ fn result_message(
             .then(|| text_part(text))
             .into_iter()
             .collect();
-        all.extend(parts(
-            Some(Value::Array(extra)),
-            &json::child(field, "result"),
-        )?);
+        all.extend(parts(Some(Value::Array(extra)), field)?);
         m.content = Some(Content::Parts(all));
     }
     if failed {
@@ -717,8 +1106,8 @@ fn result_message(
     if let Some(status) = status {
         m.metadata.insert(keys::GEMINI_STATUS.to_string(), status);
     }
-    stamp(&mut m, &mut call, field)?;
-    Ok(Some(m))
+    stamp(&mut m, timestamp);
+    Ok(m)
 }
 
 /// Makes the relative paths of the messages' details absolute when the session names its
@@ -778,28 +1167,30 @@ fn normalize(path: &str) -> String {
 /// What a successful call proves of a file (docs/FORMATS.md, "Gemini CLI", "Replay details").
 fn details(
     name: &str,
-    args: &Value,
+    args: &Args<'_>,
     output: &str,
     plain: bool,
-    display: Option<&Value>,
+    new_content: Option<String>,
 ) -> Option<ToolDetails> {
-    let path = args
-        .get("file_path")
-        .or_else(|| args.get("absolute_path"))
-        .and_then(Value::as_str)?
-        .to_string();
-    let shown = |key: &str| display.and_then(|d| d.get(key)).and_then(Value::as_str);
+    if !matches!(name, "read_file" | "write_file" | "replace" | "edit") {
+        return None;
+    }
+    let path = if args.has("file_path") {
+        args.string("file_path")
+    } else {
+        args.string("absolute_path")
+    }?;
     match name {
         "read_file" => {
             let ranged = ["offset", "limit", "start_line", "end_line"]
                 .iter()
-                .any(|k| args.get(*k).is_some_and(|v| !v.is_null()));
+                .any(|k| args.is_set(k));
             // Only a plain text output is the file: not a binary read (its data in other
             // parts), not one Gemini CLI cut, nor one it appended project context to.
             let whole = plain
                 && !ranged
                 && !output.starts_with(READ_TRUNCATED)
-                && !output.contains(JIT_CONTEXT);
+                && memchr::memmem::find(output.as_bytes(), JIT_CONTEXT.as_bytes()).is_none();
             whole.then(|| ToolDetails::WholeRead {
                 path,
                 content: output.to_string(),
@@ -808,31 +1199,22 @@ fn details(
         "write_file" => {
             // What was written: the diff's new content when recorded (the tool may correct
             // the content, or the person edit it), else the argument of a plain success.
-            if let Some(content) = shown("newContent") {
-                return Some(ToolDetails::Write {
-                    path,
-                    content: content.to_string(),
-                });
+            if let Some(content) = new_content {
+                return Some(ToolDetails::Write { path, content });
             }
             let plain = output.starts_with("Successfully created and wrote to new file")
                 || output.starts_with("Successfully overwrote file");
             let modified = output.contains("User modified the `content`");
-            match args.get("content").and_then(Value::as_str) {
-                Some(content) if plain && !modified => Some(ToolDetails::Write {
-                    path,
-                    content: content.to_string(),
-                }),
+            match args.string("content") {
+                Some(content) if plain && !modified => Some(ToolDetails::Write { path, content }),
                 _ => Some(ToolDetails::UnprovenChange {
                     path,
                     reason: "the write_file result does not prove the content written".into(),
                 }),
             }
         }
-        "replace" | "edit" => Some(match shown("newContent") {
-            Some(content) => ToolDetails::Write {
-                path,
-                content: content.to_string(),
-            },
+        "replace" | "edit" => Some(match new_content {
+            Some(content) => ToolDetails::Write { path, content },
             None => ToolDetails::UnprovenChange {
                 path,
                 reason: "a replace without its recorded new content proves nothing".into(),

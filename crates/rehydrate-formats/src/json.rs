@@ -6,10 +6,12 @@
 //! must name the field), one line or entry at a time, walking what they do not keep with
 //! [`Skip`], and hand canonical `Message`s to everything else.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
 use serde::de::{MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::Error;
@@ -372,4 +374,78 @@ impl<'de> Visitor<'de> for Skip {
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<(), A::Error> {
         skip_map(map)
     }
+}
+
+/// The compact JSON `serde_json` writes for the object whose members are `members` (as
+/// `Value::to_string` writes a parsed object: keys sorted, no whitespace, strings escaped as
+/// serde_json escapes them), written from the raw member texts: a string already escaped that
+/// way, `true`, `false` and `null` are copied; anything else is parsed and written again.
+pub(crate) fn write_members(members: &BTreeMap<String, &RawValue>) -> String {
+    let mut out = Vec::with_capacity(
+        2 + members
+            .iter()
+            .map(|(k, v)| k.len() + v.get().len() + 4)
+            .sum::<usize>(),
+    );
+    out.push(b'{');
+    for (k, (key, raw)) in members.iter().enumerate() {
+        if k > 0 {
+            out.push(b',');
+        }
+        crate::request::write_str(key, &mut out);
+        out.push(b':');
+        // A `RawValue`'s text has no whitespace around it.
+        let raw = raw.get();
+        if matches!(raw, "true" | "false" | "null")
+            || (raw.starts_with('"') && canonical_string(raw))
+        {
+            out.extend_from_slice(raw.as_bytes());
+        } else {
+            match serde_json::from_str::<Value>(raw) {
+                Ok(value) => serde_json::to_writer(&mut out, &value).unwrap_or_default(),
+                // Not reached for the text of a `RawValue`, which serde_json checked.
+                Err(_) => out.extend_from_slice(raw.as_bytes()),
+            }
+        }
+    }
+    out.push(b'}');
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Whether `raw` (the text of a JSON string, quotes included) is escaped exactly as serde_json
+/// escapes the string it holds: only `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`, and `\u00xx`
+/// (lowercase) for the other control characters.
+fn canonical_string(raw: &str) -> bool {
+    let bytes = raw.as_bytes();
+    let mut at = 1;
+    while let Some(k) = bytes.get(at..).and_then(|rest| memchr::memchr(b'\\', rest)) {
+        let escape = at + k + 1;
+        match bytes.get(escape) {
+            Some(b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't') => at = escape + 1,
+            Some(b'u') => {
+                let Some(hex) = bytes.get(escape + 1..escape + 5) else {
+                    return false;
+                };
+                let lower = |c: &u8| c.is_ascii_digit() || (b'a'..=b'f').contains(c);
+                if !(hex[0] == b'0' && hex[1] == b'0' && hex[2..].iter().all(lower)) {
+                    return false;
+                }
+                let digit = |c: u8| {
+                    u32::from(if c.is_ascii_digit() {
+                        c - b'0'
+                    } else {
+                        c - b'a' + 10
+                    })
+                };
+                let code = digit(hex[2]) * 16 + digit(hex[3]);
+                // serde_json writes these five short, and escapes nothing else from 0x20 up.
+                if code >= 0x20 || matches!(code, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d) {
+                    return false;
+                }
+                at = escape + 5;
+            }
+            _ => return false,
+        }
+    }
+    true
 }

@@ -940,3 +940,66 @@ fn claude_code_cards_are_cross_checked() {
         ["line 3: tool_result `is_error` is a string, taken as a failure"]
     );
 }
+
+/// `json::write_members` of `text` (a JSON object) read as raw members.
+fn members_written(text: &str) -> String {
+    let members: std::collections::BTreeMap<String, &serde_json::value::RawValue> =
+        serde_json::from_str(text).unwrap();
+    json::write_members(&members)
+}
+
+#[test]
+fn raw_members_are_written_as_serde_json_writes_the_parsed_object() {
+    let cases = [
+        r#"{}"#,
+        r#"{ "b" : 1 , "a" : "x" }"#,
+        r#"{"a":"line\nbreak\ttab \"q\" back\\slash \b\f\r"}"#,
+        r#"{"a":"\u001f \u0000 \u007f \u00e9 \u0008 \u000A \/ \uD83D\uDE00 é"}"#,
+        r#"{"a":"\u001F upper hex"}"#,
+        r#"{"n":1.0,"e":1e2,"i":-0,"big":123456789012345678901234567890}"#,
+        r#"{"nested":{"z":1,"a":[ true, null, {"y":"\u0041","b":2} ]},"t":true,"f":false,"u":null}"#,
+        r#"{"k\u0065y":"dup","key":"last"}"#,
+        r#"{"a":1,"a":2}"#,
+    ];
+    for text in cases {
+        let value: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(members_written(text), value.to_string(), "{text}");
+    }
+    // A string copied as it is, escapes and all.
+    assert_eq!(
+        members_written(r#"{"a":"x\n\u001fy"}"#),
+        r#"{"a":"x\n\u001fy"}"#
+    );
+}
+
+proptest::proptest! {
+    #[test]
+    fn raw_members_match_serde_json_on_any_strings(
+        entries in proptest::collection::btree_map("[a-cq\\\\\"\n\u{0}-\u{1f}é😀]{0,4}", "(?s)[q\\\\\"\u{0}-\u{1f}\u{7f}é😀 -~]{0,12}", 0..5),
+        ascii_escapes in proptest::bool::ANY,
+    ) {
+        // The object written by serde_json, and, to reach the escapes a JavaScript or Python
+        // writer uses, with every non-ASCII char and `q` written as `\uXXXX`.
+        let value = serde_json::Value::Object(
+            entries.into_iter().map(|(k, v)| (k, serde_json::Value::String(v))).collect(),
+        );
+        let mut text = value.to_string();
+        if ascii_escapes {
+            text = text
+                .chars()
+                .flat_map(|c| {
+                    if c.is_ascii() && c != 'q' {
+                        vec![c.to_string()]
+                    } else {
+                        let mut buf = [0u16; 2];
+                        c.encode_utf16(&mut buf)
+                            .iter()
+                            .map(|u| format!("\\u{u:04X}"))
+                            .collect()
+                    }
+                })
+                .collect();
+        }
+        proptest::prop_assert_eq!(members_written(&text), value.to_string());
+    }
+}
