@@ -136,13 +136,15 @@ pub(crate) fn import(path: &Path, text: &str, session: Option<usize>) -> Result<
                 count: all.len(),
             });
         };
-        let doc: Value =
-            serde_json::from_str(session).map_err(|e| json::invalid_json(path, Some(line), &e))?;
+        let doc = serde_json::from_str::<Pruned>(session)
+            .map_err(|e| json::invalid_json(path, Some(line), &e))?
+            .value;
         (Some(line), doc)
     } else {
         crate::session_index(path, Format::OpenHands, 1, session)?;
-        let doc: Value =
-            serde_json::from_str(text).map_err(|e| json::invalid_json(path, None, &e))?;
+        let doc = serde_json::from_str::<Pruned>(text)
+            .map_err(|e| json::invalid_json(path, None, &e))?
+            .value;
         (None, doc)
     };
     let (events, prefix) = match doc {
@@ -183,6 +185,131 @@ pub(crate) fn import(path: &Path, text: &str, session: Option<usize>) -> Result<
         result.map_err(|e| e.into_error(path, line))?;
     }
     Ok(out.finish())
+}
+
+/// Where a value lies in an OpenHands file, for [`Pruned`]: the parts whose members it skips.
+#[derive(Clone, Copy, PartialEq)]
+enum Place {
+    /// The document: an event array, or an `output.jsonl` line's object.
+    Document,
+    /// A line's `history` array.
+    History,
+    /// An element of the event array: an event, or an `[action, observation]` pair.
+    Event,
+    /// An event's `tool_call_metadata`.
+    Metadata,
+    /// Its `model_response`.
+    Response,
+}
+
+impl Place {
+    /// The place of the member `key` of an object here, `None` when it is read as a plain
+    /// `Value`; `Err(())` when the import never reads it: an event's `llm_metrics` (cost and
+    /// latency lists that grow with the session) and a model response's `usage`.
+    fn member(self, key: &str) -> Result<Option<Place>, ()> {
+        match (self, key) {
+            (Place::Document, "history") => Ok(Some(Place::History)),
+            (Place::Event, "llm_metrics") | (Place::Response, "usage") => Err(()),
+            (Place::Event, "tool_call_metadata") => Ok(Some(Place::Metadata)),
+            (Place::Metadata, "model_response") => Ok(Some(Place::Response)),
+            _ => Ok(None),
+        }
+    }
+
+    /// The place of an element of an array here.
+    fn element(self) -> Option<Place> {
+        matches!(self, Place::Document | Place::History | Place::Event).then_some(Place::Event)
+    }
+}
+
+/// An OpenHands document read as `serde_json::Value` reads it, except that the members the
+/// import never reads ([`Place::member`]) are skipped without being built.
+struct Pruned {
+    value: Value,
+}
+
+impl<'de> Deserialize<'de> for Pruned {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(PrunedVisitor(Place::Document))
+            .map(|value| Pruned { value })
+    }
+}
+
+/// A value at a [`Place`].
+struct PrunedSeed(Option<Place>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for PrunedSeed {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        match self.0 {
+            Some(place) => d.deserialize_any(PrunedVisitor(place)),
+            None => Value::deserialize(d),
+        }
+    }
+}
+
+/// The visitor of a value at a [`Place`].
+struct PrunedVisitor(Place);
+
+impl<'de> serde::de::Visitor<'de> for PrunedVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+        while let Some(item) = seq.next_element_seed(PrunedSeed(self.0.element()))? {
+            items.push(item);
+        }
+        Ok(Value::Array(items))
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut object = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            match self.0.member(&key) {
+                Ok(place) => {
+                    let value = map.next_value_seed(PrunedSeed(place))?;
+                    object.insert(key, value);
+                }
+                Err(()) => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Value::Object(object))
+    }
 }
 
 /// A tool call waiting for its observation.
@@ -311,7 +438,7 @@ impl Out {
                 };
                 if let Some(tools) = args.get("tools").filter(|t| !t.is_null()) {
                     m.metadata
-                        .insert(keys::OPENHANDS_TOOLS.to_string(), tools.to_string());
+                        .insert(keys::OPENHANDS_TOOLS.to_string(), compact(tools));
                 }
                 stamp(&mut m);
                 self.messages.push(m);
@@ -405,13 +532,10 @@ impl Out {
                 let think = action == "think";
                 let arguments = match recorded {
                     Some(raw) => raw.to_string(),
-                    None => {
-                        let mut shown = args.clone();
-                        if !think {
-                            shown.remove("thought");
-                        }
-                        Value::Object(shown).to_string()
-                    }
+                    None => compact(&Members {
+                        object: &args,
+                        without: (!think).then_some("thought"),
+                    }),
                 };
                 let response_id = meta
                     .get("model_response")
@@ -506,8 +630,8 @@ impl Out {
             None => None,
         }
         .filter(|&k| !self.calls[k].answered);
-        let text = rendered(&observation, &content, &extras);
         let Some(k) = call else {
+            let text = rendered(&observation, content, &extras);
             // OpenHands records an error for a call it could not run, and no action for the
             // call: the model saw the error as a user message.
             let what = if cause.is_some() {
@@ -533,16 +657,19 @@ impl Out {
         self.calls[k].answered = true;
         let pending = &self.calls[k];
         let failed = observation == "error" || content.starts_with("ERROR:");
-        let mut m = Message::tool_result(&pending.id, text);
+        let details = if failed {
+            None
+        } else {
+            details(pending, &observation, &content, &extras)
+        };
+        let mut m = Message::tool_result(&pending.id, rendered(&observation, content, &extras));
         m.name = Some(pending.name.clone());
+        m.details = details.map(Box::new);
         if observation == "error" {
             m.metadata.insert(
                 rehydrate_model::IS_ERROR_METADATA_KEY.to_string(),
                 "true".to_string(),
             );
-        }
-        if !failed {
-            m.details = details(pending, &observation, &content, &extras).map(Box::new);
         }
         stamp(&mut m, timestamp, id);
         self.messages.push(m);
@@ -579,6 +706,27 @@ impl Out {
             messages: self.messages,
             warnings: self.warnings,
         }
+    }
+}
+
+/// `value` as compact JSON (what `Value::to_string` writes, without the formatter between).
+fn compact<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// An object's members without the one named `without`, serialized as the object would be.
+struct Members<'a> {
+    object: &'a Map<String, Value>,
+    without: Option<&'a str>,
+}
+
+impl serde::Serialize for Members<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(
+            self.object
+                .iter()
+                .filter(|(key, _)| Some(key.as_str()) != self.without),
+        )
     }
 }
 
@@ -620,12 +768,12 @@ fn content_string(content: &Value) -> String {
 /// command's output with its prefix, suffix, working directory, interpreter and exit code; an
 /// error with its closing note; an `oh_aci` edit as its formatted result, a created file as
 /// OpenHands announces it; anything else as its content.
-fn rendered(observation: &str, content: &str, extras: &Map<String, Value>) -> String {
+fn rendered(observation: &str, content: String, extras: &Map<String, Value>) -> String {
     let s = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_string();
     match observation {
         "run" => {
             let Some(Value::Object(meta)) = extras.get("metadata") else {
-                return content.to_string();
+                return content;
             };
             let mut out = format!(
                 "{}{content}{}",
@@ -661,9 +809,9 @@ fn rendered(observation: &str, content: &str, extras: &Map<String, Value>) -> St
                     s(extras.get("path"))
                 );
             }
-            content.to_string()
+            content
         }
-        _ => content.to_string(),
+        _ => content,
     }
 }
 
