@@ -308,6 +308,8 @@ pub(crate) enum ExportTo {
     Responses,
     /// A Codex CLI rollout (JSONL), which Codex loads again.
     Codex,
+    /// A Gemini CLI session document (JSON), which Gemini CLI resumes.
+    GeminiCli,
 }
 
 impl ExportTo {
@@ -319,6 +321,7 @@ impl ExportTo {
             ExportTo::Anthropic => ExportFormat::Anthropic,
             ExportTo::Responses => ExportFormat::Responses,
             ExportTo::Codex => ExportFormat::Codex,
+            ExportTo::GeminiCli => ExportFormat::GeminiCli,
         }
     }
 }

@@ -31,20 +31,25 @@ pub enum ExportFormat {
     /// A Codex CLI rollout, one `{"timestamp","type","payload"}` record per line, which Codex
     /// loads again; held to the Responses API's rules, which Codex sends it under.
     Codex,
+    /// A Gemini CLI session document (`{sessionId, projectHash, startTime, lastUpdated,
+    /// messages}`, 2-space indent), which Gemini CLI resumes; not a request body, so no API's
+    /// rules apply (docs/FORMATS.md, "Gemini CLI", "Writing").
+    GeminiCli,
 }
 
 impl ExportFormat {
     /// Every form, in the order error messages list them.
-    pub const ALL: [ExportFormat; 5] = [
+    pub const ALL: [ExportFormat; 6] = [
         ExportFormat::Jsonl,
         ExportFormat::OpenAi,
         ExportFormat::Anthropic,
         ExportFormat::Responses,
         ExportFormat::Codex,
+        ExportFormat::GeminiCli,
     ];
 
     /// The token naming the form (the same as the [`crate::Format`] it reads back, where
-    /// there is one): `jsonl`, `openai`, `anthropic`, `responses` or `codex`.
+    /// there is one): `jsonl`, `openai`, `anthropic`, `responses`, `codex` or `gemini-cli`.
     pub fn as_str(self) -> &'static str {
         match self {
             ExportFormat::Jsonl => "jsonl",
@@ -52,14 +57,16 @@ impl ExportFormat {
             ExportFormat::Anthropic => "anthropic",
             ExportFormat::Responses => "responses",
             ExportFormat::Codex => "codex",
+            ExportFormat::GeminiCli => "gemini-cli",
         }
     }
 
     /// The API whose validity rules the form's bytes must follow, if it is a request body
-    /// ([`crate::check_request`]); `None` for canonical JSONL, which holds anything.
+    /// ([`crate::check_request`]); `None` for canonical JSONL, which holds anything, and for a
+    /// Gemini CLI session, which Gemini CLI turns into its own request.
     pub fn api(self) -> Option<Api> {
         match self {
-            ExportFormat::Jsonl => None,
+            ExportFormat::Jsonl | ExportFormat::GeminiCli => None,
             ExportFormat::OpenAi => Some(Api::OpenAi),
             ExportFormat::Anthropic => Some(Api::Anthropic),
             ExportFormat::Responses | ExportFormat::Codex => Some(Api::Responses),
@@ -67,8 +74,9 @@ impl ExportFormat {
     }
 
     /// The form a session read as `format` is written back in, if this crate writes that
-    /// format: `openai`, `anthropic`, `responses` and `codex` (an unchanged import comes back
-    /// byte for byte for `codex`, as the same JSON value for the others).
+    /// format: `openai`, `anthropic`, `responses`, `codex` and `gemini-cli` (an unchanged import
+    /// comes back byte for byte for `codex`, as the same JSON value for the request bodies, and
+    /// as a document that imports to the same messages for `gemini-cli`).
     pub fn of(format: crate::Format) -> Option<ExportFormat> {
         use crate::Format;
         match format {
@@ -76,9 +84,9 @@ impl ExportFormat {
             Format::Anthropic => Some(ExportFormat::Anthropic),
             Format::Responses => Some(ExportFormat::Responses),
             Format::Codex => Some(ExportFormat::Codex),
+            Format::GeminiCli => Some(ExportFormat::GeminiCli),
             Format::ClaudeCode
             | Format::SweAgent
-            | Format::GeminiCli
             | Format::OpenHands
             | Format::Aider
             | Format::Goose => None,
@@ -119,6 +127,10 @@ pub enum WriteBack {
     /// The written bytes are not the file's, but parse to the same JSON value (the writer
     /// gives a document's members compact, in key order).
     Value,
+    /// The written form is another JSON value than the file's, but imports to the same
+    /// messages: what a Gemini CLI session holds besides what the model saw (records it never
+    /// sent, display names, record ids) is not written back.
+    Messages,
     /// The written form is another JSON value than the file's, or, for a JSONL format, other
     /// bytes.
     Differs,
@@ -127,11 +139,12 @@ pub enum WriteBack {
 }
 
 impl WriteBack {
-    /// The token naming the outcome: `bytes`, `value`, `differs` or `no-writer`.
+    /// The token naming the outcome: `bytes`, `value`, `messages`, `differs` or `no-writer`.
     pub fn as_str(self) -> &'static str {
         match self {
             WriteBack::Bytes => "bytes",
             WriteBack::Value => "value",
+            WriteBack::Messages => "messages",
             WriteBack::Differs => "differs",
             WriteBack::NoWriter => "no-writer",
         }
@@ -176,6 +189,19 @@ pub fn write_back<M: Borrow<Message>>(
     let value = |b: &[u8]| serde_json::from_slice::<serde_json::Value>(b).ok();
     match (value(&written), value(bytes)) {
         (Some(a), Some(b)) if a == b => WriteBack::Value,
+        _ if own == ExportFormat::GeminiCli
+            && crate::import(std::path::Path::new("written.json"), &written, Some(format))
+                .is_ok_and(|again| {
+                    again.messages.len() == messages.len()
+                        && again
+                            .messages
+                            .iter()
+                            .zip(messages)
+                            .all(|(a, b)| a == b.borrow())
+                }) =>
+        {
+            WriteBack::Messages
+        }
         _ => WriteBack::Differs,
     }
 }
@@ -222,5 +248,6 @@ pub fn write_unchecked<M: Borrow<Message>>(messages: &[M], format: ExportFormat)
         ExportFormat::Anthropic => write_body(messages),
         ExportFormat::Responses => write_responses(messages),
         ExportFormat::Codex => codex::write(messages),
+        ExportFormat::GeminiCli => crate::gemini_write::write(messages),
     }
 }

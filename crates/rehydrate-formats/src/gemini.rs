@@ -39,8 +39,23 @@ const READ_TRUNCATED: &str = "IMPORTANT: The file content has been truncated.";
 /// names) without building values for it; a document that does not read so, or whose records
 /// do not convert, is read again as a `serde_json::Value`, whose errors name the field.
 pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
-    if let Ok(doc) = serde_json::from_str::<Doc>(text) {
-        let mut out = Out::default();
+    if let Ok(mut doc) = serde_json::from_str::<Doc>(text) {
+        let mut out = Out {
+            session: [
+                doc.session_id.take(),
+                doc.project_hash.take(),
+                doc.start_time.take(),
+                doc.last_updated.take(),
+                doc.summary.take(),
+                doc.kind.take(),
+                doc.directories.take(),
+            ]
+            .into_iter()
+            .zip(SESSION_FIELDS)
+            .filter_map(|(v, k)| v.map(|v| (k.to_string(), v)))
+            .collect(),
+            ..Out::default()
+        };
         let converted = doc
             .messages
             .into_iter()
@@ -50,11 +65,14 @@ pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
             return out.finish();
         }
     }
-    let records = match document(text) {
+    let (records, session) = match document(text) {
         Some(doc) => from_document(path, doc.map_err(|e| json::invalid_json(path, None, &e))?)?,
         None => from_jsonl(path, text)?,
     };
-    let mut out = Out::default();
+    let mut out = Out {
+        session,
+        ..Out::default()
+    };
     for record in records {
         out.record(record)
             .map_err(|e| e.error.into_error(path, e.line))?;
@@ -67,6 +85,45 @@ pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
 struct Doc<'a> {
     #[serde(borrow)]
     messages: Vec<Fields<'a>>,
+    #[serde(rename = "sessionId", default)]
+    session_id: Option<Value>,
+    #[serde(rename = "projectHash", default)]
+    project_hash: Option<Value>,
+    #[serde(rename = "startTime", default)]
+    start_time: Option<Value>,
+    #[serde(rename = "lastUpdated", default)]
+    last_updated: Option<Value>,
+    #[serde(default)]
+    summary: Option<Value>,
+    #[serde(default)]
+    kind: Option<Value>,
+    #[serde(default)]
+    directories: Option<Value>,
+}
+
+/// The session fields [`keys::GEMINI_SESSION`] keeps, in the order Gemini CLI writes them.
+pub(crate) const SESSION_FIELDS: [&str; 7] = [
+    "sessionId",
+    "projectHash",
+    "startTime",
+    "lastUpdated",
+    "summary",
+    "kind",
+    "directories",
+];
+
+/// The session fields of a document or JSONL metadata line (`object`'s members named by
+/// [`SESSION_FIELDS`], `null` ones left out).
+fn session_fields(object: &Map<String, Value>) -> Map<String, Value> {
+    SESSION_FIELDS
+        .iter()
+        .filter_map(|&k| {
+            object
+                .get(k)
+                .filter(|v| !v.is_null())
+                .map(|v| (k.to_string(), v.clone()))
+        })
+        .collect()
 }
 
 /// The fields of a record the import reads. Read from the document by serde, every field is
@@ -436,7 +493,7 @@ fn document(text: &str) -> Option<Result<Value, serde_json::Error>> {
 }
 
 /// The message records of a legacy session document.
-fn from_document(path: &Path, doc: Value) -> Result<Vec<Record>, Error> {
+fn from_document(path: &Path, doc: Value) -> Result<(Vec<Record>, Map<String, Value>), Error> {
     let not_a_session = || Error::NotASession {
         path: path.to_path_buf(),
         format: Format::GeminiCli,
@@ -451,7 +508,7 @@ fn from_document(path: &Path, doc: Value) -> Result<Vec<Record>, Error> {
         None if doc.contains_key("sessionId") => Vec::new(),
         _ => return Err(not_a_session()),
     };
-    Ok(messages
+    let records = messages
         .into_iter()
         .enumerate()
         .map(|(i, value)| Record {
@@ -459,13 +516,15 @@ fn from_document(path: &Path, doc: Value) -> Result<Vec<Record>, Error> {
             line: None,
             value,
         })
-        .collect())
+        .collect();
+    Ok((records, session_fields(&doc)))
 }
 
 /// The message records of the JSONL form, as its last state: a record replaces the earlier
 /// one with its `id` in place, `$set.messages` replaces them all, `$rewindTo` drops the message
 /// it names and every later one.
-fn from_jsonl(path: &Path, text: &str) -> Result<Vec<Record>, Error> {
+fn from_jsonl(path: &Path, text: &str) -> Result<(Vec<Record>, Map<String, Value>), Error> {
+    let mut session = Map::new();
     let mut records: Vec<Record> = Vec::new();
     let mut by_id: HashMap<String, usize> = HashMap::new();
     let mut first_line = true;
@@ -487,6 +546,17 @@ fn from_jsonl(path: &Path, text: &str) -> Result<Vec<Record>, Error> {
                     FieldError::new("$set", "expected an object").into_error(path, Some(number))
                 );
             };
+            for key in SESSION_FIELDS {
+                match set.get(key) {
+                    None => {}
+                    Some(Value::Null) => {
+                        session.remove(key);
+                    }
+                    Some(value) => {
+                        session.insert(key.to_string(), value.clone());
+                    }
+                }
+            }
             if let Some(messages) = set.remove("messages") {
                 let Value::Array(messages) = messages else {
                     return Err(FieldError::new("$set.messages", "expected an array")
@@ -526,6 +596,7 @@ fn from_jsonl(path: &Path, text: &str) -> Result<Vec<Record>, Error> {
         }
         if !object.contains_key("type") && first_line {
             // The metadata line (sessionId, projectHash, …): no message.
+            session = session_fields(&object);
             first_line = false;
             continue;
         }
@@ -540,7 +611,7 @@ fn from_jsonl(path: &Path, text: &str) -> Result<Vec<Record>, Error> {
             },
         );
     }
-    Ok(records)
+    Ok((records, session))
 }
 
 /// Appends `record`, or replaces the earlier record with its `id` in place.
@@ -570,6 +641,8 @@ struct Out {
     not_sent: Vec<(String, String)>,
     /// Whether a write's details name a relative path (only then are paths resolved).
     relative_writes: bool,
+    /// The session's own fields ([`keys::GEMINI_SESSION`]).
+    session: Map<String, Value>,
 }
 
 impl Out {
@@ -772,6 +845,13 @@ impl Out {
     fn finish(mut self) -> Result<Import, Error> {
         if self.relative_writes {
             resolve_relative_paths(&mut self.messages);
+        }
+        if let Some(first) = self.messages.first_mut()
+            && !self.session.is_empty()
+        {
+            first
+                .metadata
+                .insert(keys::GEMINI_SESSION.to_string(), compact(&self.session));
         }
         if !self.not_sent.is_empty() {
             let mut counts: Vec<(String, usize)> = Vec::new();

@@ -20,6 +20,10 @@ pub const GEMINI_TOKENS: &str = "gemini.tokens";
 /// Gemini CLI: a `gemini` record's `thoughts` (thought summaries, no signatures), as compact
 /// JSON; absent when empty.
 pub const GEMINI_THOUGHTS: &str = "gemini.thoughts";
+/// Gemini CLI: the session's own fields (`sessionId`, `projectHash`, `startTime`,
+/// `lastUpdated`, `summary`, `kind`, `directories`, those present), as a compact JSON object,
+/// on the first message; the Gemini CLI writer gives them back.
+pub const GEMINI_SESSION: &str = "gemini.session";
 /// Gemini CLI: a tool call's `status` (`success`, `error`, `cancelled`, …), on its tool result.
 pub const GEMINI_STATUS: &str = "gemini.status";
 /// OpenHands: the `id` of the event a message was made from (the action's, for an assistant

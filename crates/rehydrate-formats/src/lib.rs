@@ -101,6 +101,7 @@ mod error;
 mod events;
 mod export;
 mod gemini;
+mod gemini_write;
 mod goose;
 mod ids;
 mod json;

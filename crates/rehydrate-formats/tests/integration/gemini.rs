@@ -375,3 +375,141 @@ fn a_jsonl_command_is_counted_at_its_line() {
         ["1 records the model never saw (1 command; the first at line 2) not imported"]
     );
 }
+
+/// Imports `text` as Gemini CLI, writes the messages as a Gemini CLI session and imports that:
+/// the messages must be the same.
+fn round_trip(name: &str, text: &[u8]) -> Import {
+    let path = std::path::Path::new(name);
+    let first = import(path, text, None).unwrap();
+    let written =
+        rehydrate_formats::write(&first.messages, rehydrate_formats::ExportFormat::GeminiCli)
+            .unwrap();
+    let again = import(std::path::Path::new("written.json"), &written, None).unwrap();
+    assert_eq!(again.format, Format::GeminiCli);
+    assert_eq!(again.messages, first.messages, "{name}");
+    first
+}
+
+#[test]
+fn a_written_session_imports_to_the_same_messages() {
+    let mut paths = vec![
+        crate::fixture_dir().join("gemini-cli-session.json"),
+        crate::fixture_dir().join("gemini-cli-session.jsonl"),
+    ];
+    if let Some((_, corpus)) =
+        rehydrate_test_support::corpus_sessions(&[("gemini-cli", "json")], "gemini write check")
+    {
+        paths.extend(corpus);
+    }
+    for path in &paths {
+        let bytes = std::fs::read(path).unwrap();
+        let first = round_trip(&path.display().to_string(), &bytes);
+        assert_eq!(
+            rehydrate_formats::write_back(first.format, &bytes, &first.messages),
+            rehydrate_formats::WriteBack::Messages,
+            "{}",
+            path.display()
+        );
+    }
+}
+
+/// A random tool call record: a file or shell tool, a result that is absent, an output or an
+/// error, a status, one of two timestamps (so records hold several rounds), a recorded new
+/// content.
+fn call_record() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+    use proptest::prelude::*;
+    (
+        prop::sample::select(vec!["read_file", "write_file", "replace", "run_shell_command"]),
+        "[a-z/.]{1,8}",
+        ".{0,20}",
+        0..4u8,
+        prop::option::of(prop::sample::select(vec!["success", "error", "cancelled"])),
+        prop::option::of(prop::sample::select(vec!["t1", "t2"])),
+        prop::option::of(".{0,10}"),
+        any::<u32>(),
+    )
+        .prop_map(
+            |(name, path, text, result, status, time, new_content, n)| {
+                let id = format!("{name}-{n}");
+                let response = match result {
+                    0 => serde_json::Value::Null,
+                    1 => json!([{"functionResponse": {"id": id, "name": name, "response": {"output": text}}}]),
+                    2 => json!([{"functionResponse": {"id": id, "name": name, "response": {"error": text}}}]),
+                    _ => json!([{"functionResponse": {"id": id, "name": name,
+                        "response": {"output": format!("Successfully overwrote file: /w/{path}.")}}}]),
+                };
+                let mut call = json!({"id": id, "name": name,
+                    "args": {"file_path": path, "content": text, "b": [1, {"z": null, "a": "\u{e9}"}]},
+                    "result": response});
+                if let Some(status) = status {
+                    call["status"] = json!(status);
+                }
+                if let Some(time) = time {
+                    call["timestamp"] = json!(time);
+                }
+                if let Some(content) = new_content {
+                    call["resultDisplay"] = json!({"newContent": content, "fileDiff": "-"});
+                }
+                call
+            },
+        )
+}
+
+/// A random record: a user message (text or parts, an image among them), a model turn with
+/// text, thoughts, tokens and tool calls, or an info record.
+fn record() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+    use proptest::prelude::*;
+    prop_oneof![
+        ("[a-z][a-z ]{0,12}", any::<bool>(), any::<bool>()).prop_map(|(text, parts, image)| {
+            let content = if parts {
+                let mut parts = vec![json!({"text": text})];
+                if image {
+                    parts.push(json!({"inlineData": {"mimeType": "image/png", "data": "iVBO"}}));
+                }
+                json!(parts)
+            } else {
+                json!(text)
+            };
+            json!({"id": "u", "timestamp": "t0", "type": "user", "content": content})
+        }),
+        (
+            ".{0,12}",
+            prop::collection::vec(call_record(), 0..4),
+            any::<bool>(),
+            any::<bool>()
+        )
+            .prop_map(|(text, calls, thoughts, tokens)| {
+                let mut record = json!({"id": "g", "timestamp": "t0", "type": "gemini",
+                    "content": text, "toolCalls": calls, "model": "gemini-x"});
+                if thoughts {
+                    record["thoughts"] = json!([{"subject": "s", "description": "d", "timestamp": "t"}]);
+                }
+                if tokens {
+                    record["tokens"] = json!({"input": 3, "output": 1, "total": 4});
+                }
+                record
+            }),
+        ".{0,8}".prop_map(|text| json!({"id": "i", "type": "info", "content": text})),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+    /// Any session document imports, is written as a Gemini CLI session, and that imports to
+    /// the same messages.
+    #[test]
+    fn any_written_session_imports_to_the_same_messages(
+        records in proptest::collection::vec(record(), 0..8),
+        pretty in proptest::bool::ANY,
+    ) {
+        let doc = json!({"sessionId": "s", "projectHash": "p", "startTime": "t0",
+            "lastUpdated": "t9", "kind": "main", "messages": records});
+        let text = if pretty {
+            serde_json::to_string_pretty(&doc).unwrap()
+        } else {
+            doc.to_string()
+        };
+        round_trip("s.json", text.as_bytes());
+    }
+}

@@ -565,7 +565,10 @@ fn corpus_sessions_export_and_read_back() {
                         ExportFormat::OpenAi => check_openai_body(&body),
                         ExportFormat::Anthropic => check_anthropic_body(&body),
                         // Not among the forms this test exports.
-                        ExportFormat::Responses | ExportFormat::Codex | ExportFormat::Jsonl => {
+                        ExportFormat::Responses
+                        | ExportFormat::Codex
+                        | ExportFormat::GeminiCli
+                        | ExportFormat::Jsonl => {
                             unreachable!()
                         }
                     }
