@@ -179,7 +179,7 @@ fn document<M: Borrow<Message>>(messages: &[M], records: Vec<Record>) -> Vec<u8>
     let mut take = |key: &str, default: String| {
         session
             .remove(key)
-            .unwrap_or_else(|| Value::String(default))
+            .unwrap_or(Value::String(default))
     };
     let doc = Document {
         session_id: take(SESSION_FIELDS[0], "rehydrate-export".to_string()),
