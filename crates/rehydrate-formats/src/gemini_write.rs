@@ -176,11 +176,8 @@ fn document<M: Borrow<Message>>(messages: &[M], records: Vec<Record>) -> Vec<u8>
     };
     let first = stamps().next().cloned().unwrap_or_default();
     let last = stamps().last().cloned().unwrap_or_else(|| first.clone());
-    let mut take = |key: &str, default: String| {
-        session
-            .remove(key)
-            .unwrap_or(Value::String(default))
-    };
+    let mut take =
+        |key: &str, default: String| session.remove(key).unwrap_or(Value::String(default));
     let doc = Document {
         session_id: take(SESSION_FIELDS[0], "rehydrate-export".to_string()),
         project_hash: take(SESSION_FIELDS[1], String::new()),

@@ -71,18 +71,56 @@ impl Block<'_> {
             Block::ToolResult(m) => {
                 out.extend_from_slice(b"{\"type\":\"tool_result\",\"tool_use_id\":");
                 write_str(&api_id(m.tool_call_id.as_deref().unwrap_or_default()), out);
-                if let Some(content) = &m.content {
-                    out.extend_from_slice(b",\"content\":");
-                    content.write_wire(out);
+                match &m.content {
+                    None => {}
+                    Some(Content::Parts(parts)) => {
+                        out.extend_from_slice(b",\"content\":[");
+                        for (k, part) in parts.iter().enumerate() {
+                            if k > 0 {
+                                out.push(b',');
+                            }
+                            write_part(part, out);
+                        }
+                        out.push(b']');
+                    }
+                    Some(content) => {
+                        out.extend_from_slice(b",\"content\":");
+                        content.write_wire(out);
+                    }
                 }
                 if m.is_error() {
                     out.extend_from_slice(b",\"is_error\":true");
                 }
                 out.push(b'}');
             }
-            Block::Part(p) => write_json_value(p, out),
+            Block::Part(p) => write_part(p, out),
         }
     }
+}
+
+/// Writes a content part as an Anthropic block: an OpenAI `image_url` part (from an OpenAI
+/// chat file, an OpenHands message) as the `image` block of the same picture, a `data:` URL
+/// as a `base64` source and any other URL as a `url` source; every other part as it is.
+fn write_part(part: &serde_json::Value, out: &mut Vec<u8>) {
+    let url = (part.get("type").and_then(serde_json::Value::as_str) == Some("image_url"))
+        .then(|| {
+            part.pointer("/image_url/url")
+                .and_then(serde_json::Value::as_str)
+        })
+        .flatten();
+    let Some(url) = url else {
+        return write_json_value(part, out);
+    };
+    let source = match url
+        .strip_prefix("data:")
+        .and_then(|rest| rest.split_once(";base64,"))
+    {
+        Some((media_type, data)) => {
+            serde_json::json!({"type": "base64", "media_type": media_type, "data": data})
+        }
+        None => serde_json::json!({"type": "url", "url": url}),
+    };
+    write_json_value(&serde_json::json!({"type": "image", "source": source}), out);
 }
 
 /// One Anthropic message: `user` or `assistant` and its blocks, each with the index of the

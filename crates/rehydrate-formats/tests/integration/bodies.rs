@@ -426,3 +426,40 @@ fn event_logs_have_turns_tool_names_and_outcomes() {
     assert_eq!(names, [Some("ls"), Some("apply_patch")]);
     assert_eq!(log.events.last().and_then(|e| e.turn), Some(1));
 }
+
+#[test]
+fn openai_image_parts_are_written_as_anthropic_image_blocks() {
+    use rehydrate_model::{Content, Message, Role};
+    let mut user = Message::text(Role::User, "");
+    user.content = Some(Content::Parts(vec![
+        json!({"type": "text", "text": "what is this?"}),
+        json!({"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0K"}}),
+    ]));
+    let mut call = Message::text(Role::Assistant, "");
+    call.content = None;
+    call.tool_calls = vec![rehydrate_model::ToolCall {
+        id: "c1".into(),
+        name: "shot".into(),
+        arguments: "{}".into(),
+    }];
+    let mut result = Message::tool_result("c1", "");
+    result.content = Some(Content::Parts(vec![
+        json!({"type": "text", "text": "here"}),
+        json!({"type": "image_url", "image_url": {"url": "https://example.com/a.png", "detail": "low"}}),
+    ]));
+    let body = rehydrate_formats::write(
+        &[user, call, result],
+        rehydrate_formats::ExportFormat::Anthropic,
+    )
+    .unwrap();
+    assert_eq!(
+        String::from_utf8(body).unwrap(),
+        concat!(
+            r#"{"messages":[{"role":"user","content":[{"text":"what is this?","type":"text"},"#,
+            r#"{"source":{"data":"iVBORw0K","media_type":"image/png","type":"base64"},"type":"image"}]},"#,
+            r#"{"role":"assistant","content":[{"type":"tool_use","id":"c1","name":"shot","input":{}}]},"#,
+            r#"{"role":"user","content":[{"type":"tool_result","tool_use_id":"c1","content":[{"text":"here","type":"text"},"#,
+            r#"{"source":{"type":"url","url":"https://example.com/a.png"},"type":"image"}]}]}]}"#
+        )
+    );
+}

@@ -482,7 +482,8 @@ fn record() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
                 let mut record = json!({"id": "g", "timestamp": "t0", "type": "gemini",
                     "content": text, "toolCalls": calls, "model": "gemini-x"});
                 if thoughts {
-                    record["thoughts"] = json!([{"subject": "s", "description": "d", "timestamp": "t"}]);
+                    record["thoughts"] =
+                        json!([{"subject": "s", "description": "d", "timestamp": "t"}]);
                 }
                 if tokens {
                     record["tokens"] = json!({"input": 3, "output": 1, "total": 4});
