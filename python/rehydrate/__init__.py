@@ -94,7 +94,8 @@ class ImportedSession(NamedTuple):
     """A session file read into canonical messages."""
 
     format: str
-    """The format read: claude-code, swe-agent, openai, codex, responses or anthropic."""
+    """The format read: claude-code, swe-agent, openai, codex, responses, anthropic, gemini-cli,
+    openhands, aider or goose."""
     messages: list[dict[str, Any]]
     """The canonical messages, in conversation order."""
     warnings: list[str]

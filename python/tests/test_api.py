@@ -297,4 +297,4 @@ def test_the_validity_checker_written_forms_and_the_inverted_session() -> None:
     assert "[rehydrate:orphan-result r0." in rollout
     with pytest.raises(rehydrate.InputError) as err:
         rehydrate.write(out.view, "yaml")
-    assert str(err.value) == "unknown export format `yaml` (expected jsonl, openai, anthropic, responses, codex)"
+    assert str(err.value) == "unknown export format `yaml` (expected jsonl, openai, anthropic, responses, codex, gemini-cli, goose)"

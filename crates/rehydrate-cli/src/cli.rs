@@ -310,6 +310,8 @@ pub(crate) enum ExportTo {
     Codex,
     /// A Gemini CLI session document (JSON), which Gemini CLI resumes.
     GeminiCli,
+    /// A Goose session (JSONL), the legacy form Goose imports.
+    Goose,
 }
 
 impl ExportTo {
@@ -322,6 +324,7 @@ impl ExportTo {
             ExportTo::Responses => ExportFormat::Responses,
             ExportTo::Codex => ExportFormat::Codex,
             ExportTo::GeminiCli => ExportFormat::GeminiCli,
+            ExportTo::Goose => ExportFormat::Goose,
         }
     }
 }

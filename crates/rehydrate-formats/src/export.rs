@@ -35,21 +35,25 @@ pub enum ExportFormat {
     /// messages}`, 2-space indent), which Gemini CLI resumes; not a request body, so no API's
     /// rules apply (docs/FORMATS.md, "Gemini CLI", "Writing").
     GeminiCli,
+    /// A Goose session JSONL (a metadata line, then one message per line), the legacy form
+    /// Goose imports; not a request body (docs/FORMATS.md, "Goose", "Writing").
+    Goose,
 }
 
 impl ExportFormat {
     /// Every form, in the order error messages list them.
-    pub const ALL: [ExportFormat; 6] = [
+    pub const ALL: [ExportFormat; 7] = [
         ExportFormat::Jsonl,
         ExportFormat::OpenAi,
         ExportFormat::Anthropic,
         ExportFormat::Responses,
         ExportFormat::Codex,
         ExportFormat::GeminiCli,
+        ExportFormat::Goose,
     ];
 
     /// The token naming the form (the same as the [`crate::Format`] it reads back, where
-    /// there is one): `jsonl`, `openai`, `anthropic`, `responses`, `codex` or `gemini-cli`.
+    /// there is one): `jsonl`, `openai`, `anthropic`, `responses`, `codex`, `gemini-cli` or `goose`.
     pub fn as_str(self) -> &'static str {
         match self {
             ExportFormat::Jsonl => "jsonl",
@@ -58,15 +62,16 @@ impl ExportFormat {
             ExportFormat::Responses => "responses",
             ExportFormat::Codex => "codex",
             ExportFormat::GeminiCli => "gemini-cli",
+            ExportFormat::Goose => "goose",
         }
     }
 
     /// The API whose validity rules the form's bytes must follow, if it is a request body
     /// ([`crate::check_request`]); `None` for canonical JSONL, which holds anything, and for a
-    /// Gemini CLI session, which Gemini CLI turns into its own request.
+    /// Gemini CLI or Goose session, which the agent turns into its own request.
     pub fn api(self) -> Option<Api> {
         match self {
-            ExportFormat::Jsonl | ExportFormat::GeminiCli => None,
+            ExportFormat::Jsonl | ExportFormat::GeminiCli | ExportFormat::Goose => None,
             ExportFormat::OpenAi => Some(Api::OpenAi),
             ExportFormat::Anthropic => Some(Api::Anthropic),
             ExportFormat::Responses | ExportFormat::Codex => Some(Api::Responses),
@@ -74,9 +79,9 @@ impl ExportFormat {
     }
 
     /// The form a session read as `format` is written back in, if this crate writes that
-    /// format: `openai`, `anthropic`, `responses`, `codex` and `gemini-cli` (an unchanged import
-    /// comes back byte for byte for `codex`, as the same JSON value for the request bodies, and
-    /// as a document that imports to the same messages for `gemini-cli`).
+    /// format: `openai`, `anthropic`, `responses`, `codex`, `gemini-cli` and `goose` (an unchanged
+    /// import comes back byte for byte for `codex`, as the same JSON value for the request
+    /// bodies, and as a file that imports to the same messages for `gemini-cli` and `goose`).
     pub fn of(format: crate::Format) -> Option<ExportFormat> {
         use crate::Format;
         match format {
@@ -85,11 +90,8 @@ impl ExportFormat {
             Format::Responses => Some(ExportFormat::Responses),
             Format::Codex => Some(ExportFormat::Codex),
             Format::GeminiCli => Some(ExportFormat::GeminiCli),
-            Format::ClaudeCode
-            | Format::SweAgent
-            | Format::OpenHands
-            | Format::Aider
-            | Format::Goose => None,
+            Format::Goose => Some(ExportFormat::Goose),
+            Format::ClaudeCode | Format::SweAgent | Format::OpenHands | Format::Aider => None,
         }
     }
 }
@@ -128,8 +130,9 @@ pub enum WriteBack {
     /// gives a document's members compact, in key order).
     Value,
     /// The written form is another JSON value than the file's, but imports to the same
-    /// messages: what a Gemini CLI session holds besides what the model saw (records it never
-    /// sent, display names, record ids) is not written back.
+    /// messages (but for `goose.line`, the line a Goose message was read from): what a Gemini
+    /// CLI or Goose session holds besides what the model saw (records it never sent, display
+    /// names, record ids, UI items) is not written back.
     Messages,
     /// The written form is another JSON value than the file's, or, for a JSONL format, other
     /// bytes.
@@ -183,25 +186,33 @@ pub fn write_back<M: Borrow<Message>>(
     if written == bytes {
         return WriteBack::Bytes;
     }
-    if own == ExportFormat::Codex {
-        return WriteBack::Differs;
+    let same_messages = || {
+        let Ok(again) = crate::import(std::path::Path::new("written"), &written, Some(format))
+        else {
+            return false;
+        };
+        let without_line = |m: &Message| {
+            let mut m = m.clone();
+            m.metadata.remove(crate::keys::GOOSE_LINE);
+            m
+        };
+        again.messages.len() == messages.len()
+            && again
+                .messages
+                .iter()
+                .zip(messages)
+                .all(|(a, b)| a == b.borrow() || without_line(a) == without_line(b.borrow()))
+    };
+    match own {
+        ExportFormat::Codex => return WriteBack::Differs,
+        ExportFormat::Goose if same_messages() => return WriteBack::Messages,
+        ExportFormat::Goose => return WriteBack::Differs,
+        _ => {}
     }
     let value = |b: &[u8]| serde_json::from_slice::<serde_json::Value>(b).ok();
     match (value(&written), value(bytes)) {
         (Some(a), Some(b)) if a == b => WriteBack::Value,
-        _ if own == ExportFormat::GeminiCli
-            && crate::import(std::path::Path::new("written.json"), &written, Some(format))
-                .is_ok_and(|again| {
-                    again.messages.len() == messages.len()
-                        && again
-                            .messages
-                            .iter()
-                            .zip(messages)
-                            .all(|(a, b)| a == b.borrow())
-                }) =>
-        {
-            WriteBack::Messages
-        }
+        _ if own == ExportFormat::GeminiCli && same_messages() => WriteBack::Messages,
         _ => WriteBack::Differs,
     }
 }
@@ -249,5 +260,6 @@ pub fn write_unchecked<M: Borrow<Message>>(messages: &[M], format: ExportFormat)
         ExportFormat::Responses => write_responses(messages),
         ExportFormat::Codex => codex::write(messages),
         ExportFormat::GeminiCli => crate::gemini_write::write(messages),
+        ExportFormat::Goose => crate::goose_write::write(messages),
     }
 }

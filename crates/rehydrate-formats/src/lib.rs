@@ -103,6 +103,7 @@ mod export;
 mod gemini;
 mod gemini_write;
 mod goose;
+mod goose_write;
 mod ids;
 mod json;
 pub mod keys;

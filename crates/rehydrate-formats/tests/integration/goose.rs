@@ -216,3 +216,124 @@ fn malformed_lines_are_errors_naming_line_and_field() {
         ]
     );
 }
+
+/// `messages` without `goose.line`, which names the line of the file read.
+fn without_lines(messages: &[Message]) -> Vec<Message> {
+    messages
+        .iter()
+        .cloned()
+        .map(|mut m| {
+            m.metadata.remove(keys::GOOSE_LINE);
+            m
+        })
+        .collect()
+}
+
+/// Imports `text` as Goose, writes the messages as a Goose session and imports that: the
+/// messages must be the same but for their lines.
+fn round_trip(text: &[u8]) {
+    let first = import(Path::new("s.jsonl"), text, Some(Format::Goose)).unwrap();
+    let written =
+        rehydrate_formats::write(&first.messages, rehydrate_formats::ExportFormat::Goose).unwrap();
+    let again = import(Path::new("written.jsonl"), &written, None).unwrap();
+    assert_eq!(again.format, Format::Goose);
+    assert_eq!(without_lines(&again.messages), without_lines(&first.messages));
+}
+
+#[test]
+fn a_written_session_imports_to_the_same_messages() {
+    let bytes = std::fs::read(fixture_dir().join("goose-session.jsonl")).unwrap();
+    round_trip(&bytes);
+    let first = import(Path::new("s.jsonl"), &bytes, None).unwrap();
+    let written = String::from_utf8(
+        rehydrate_formats::write(&first.messages, rehydrate_formats::ExportFormat::Goose).unwrap(),
+    )
+    .unwrap();
+    let lines: Vec<&str> = written.lines().collect();
+    // The metadata line, then the nine messages the agent saw (msg_6 it never saw): msg_8's
+    // result and text are one line again, msg_4's failed call is its toolRequest again.
+    assert_eq!(lines.len(), 10);
+    assert_eq!(
+        lines[0],
+        r#"{"description":"fix the failing test","message_count":9,"total_tokens":null,"working_dir":"/home/me/proj"}"#
+    );
+    assert_eq!(
+        lines[4],
+        r#"{"content":[{"id":"call_2","toolCall":{"status":"success","value":{"arguments":{},"name":"developer__screen_capture"}},"type":"toolRequest"},{"id":"call_3","toolCall":{"error":"-32602: could not parse the arguments","status":"error"},"type":"toolRequest"}],"created":1735725612,"id":"msg_4","metadata":{"agentVisible":true,"userVisible":true},"role":"assistant"}"#
+    );
+    assert_eq!(
+        lines[7],
+        r#"{"content":[{"id":"call_4","toolResult":{"error":"-32603: File does not exist","status":"error"},"type":"toolResponse"},{"text":"Also keep the docstring.","type":"text"}],"created":1735725621,"id":"msg_8","metadata":{"agentVisible":true,"userVisible":true},"role":"user"}"#
+    );
+    assert_eq!(
+        rehydrate_formats::write_back(first.format, &bytes, &first.messages),
+        rehydrate_formats::WriteBack::Messages
+    );
+}
+
+/// A random Goose message line: text, an image, thinking, tool requests (some failed to parse),
+/// tool responses (success, error, isError, the older array form), visibility flags.
+fn goose_line() -> impl proptest::strategy::Strategy<Value = serde_json::Value> {
+    use proptest::prelude::*;
+    use serde_json::json;
+    let item = prop_oneof![
+        "[a-z ]{0,8}".prop_map(|t| json!({"type": "text", "text": t})),
+        Just(json!({"type": "image", "data": "iVBO", "mimeType": "image/png"})),
+        ("[a-z]{1,4}", any::<bool>()).prop_map(|(t, signed)| if signed {
+            json!({"type": "thinking", "thinking": t, "signature": "s"})
+        } else {
+            json!({"type": "thinking", "thinking": t})
+        }),
+        ("[a-c]", 0..3u8).prop_map(|(id, ok)| match ok {
+            0 => json!({"type": "toolRequest", "id": id, "toolCall": {"status": "error", "error": "bad"}}),
+            _ => json!({"type": "toolRequest", "id": id,
+                "toolCall": {"status": "success", "value": {"name": "shell", "arguments": {"c": id}}}}),
+        }),
+        ("[a-c]", 0..4u8, "[a-z\n]{0,6}").prop_map(|(id, kind, t)| {
+            let result = match kind {
+                0 => json!({"status": "error", "error": t}),
+                1 => json!({"status": "success", "value": {"content": [{"type": "text", "text": t}], "isError": true}}),
+                2 => json!({"status": "success", "value": [{"type": "text", "text": t},
+                    {"type": "image", "data": "iVBO", "mimeType": "image/png"}]}),
+                _ => json!({"status": "success", "value": {"content": [{"type": "text", "text": t}]}}),
+            };
+            json!({"type": "toolResponse", "id": id, "toolResult": result})
+        }),
+    ];
+    (
+        any::<bool>(),
+        prop::collection::vec(item, 0..4),
+        any::<bool>(),
+        any::<bool>(),
+        0..1000u32,
+    )
+        .prop_map(|(assistant, items, user_visible, agent_visible, n)| {
+            // Only the assistant calls tools; tool responses come in user messages.
+            let wanted = if assistant { "toolResponse" } else { "toolRequest" };
+            let items: Vec<_> = items
+                .into_iter()
+                .filter(|i| i["type"] != wanted)
+                .collect();
+            json!({"id": format!("m{n}"), "role": if assistant { "assistant" } else { "user" },
+                "created": 1_735_725_600 + n, "content": items,
+                "metadata": {"userVisible": user_visible, "agentVisible": agent_visible || assistant}})
+        })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+    /// Any Goose session imports, is written as a Goose session, and that imports to the same
+    /// messages but for their lines.
+    #[test]
+    fn any_written_session_imports_to_the_same_messages(
+        lines in proptest::collection::vec(goose_line(), 1..8),
+    ) {
+        let mut text = String::from(r#"{"working_dir":"/w","description":"d","message_count":0}"#);
+        for line in &lines {
+            text.push('\n');
+            text.push_str(&line.to_string());
+        }
+        round_trip(text.as_bytes());
+    }
+}

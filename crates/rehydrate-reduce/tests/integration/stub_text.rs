@@ -16,7 +16,7 @@ use rehydrate_test_support::assistant_call;
 use crate::defects::{Defect, defect, inject};
 use crate::properties::{Turn, policy, session, turn};
 
-const FORMATS: [ExportFormat; 6] = ExportFormat::ALL;
+const FORMATS: [ExportFormat; 7] = ExportFormat::ALL;
 
 /// The canonical JSONL of `messages`, written independently of the export.
 fn canonical_lines(messages: &[Message]) -> Vec<u8> {

@@ -568,6 +568,7 @@ fn corpus_sessions_export_and_read_back() {
                         ExportFormat::Responses
                         | ExportFormat::Codex
                         | ExportFormat::GeminiCli
+                        | ExportFormat::Goose
                         | ExportFormat::Jsonl => {
                             unreachable!()
                         }
