@@ -237,7 +237,10 @@ fn round_trip(text: &[u8]) {
         rehydrate_formats::write(&first.messages, rehydrate_formats::ExportFormat::Goose).unwrap();
     let again = import(Path::new("written.jsonl"), &written, None).unwrap();
     assert_eq!(again.format, Format::Goose);
-    assert_eq!(without_lines(&again.messages), without_lines(&first.messages));
+    assert_eq!(
+        without_lines(&again.messages),
+        without_lines(&first.messages)
+    );
 }
 
 #[test]
