@@ -72,6 +72,12 @@ struct CallRecord {
 
 /// The session document of `messages` (see the module docs).
 pub(crate) fn write<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
+    // A session read from Gemini CLI keeps each call's status as it was (none included); one
+    // from elsewhere gets the status Gemini CLI records for a call that ran, since it shows any
+    // other as failed on resume.
+    let native = messages
+        .first()
+        .is_some_and(|m| m.borrow().metadata.contains_key(keys::GEMINI_SESSION));
     let mut records: Vec<Record> = Vec::with_capacity(messages.len());
     // Where each call was written: (record, call), by call id.
     let mut calls: std::collections::HashMap<&str, (usize, usize)> =
@@ -143,7 +149,7 @@ pub(crate) fn write<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
                     .and_then(|id| calls.get(id).copied())
                     .filter(|&(r, c)| records[r].tool_calls[c].result.is_none());
                 match place {
-                    Some((r, c)) => answer(&mut records[r].tool_calls[c], m),
+                    Some((r, c)) => answer(&mut records[r].tool_calls[c], m, native),
                     None => records.push(info(id, timestamp, m)),
                 }
             }
@@ -199,8 +205,8 @@ fn user_content(content: Option<&Content>) -> Value {
 }
 
 /// A canonical content part as the Gemini part it was read from: text as `{"text"}`, a base64
-/// image block as `inlineData`, a kept Gemini part as it was; any other part (another API's
-/// image reference) as the text of its JSON.
+/// image block and an OpenAI image part of a `data:` URL as `inlineData`, a kept Gemini part as
+/// it was; any other part (an image by URL, another API's block) as the text of its JSON.
 fn gemini_part(part: &Value) -> Value {
     match part.get("type").and_then(Value::as_str) {
         Some("text") => {
@@ -213,14 +219,28 @@ fn gemini_part(part: &Value) -> Value {
             }})
         }
         Some("gemini_part") => part.get("part").cloned().unwrap_or_default(),
+        // An OpenAI image part of a `data:` URL (from an OpenAI chat file, Codex, Goose).
+        Some("image_url") if data_url(part).is_some() => {
+            let (mime, data) = data_url(part).unwrap_or_default();
+            serde_json::json!({ "inlineData": { "mimeType": mime, "data": data } })
+        }
         _ => serde_json::json!({ "text": part.to_string() }),
     }
 }
 
+/// The media type and base64 data of an OpenAI image part's `data:` URL.
+fn data_url(part: &Value) -> Option<(&str, &str)> {
+    part.pointer("/image_url/url")
+        .and_then(Value::as_str)
+        .and_then(|url| url.strip_prefix("data:"))
+        .and_then(|rest| rest.split_once(";base64,"))
+}
+
 /// Records tool message `m` as the result of `call`: its text as the `functionResponse`'s
 /// `output` (its `error` when it failed without an `error` status), its other parts as the
-/// response's `parts`, its status, timestamp and the new content a write proved.
-fn answer(call: &mut CallRecord, m: &Message) {
+/// response's `parts`, its status (for a session not `native` to Gemini CLI, without one,
+/// `error` or `success` by whether it failed), timestamp and the new content a write proved.
+fn answer(call: &mut CallRecord, m: &Message, native: bool) {
     let (text, extra): (String, Vec<Value>) = match &m.content {
         None => (String::new(), Vec::new()),
         Some(Content::Text(text)) => (text.clone(), Vec::new()),
@@ -236,7 +256,10 @@ fn answer(call: &mut CallRecord, m: &Message) {
             _ => (String::new(), parts.iter().map(gemini_part).collect()),
         },
     };
-    let status = m.metadata.get(keys::GEMINI_STATUS).cloned();
+    let status =
+        m.metadata.get(keys::GEMINI_STATUS).cloned().or_else(|| {
+            (!native).then(|| if m.is_error() { "error" } else { "success" }.to_string())
+        });
     let key = if m.is_error() && status.as_deref() != Some("error") {
         "error"
     } else {

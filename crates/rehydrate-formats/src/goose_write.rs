@@ -83,8 +83,8 @@ pub(crate) fn write<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
                 }
             }
             Role::User | Role::System => {
-                let mut items = content_items(m.content.as_ref());
-                items.extend(thinking_items(m));
+                let mut items = thinking_items(m);
+                items.extend(content_items(m.content.as_ref()));
                 match lines.last_mut() {
                     Some(line)
                         if m.role == Role::User
@@ -105,8 +105,9 @@ pub(crate) fn write<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
                 }
             }
             Role::Assistant => {
-                let mut content = content_items(m.content.as_ref());
-                content.extend(thinking_items(m));
+                // Thinking first, as the model wrote it (and as Anthropic's API wants it back).
+                let mut content = thinking_items(m);
+                content.extend(content_items(m.content.as_ref()));
                 for call in &m.tool_calls {
                     let arguments = match serde_json::from_str::<Value>(&call.arguments) {
                         Ok(object @ Value::Object(_)) => object,
@@ -178,7 +179,8 @@ pub(crate) fn write<M: Borrow<Message>>(messages: &[M]) -> Vec<u8> {
 }
 
 /// A message's content as Goose content items: text as a `text` item, an `image_url` part of a
-/// `data:` URL as an `image` item, any other part as the text of its JSON.
+/// `data:` URL and an Anthropic base64 image block as an `image` item, any other part as the
+/// text of its JSON.
 fn content_items(content: Option<&Content>) -> Vec<Value> {
     match content {
         None => Vec::new(),
@@ -196,6 +198,15 @@ fn content_items(content: Option<&Content>) -> Vec<Value> {
                         Some((mime, data)) => json!({"type": "image", "data": data, "mimeType": mime}),
                         None => json!({"type": "text", "text": url}),
                     },
+                    // An Anthropic base64 image block (from Claude Code, an Anthropic body, a
+                    // Gemini CLI inlineData).
+                    (Some("image"), _)
+                        if part.pointer("/source/type").and_then(Value::as_str) == Some("base64") =>
+                    {
+                        json!({"type": "image",
+                            "data": part.pointer("/source/data").cloned().unwrap_or_default(),
+                            "mimeType": part.pointer("/source/media_type").cloned().unwrap_or_default()})
+                    }
                     _ => json!({"type": "text", "text": part.to_string()}),
                 }
             })

@@ -514,3 +514,55 @@ proptest::proptest! {
         round_trip("s.json", text.as_bytes());
     }
 }
+
+#[test]
+fn a_session_from_elsewhere_gets_statuses_and_inline_images() {
+    use rehydrate_model::{Message, ToolCall};
+    let mut user = Message::text(Role::User, "");
+    user.content = Some(Content::Parts(vec![
+        json!({"type": "text", "text": "see"}),
+        json!({"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}}),
+    ]));
+    let mut call = Message::text(Role::Assistant, "");
+    call.tool_calls = vec![
+        ToolCall {
+            id: "c1".into(),
+            name: "ls".into(),
+            arguments: "{}".into(),
+        },
+        ToolCall {
+            id: "c2".into(),
+            name: "cat".into(),
+            arguments: r#"{"path":"x"}"#.into(),
+        },
+    ];
+    let ok = Message::tool_result("c1", "a\nb");
+    let mut failed = Message::tool_result("c2", "no such file");
+    failed
+        .metadata
+        .insert(rehydrate_model::IS_ERROR_METADATA_KEY.into(), "true".into());
+    let written = rehydrate_formats::write(
+        &[user, call, ok, failed],
+        rehydrate_formats::ExportFormat::GeminiCli,
+    )
+    .unwrap();
+    let doc: serde_json::Value = serde_json::from_slice(&written).unwrap();
+    assert_eq!(
+        doc["messages"][0]["content"],
+        json!([{"text": "see"}, {"inlineData": {"mimeType": "image/png", "data": "iVBO"}}])
+    );
+    let calls = &doc["messages"][1]["toolCalls"];
+    assert_eq!(calls[0]["status"], "success");
+    assert_eq!(
+        calls[0]["result"],
+        json!([{"functionResponse": {"id": "c1", "name": "ls", "response": {"output": "a\nb"}}}])
+    );
+    assert_eq!(calls[1]["status"], "error");
+    assert_eq!(
+        calls[1]["result"][0]["functionResponse"]["response"],
+        json!({"output": "no such file"})
+    );
+    let again = import(std::path::Path::new("w.json"), &written, None).unwrap();
+    assert_eq!(again.messages.len(), 4);
+    assert!(again.messages[3].is_error());
+}

@@ -340,3 +340,32 @@ proptest::proptest! {
         round_trip(text.as_bytes());
     }
 }
+
+#[test]
+fn thinking_comes_first_and_anthropic_images_are_image_items() {
+    let mut user = Message::text(Role::User, "");
+    user.content = Some(Content::Parts(vec![
+        serde_json::json!({"type": "text", "text": "see"}),
+        serde_json::json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}),
+    ]));
+    let mut reply = Message::text(Role::Assistant, "a cat");
+    reply
+        .metadata
+        .insert(THINKING_METADATA_KEY.into(), "look".into());
+    reply
+        .metadata
+        .insert(THINKING_SIGNATURE_METADATA_KEY.into(), "sig".into());
+    let written = String::from_utf8(
+        rehydrate_formats::write(&[user, reply], rehydrate_formats::ExportFormat::Goose).unwrap(),
+    )
+    .unwrap();
+    let lines: Vec<&str> = written.lines().collect();
+    assert_eq!(
+        lines[1],
+        r#"{"content":[{"text":"see","type":"text"},{"data":"iVBO","mimeType":"image/png","type":"image"}],"created":0,"metadata":{"agentVisible":true,"userVisible":true},"role":"user"}"#
+    );
+    assert_eq!(
+        lines[2],
+        r#"{"content":[{"signature":"sig","thinking":"look","type":"thinking"},{"text":"a cat","type":"text"}],"created":0,"metadata":{"agentVisible":true,"userVisible":true},"role":"assistant"}"#
+    );
+}
