@@ -233,7 +233,16 @@ impl Out {
                     let id = json::take_string(&mut item_object, "id", &field)?;
                     let value_field = child(&child(&field, "toolResult"), "value");
                     let result = match outcome(&mut item_object, "toolResult", &field)? {
-                        Ok(value) => tool_result(id, value, &value_field)?,
+                        Ok(value) => {
+                            let (result, left_out) = tool_result(id, value, &value_field)?;
+                            for (field, what) in left_out {
+                                self.warnings.push(Warning::at_line(
+                                    line,
+                                    format!("field `{field}`: {what} not imported (the model is shown only text, images and text resources)"),
+                                ));
+                            }
+                            result
+                        }
                         Err(error) => error_result(
                             id,
                             format!("The tool call returned the following error:\n{error}"),
@@ -482,17 +491,21 @@ fn error_result(id: String, text: String) -> Message {
 
 /// A successful `CallToolResult` (`content` items, `isError`) read from the field `prefix`, as a
 /// tool message: the text items joined by newlines, or parts when it holds an image; an
-/// embedded text resource is its text.
+/// embedded text resource is its text. Items of another kind (audio, a binary resource, a
+/// resource link) are left out, each named with what it was in the list returned beside the
+/// message.
 ///
 /// # Errors
 ///
-/// `content` that is not an array, an item that is not a text, an image (with `data` and
-/// `mimeType`) or a resource with a `text`, and an `isError` that is not a boolean.
+/// `content` that is not an array, an item without a string `type`, a text without its `text`,
+/// an image without `data` and `mimeType`, a resource that is not an object, and an `isError`
+/// that is not a boolean.
 fn tool_result(
     id: String,
     mut value: Map<String, Value>,
     prefix: &str,
-) -> Result<Message, FieldError> {
+) -> Result<(Message, Vec<(String, String)>), FieldError> {
+    let mut left_out = Vec::new();
     let items = json::take_opt_array(&mut value, "content", prefix)?;
     let mut shown = Items::default();
     for (k, item_value) in items.into_iter().enumerate() {
@@ -506,22 +519,13 @@ fn tool_result(
                     Some(v) => json::into_object(v, &resource)?,
                     None => return Err(FieldError::new(resource, "missing (expected an object)")),
                 };
-                let text =
-                    json::take_opt_string(&mut inner, "text", &resource)?.ok_or_else(|| {
-                        FieldError::new(
-                            child(&resource, "text"),
-                            "missing (only a text resource can be shown to the model)",
-                        )
-                    })?;
-                shown.text(text);
+                match json::take_opt_string(&mut inner, "text", &resource)? {
+                    Some(text) => shown.text(text),
+                    None => left_out.push((field, "a resource without text".to_string())),
+                }
             }
             "image" => shown.image(&mut object, &field)?,
-            other => {
-                return Err(FieldError::new(
-                    child(&field, "type"),
-                    format!("`{}` (expected text, image or resource)", json::clip(other)),
-                ));
-            }
+            other => left_out.push((field, format!("a `{}` item", json::clip(other)))),
         }
     }
     // A result without items is an empty text, as Goose sends it.
@@ -545,5 +549,5 @@ fn tool_result(
             ));
         }
     }
-    Ok(m)
+    Ok((m, left_out))
 }

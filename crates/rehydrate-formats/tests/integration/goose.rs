@@ -172,10 +172,6 @@ fn malformed_lines_are_errors_naming_line_and_field() {
             "s.jsonl:2: field `content[0].toolResult.value.content`: expected an array, got a string",
         ),
         (
-            response(r#"{"status":"success","value":{"content":[{"type":"audio","data":"A"}]}}"#),
-            "s.jsonl:2: field `content[0].toolResult.value.content[0].type`: `audio` (expected text, image or resource)",
-        ),
-        (
             response(r#"{"status":"success","value":[{"type":"image","data":"AAAA"}]}"#),
             "s.jsonl:2: field `content[0].toolResult.value.content[0].mimeType`: missing (expected a string)",
         ),
@@ -367,5 +363,31 @@ fn thinking_comes_first_and_anthropic_images_are_image_items() {
     assert_eq!(
         lines[2],
         r#"{"content":[{"signature":"sig","thinking":"look","type":"thinking"},{"text":"a cat","type":"text"}],"created":0,"metadata":{"agentVisible":true,"userVisible":true},"role":"assistant"}"#
+    );
+}
+
+#[test]
+fn result_items_the_model_is_not_shown_are_left_out_with_a_warning() {
+    let text = concat!(
+        r#"{"working_dir":"/w","description":"d"}"#,
+        "\n",
+        r#"{"id":"a","role":"assistant","created":1,"content":[{"type":"toolRequest","id":"c","toolCall":{"status":"success","value":{"name":"say","arguments":{}}}}]}"#,
+        "\n",
+        r#"{"id":"u","role":"user","created":2,"content":[{"type":"toolResponse","id":"c","toolResult":{"status":"success","value":{"content":[{"type":"text","text":"spoken"},{"type":"audio","data":"A","mimeType":"audio/wav"},{"type":"resource","resource":{"uri":"file:///x.bin","blob":"AA=="}}]}}}]}"#,
+        "\n",
+    );
+    let imported = import(Path::new("s.jsonl"), text.as_bytes(), None).unwrap();
+    assert_eq!(imported.messages.len(), 2);
+    assert_eq!(
+        imported.messages[1].content,
+        Some(Content::Text("spoken".into()))
+    );
+    let warnings: Vec<String> = imported.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        warnings,
+        [
+            "line 3: field `content[0].toolResult.value.content[1]`: a `audio` item not imported (the model is shown only text, images and text resources)",
+            "line 3: field `content[0].toolResult.value.content[2]`: a resource without text not imported (the model is shown only text, images and text resources)",
+        ]
     );
 }
