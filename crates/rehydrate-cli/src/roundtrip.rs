@@ -53,28 +53,26 @@ pub(crate) fn roundtrip(
         let imported = load::import_bytes(path, &bytes, pick)?;
         return check(path, &bytes, &imported, None, preset, json, &mut counter);
     }
-    let (_, sessions) = rehydrate::formats::list_sessions(load::name(path), &bytes, pick.format)?;
+    // Every session read in one pass over the file (a history of a thousand sessions is not
+    // split a thousand times).
+    let (_, sessions) = rehydrate::formats::import_sessions(load::name(path), &bytes, pick.format)?;
     let mut failures = Vec::new();
-    for s in sessions {
-        let pick = load::Pick {
-            session: Some(s.number),
-            ..pick
-        };
-        let imported = load::import_bytes(path, &bytes, pick)?;
+    for (k, imported) in sessions.iter().enumerate() {
+        let number = k + 1;
+        load::print_warnings(path, &imported.warnings);
         match check(
             path,
             &bytes,
-            &imported,
-            Some(s.number),
+            imported,
+            Some(number),
             preset,
             json,
             &mut counter,
         ) {
             Ok(()) => {}
-            Err(Failure::Verify(each)) => failures.extend(
-                each.into_iter()
-                    .map(|f| format!("session {}: {f}", s.number)),
-            ),
+            Err(Failure::Verify(each)) => {
+                failures.extend(each.into_iter().map(|f| format!("session {number}: {f}")))
+            }
             Err(other) => return Err(other),
         }
     }

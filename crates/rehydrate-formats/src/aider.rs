@@ -202,6 +202,28 @@ pub(crate) fn import(path: &Path, text: &str, session: Option<usize>) -> Result<
     let (lines, page) = log_lines(text);
     let mut spans = spans(&lines);
     let index = crate::session_index(path, Format::Aider, spans.len(), session)?;
+    let span = (index < spans.len()).then(|| spans.swap_remove(index));
+    Ok(import_span(span, file_warnings(text, page)))
+}
+
+/// Imports every session of an Aider chat history or page, in order, reading the file once
+/// (what [`import`] of each session number gives).
+pub(crate) fn import_all(text: &str) -> Vec<Import> {
+    let (lines, page) = log_lines(text);
+    let spans = spans(&lines);
+    let warnings = file_warnings(text, page);
+    if spans.is_empty() {
+        return vec![import_span(None, warnings)];
+    }
+    spans
+        .into_iter()
+        .map(|span| import_span(Some(span), warnings.clone()))
+        .collect()
+}
+
+/// The warnings every session of the file gets: a text without a header, a page's text
+/// outside its transcripts.
+fn file_warnings(text: &str, page: Option<PageRest>) -> Vec<Warning> {
     let mut warnings = Vec::new();
     if page.is_none() && !has_header(text) {
         warnings.push(Warning::new(
@@ -222,14 +244,19 @@ pub(crate) fn import(path: &Path, text: &str, session: Option<usize>) -> Result<
             rest.prose
         )));
     }
-    let Some(span) = (index < spans.len()).then(|| spans.swap_remove(index)) else {
+    warnings
+}
+
+/// The session of `span` (`None`: the file holds none), after the file's `warnings`.
+fn import_span(span: Option<Span<'_>>, mut warnings: Vec<Warning>) -> Import {
+    let Some(span) = span else {
         // A file of only blank lines and a mode line: no session, no messages.
         warnings.push(Warning::new("the file holds no session"));
-        return Ok(Import {
+        return Import {
             format: Format::Aider,
             messages: Vec::new(),
             warnings,
-        });
+        };
     };
     let mut reader = Reader::default();
     reader.read(&span);
@@ -257,11 +284,11 @@ pub(crate) fn import(path: &Path, text: &str, session: Option<usize>) -> Result<
             .unwrap_or(1);
         warnings.push(Warning::at_line(line, "the session has no messages"));
     }
-    Ok(Import {
+    Import {
         format: Format::Aider,
         messages,
         warnings,
-    })
+    }
 }
 
 /// What kind of log line a line is.

@@ -453,6 +453,43 @@ pub fn import_session(
     })
 }
 
+/// Every session of a file, in order, as [`import_session`] of each number [`list_sessions`]
+/// gives: the format, then one import per session. A chat history of many sessions (Aider) is
+/// read once for all of them, where importing each number on its own reads the file each time.
+///
+/// # Errors
+///
+/// Those of [`import_session`]: the first session's error ends the read.
+///
+/// # Example
+///
+/// ```
+/// use std::path::Path;
+/// use rehydrate_formats::{Format, import_sessions};
+///
+/// let history = "# aider chat started at 2024-01-01 10:00:00\n\n#### hi\n\nhello\n\n# aider chat started at 2024-01-02 10:00:00\n\n#### bye\n";
+/// let (format, sessions) = import_sessions(Path::new("h.md"), history.as_bytes(), None)?;
+/// assert_eq!(format, Format::Aider);
+/// assert_eq!(sessions.iter().map(|s| s.messages.len()).collect::<Vec<_>>(), [2, 1]);
+/// # Ok::<(), rehydrate_formats::Error>(())
+/// ```
+pub fn import_sessions(
+    path: &Path,
+    bytes: &[u8],
+    format: Option<Format>,
+) -> Result<(Format, Vec<Import>), Error> {
+    let (format, sessions) = list_sessions(path, bytes, format)?;
+    if format == Format::Aider {
+        return Ok((format, aider::import_all(session_text(path, bytes)?)));
+    }
+    let many = sessions.len() > 1;
+    let imports = sessions
+        .iter()
+        .map(|s| import_session(path, bytes, Some(format), many.then_some(s.number)))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((format, imports))
+}
+
 /// [`import`], handing the messages to `each` one at a time, in conversation order, instead of
 /// collecting them; returns the format and the warnings.
 ///

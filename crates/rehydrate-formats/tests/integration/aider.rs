@@ -360,3 +360,38 @@ fn text_read_as_aider_without_a_header_is_warned() {
         ]
     );
 }
+
+#[test]
+fn import_sessions_reads_every_session_as_import_session_does() {
+    let mut counts = Vec::new();
+    for name in [
+        "aider-history.md",
+        "aider-page.md",
+        "openhands-output.jsonl",
+        "openhands-events.json",
+    ] {
+        let path = fixture_dir().join(name);
+        let bytes = std::fs::read(&path).unwrap();
+        let (format, all) = rehydrate_formats::import_sessions(&path, &bytes, None).unwrap();
+        let (listed_format, listed) = list_sessions(&path, &bytes, None).unwrap();
+        assert_eq!(format, listed_format);
+        let one_by_one: Vec<Import> = listed
+            .iter()
+            .map(|s| {
+                let number = (listed.len() > 1).then_some(s.number);
+                import_session(&path, &bytes, None, number).unwrap()
+            })
+            .collect();
+        assert_eq!(all, one_by_one, "{name}");
+        counts.push((name, all.len()));
+    }
+    assert_eq!(
+        counts,
+        [
+            ("aider-history.md", 3),
+            ("aider-page.md", 1),
+            ("openhands-output.jsonl", 2),
+            ("openhands-events.json", 1),
+        ]
+    );
+}
