@@ -1010,54 +1010,34 @@ fn result_message(call: Call, field: &dyn Fn() -> String) -> Result<Option<Messa
         )),
     };
     let status = string(status, "status")?;
-    let result = match result {
-        None | Some(ResultField::Value(Value::Null)) => return Ok(None),
-        Some(ResultField::Value(Value::Array(items))) => items,
-        Some(ResultField::Value(other)) => vec![other],
-        Some(ResultField::Responses(responses)) => {
-            // The typed read of the common shape: as the loop below reads it.
-            let mut texts = Vec::with_capacity(responses.len());
-            let mut failed = status.as_deref() == Some("error");
-            let mut outputs = 0;
-            for response in responses {
-                match response {
-                    Response::Output(text) => {
-                        outputs += 1;
-                        texts.push(text);
-                    }
-                    Response::Error(text) => {
-                        failed = true;
-                        texts.push(text);
-                    }
-                }
-            }
-            let plain = outputs == 1 && texts.len() == 1;
-            let text = joined(texts);
-            let timestamp = string(timestamp, "timestamp")?;
-            return tool_message(
-                ToolResult {
-                    id,
-                    name,
-                    args: &args,
-                    status,
-                    timestamp,
-                    new_content,
-                    failed,
-                    plain,
-                    text,
-                },
-                Vec::new(),
-                &result_field,
-            )
-            .map(Some);
-        }
-    };
     let mut texts = Vec::new();
     let mut extra = Vec::new();
     let mut failed = status.as_deref() == Some("error");
     // Whether the result is exactly one `output` string: only such a result proves a file.
     let mut outputs = 0;
-    for (j, mut part) in result.into_iter().enumerate() {
+    let mut respond = |response: Response, texts: &mut Vec<String>| match response {
+        Response::Output(text) => {
+            outputs += 1;
+            texts.push(text);
+        }
+        Response::Error(text) => {
+            failed = true;
+            texts.push(text);
+        }
+    };
+    let items = match result {
+        None | Some(ResultField::Value(Value::Null)) => return Ok(None),
+        // The typed read of the common shape: as the loop below reads it.
+        Some(ResultField::Responses(responses)) => {
+            for response in responses {
+                respond(response, &mut texts);
+            }
+            Vec::new()
+        }
+        Some(ResultField::Value(Value::Array(items))) => items,
+        Some(ResultField::Value(other)) => vec![other],
+    };
+    for (j, mut part) in items.into_iter().enumerate() {
         if let Some(response) = part
             .as_object_mut()
             .and_then(|p| p.remove("functionResponse"))
@@ -1072,13 +1052,11 @@ fn result_message(call: Call, field: &dyn Fn() -> String) -> Result<Option<Messa
                 None => Map::new(),
             };
             if let Some(output) = json::take_opt_string(&mut response, "output", &response_field)? {
-                outputs += 1;
-                texts.push(output);
+                respond(Response::Output(output), &mut texts);
             } else if let Some(error) =
                 json::take_opt_string(&mut response, "error", &response_field)?
             {
-                failed = true;
-                texts.push(error);
+                respond(Response::Error(error), &mut texts);
             } else {
                 texts.push(compact(&response));
             }
@@ -1095,73 +1073,16 @@ fn result_message(call: Call, field: &dyn Fn() -> String) -> Result<Option<Messa
         }
     }
     let plain = outputs == 1 && texts.len() == 1 && extra.is_empty();
-    let text = joined(texts);
-    let timestamp = string(timestamp, "timestamp")?;
-    tool_message(
-        ToolResult {
-            id,
-            name,
-            args: &args,
-            status,
-            timestamp,
-            new_content,
-            failed,
-            plain,
-            text,
-        },
-        extra,
-        &result_field,
-    )
-    .map(Some)
-}
-
-/// Texts of a result's parts as one: joined by line breaks.
-fn joined(mut texts: Vec<String>) -> String {
-    if texts.len() == 1 {
+    let text = if texts.len() == 1 {
         texts.pop().unwrap_or_default()
     } else {
         texts.join("\n")
-    }
-}
-
-/// What a tool message is built from, read from a call and its result.
-struct ToolResult<'a> {
-    id: String,
-    name: String,
-    args: &'a Args<'a>,
-    status: Option<String>,
-    timestamp: Option<String>,
-    /// The new content the call's `resultDisplay` recorded.
-    new_content: Option<String>,
-    /// The call failed: its status is `error`, or a response was an `error`.
-    failed: bool,
-    /// The result is exactly one `output` string: only such a result proves a file.
-    plain: bool,
-    text: String,
-}
-
-/// The tool message of `result`, with `extra` (result parts other than text, checked and read
-/// by [`parts`]) after its text.
-fn tool_message(
-    result: ToolResult<'_>,
-    extra: Vec<Value>,
-    field: &dyn Fn() -> String,
-) -> Result<Message, FieldError> {
-    let ToolResult {
-        id,
-        name,
-        args,
-        status,
-        timestamp,
-        new_content,
-        failed,
-        plain,
-        text,
-    } = result;
+    };
+    let timestamp = string(timestamp, "timestamp")?;
     let details = if failed {
         None
     } else {
-        details(&name, args, &text, plain, new_content)
+        details(&name, &args, &text, plain, new_content)
     };
     let mut m = Message::tool_result(id, String::new());
     m.name = Some(name);
@@ -1174,7 +1095,7 @@ fn tool_message(
             .then(|| text_part(text))
             .into_iter()
             .collect();
-        all.extend(parts(Some(Value::Array(extra)), field)?);
+        all.extend(parts(Some(Value::Array(extra)), &result_field)?);
         m.content = Some(Content::Parts(all));
     }
     if failed {
@@ -1187,7 +1108,7 @@ fn tool_message(
         m.metadata.insert(keys::GEMINI_STATUS.to_string(), status);
     }
     stamp(&mut m, timestamp);
-    Ok(m)
+    Ok(Some(m))
 }
 
 /// Makes the relative paths of the messages' details absolute when the session names its

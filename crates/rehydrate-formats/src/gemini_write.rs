@@ -208,32 +208,16 @@ fn user_content(content: Option<&Content>) -> Value {
 /// image block and an OpenAI image part of a `data:` URL as `inlineData`, a kept Gemini part as
 /// it was; any other part (an image by URL, another API's block) as the text of its JSON.
 fn gemini_part(part: &Value) -> Value {
+    if let Some((mime, data)) = crate::canonical::inline_image(part) {
+        return serde_json::json!({ "inlineData": { "mimeType": mime, "data": data } });
+    }
     match part.get("type").and_then(Value::as_str) {
         Some("text") => {
             serde_json::json!({ "text": part.get("text").cloned().unwrap_or_default() })
         }
-        Some("image") if part.pointer("/source/type").and_then(Value::as_str) == Some("base64") => {
-            serde_json::json!({ "inlineData": {
-                "mimeType": part.pointer("/source/media_type").cloned().unwrap_or_default(),
-                "data": part.pointer("/source/data").cloned().unwrap_or_default(),
-            }})
-        }
         Some("gemini_part") => part.get("part").cloned().unwrap_or_default(),
-        // An OpenAI image part of a `data:` URL (from an OpenAI chat file, Codex, Goose).
-        Some("image_url") if data_url(part).is_some() => {
-            let (mime, data) = data_url(part).unwrap_or_default();
-            serde_json::json!({ "inlineData": { "mimeType": mime, "data": data } })
-        }
         _ => serde_json::json!({ "text": part.to_string() }),
     }
-}
-
-/// The media type and base64 data of an OpenAI image part's `data:` URL.
-fn data_url(part: &Value) -> Option<(&str, &str)> {
-    part.pointer("/image_url/url")
-        .and_then(Value::as_str)
-        .and_then(|url| url.strip_prefix("data:"))
-        .and_then(|rest| rest.split_once(";base64,"))
 }
 
 /// Records tool message `m` as the result of `call`: its text as the `functionResponse`'s

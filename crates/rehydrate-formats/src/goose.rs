@@ -47,6 +47,12 @@ pub(crate) fn is_session_line(line: &str) -> bool {
     }
 }
 
+/// What Goose sends before the error of a result whose tool failed.
+pub(crate) const RESULT_ERROR_PREFIX: &str = "The tool call returned the following error:\n";
+
+/// What Goose sends before the error of a call it could not parse.
+pub(crate) const CALL_ERROR_PREFIX: &str = "Error: ";
+
 /// Content item types Goose keeps for its UI and never sends to the model.
 const NOT_SENT: [&str; 5] = [
     "toolConfirmationRequest",
@@ -225,7 +231,7 @@ impl Out {
                                     "field `{field}.toolCall`: a call that failed to parse; its error is a tool result {id} without a call"
                                 ),
                             ));
-                            results.push(error_result(id, format!("Error: {error}")));
+                            results.push(error_result(id, format!("{}{error}", CALL_ERROR_PREFIX)));
                         }
                     }
                 }
@@ -243,10 +249,7 @@ impl Out {
                             }
                             result
                         }
-                        Err(error) => error_result(
-                            id,
-                            format!("The tool call returned the following error:\n{error}"),
-                        ),
+                        Err(error) => error_result(id, format!("{}{error}", RESULT_ERROR_PREFIX)),
                     };
                     results.push(result);
                 }

@@ -16,13 +16,8 @@ use rehydrate_model::{
 };
 use serde_json::{Value, json};
 
+use crate::goose::{CALL_ERROR_PREFIX, RESULT_ERROR_PREFIX};
 use crate::keys;
-
-/// What Goose writes before the error of a result whose tool failed.
-pub(crate) const RESULT_ERROR_PREFIX: &str = "The tool call returned the following error:\n";
-
-/// What Goose writes before the error of a call it could not parse.
-pub(crate) const CALL_ERROR_PREFIX: &str = "Error: ";
 
 /// One Goose message being written.
 struct Line<'a> {
@@ -188,26 +183,16 @@ fn content_items(content: Option<&Content>) -> Vec<Value> {
         Some(Content::Parts(parts)) => parts
             .iter()
             .map(|part| {
-                let url = part.pointer("/image_url/url").and_then(Value::as_str);
-                match (part.get("type").and_then(Value::as_str), url) {
-                    (Some("text"), _) => json!({"type": "text", "text": part.get("text").cloned().unwrap_or_default()}),
-                    (Some("image_url"), Some(url)) => match url
-                        .strip_prefix("data:")
-                        .and_then(|rest| rest.split_once(";base64,"))
-                    {
-                        Some((mime, data)) => json!({"type": "image", "data": data, "mimeType": mime}),
-                        None => json!({"type": "text", "text": url}),
+                if let Some((mime, data)) = crate::canonical::inline_image(part) {
+                    return json!({"type": "image", "data": data, "mimeType": mime});
+                }
+                match part.get("type").and_then(Value::as_str) {
+                    Some("text") => json!({"type": "text", "text": part.get("text").cloned().unwrap_or_default()}),
+                    // An image by URL: Goose holds images inline only.
+                    _ => match part.pointer("/image_url/url").and_then(Value::as_str) {
+                        Some(url) => json!({"type": "text", "text": url}),
+                        None => json!({"type": "text", "text": part.to_string()}),
                     },
-                    // An Anthropic base64 image block (from Claude Code, an Anthropic body, a
-                    // Gemini CLI inlineData).
-                    (Some("image"), _)
-                        if part.pointer("/source/type").and_then(Value::as_str) == Some("base64") =>
-                    {
-                        json!({"type": "image",
-                            "data": part.pointer("/source/data").cloned().unwrap_or_default(),
-                            "mimeType": part.pointer("/source/media_type").cloned().unwrap_or_default()})
-                    }
-                    _ => json!({"type": "text", "text": part.to_string()}),
                 }
             })
             .collect(),

@@ -102,23 +102,21 @@ impl Block<'_> {
 /// chat file, an OpenHands message) as the `image` block of the same picture, a `data:` URL
 /// as a `base64` source and any other URL as a `url` source; every other part as it is.
 fn write_part(part: &serde_json::Value, out: &mut Vec<u8>) {
-    let url = (part.get("type").and_then(serde_json::Value::as_str) == Some("image_url"))
-        .then(|| {
-            part.pointer("/image_url/url")
-                .and_then(serde_json::Value::as_str)
-        })
-        .flatten();
-    let Some(url) = url else {
+    if part.get("type").and_then(serde_json::Value::as_str) != Some("image_url") {
         return write_json_value(part, out);
-    };
-    let source = match url
-        .strip_prefix("data:")
-        .and_then(|rest| rest.split_once(";base64,"))
-    {
+    }
+    let source = match crate::canonical::inline_image(part) {
         Some((media_type, data)) => {
             serde_json::json!({"type": "base64", "media_type": media_type, "data": data})
         }
-        None => serde_json::json!({"type": "url", "url": url}),
+        None => match part
+            .pointer("/image_url/url")
+            .or_else(|| part.get("image_url"))
+            .and_then(serde_json::Value::as_str)
+        {
+            Some(url) => serde_json::json!({"type": "url", "url": url}),
+            None => return write_json_value(part, out),
+        },
     };
     write_json_value(&serde_json::json!({"type": "image", "source": source}), out);
 }

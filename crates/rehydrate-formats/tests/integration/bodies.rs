@@ -430,21 +430,16 @@ fn event_logs_have_turns_tool_names_and_outcomes() {
 #[test]
 fn openai_image_parts_are_written_as_anthropic_image_blocks() {
     use rehydrate_model::{Content, Message, Role};
+    use rehydrate_test_support::{assistant_call, image_url_part, text_part};
     let mut user = Message::text(Role::User, "");
     user.content = Some(Content::Parts(vec![
-        json!({"type": "text", "text": "what is this?"}),
-        json!({"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0K"}}),
+        text_part("what is this?"),
+        image_url_part("image/png", "iVBORw0K"),
     ]));
-    let mut call = Message::text(Role::Assistant, "");
-    call.content = None;
-    call.tool_calls = vec![rehydrate_model::ToolCall {
-        id: "c1".into(),
-        name: "shot".into(),
-        arguments: "{}".into(),
-    }];
+    let call = assistant_call("c1", "shot", "{}");
     let mut result = Message::tool_result("c1", "");
     result.content = Some(Content::Parts(vec![
-        json!({"type": "text", "text": "here"}),
+        text_part("here"),
         json!({"type": "image_url", "image_url": {"url": "https://example.com/a.png", "detail": "low"}}),
     ]));
     let body = rehydrate_formats::write(

@@ -517,25 +517,20 @@ proptest::proptest! {
 
 #[test]
 fn a_session_from_elsewhere_gets_statuses_and_inline_images() {
-    use rehydrate_model::{Message, ToolCall};
+    use rehydrate_model::Message;
+    use rehydrate_test_support::{call as tool_call, calling, image_url_part, text_part};
     let mut user = Message::text(Role::User, "");
     user.content = Some(Content::Parts(vec![
-        json!({"type": "text", "text": "see"}),
-        json!({"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBO"}}),
+        text_part("see"),
+        image_url_part("image/png", "iVBO"),
     ]));
-    let mut call = Message::text(Role::Assistant, "");
-    call.tool_calls = vec![
-        ToolCall {
-            id: "c1".into(),
-            name: "ls".into(),
-            arguments: "{}".into(),
-        },
-        ToolCall {
-            id: "c2".into(),
-            name: "cat".into(),
-            arguments: r#"{"path":"x"}"#.into(),
-        },
-    ];
+    let call = calling(
+        None,
+        vec![
+            tool_call("c1", "ls", "{}"),
+            tool_call("c2", "cat", r#"{"path":"x"}"#),
+        ],
+    );
     let ok = Message::tool_result("c1", "a\nb");
     let mut failed = Message::tool_result("c2", "no such file");
     failed
