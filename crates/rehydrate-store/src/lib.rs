@@ -25,16 +25,18 @@
 
 #![forbid(unsafe_code)]
 
+pub mod backend;
 pub mod dir;
 mod frame;
 pub mod show;
 
-use std::fs::{File, OpenOptions, TryLockError};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::fs::OpenOptions;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use rehydrate_model::{Message, Reduction, ReductionLog};
 
+pub use backend::{FileBackend, MemoryBackend, StoreBackend};
 pub use dir::SessionDir;
 
 /// When appended records reach the disk (`fdatasync`).
@@ -171,6 +173,14 @@ pub enum Error {
         /// The store file.
         path: PathBuf,
     },
+    /// A new store asked for in a [`StoreBackend`] that holds bytes already.
+    #[error("session store {path} is not empty ({bytes} bytes); a new store needs an empty one")]
+    NotEmpty {
+        /// The backend's name.
+        path: PathBuf,
+        /// The bytes it holds.
+        bytes: u64,
+    },
     /// The file does not start with a store header.
     #[error("{path} is not a rehydrate session store (no RHYDSTOR header)")]
     NotAStore {
@@ -274,16 +284,17 @@ const KIND_MODEL_SWITCH: u8 = 4;
 const KIND_SUMMARY: u8 = 5;
 const KIND_MISS: u8 = 6;
 
-/// A session's store, open for appending; it holds the file's exclusive advisory lock.
+/// A session's store, open for appending: in a file ([`SessionStore::create`],
+/// [`SessionStore::open`]), which it holds the exclusive advisory lock of, or in any
+/// [`StoreBackend`] ([`SessionStore::create_in`], [`SessionStore::open_in`]).
 #[derive(Debug)]
 pub struct SessionStore {
-    path: PathBuf,
-    file: File,
+    backend: Box<dyn StoreBackend>,
     sync: SyncPolicy,
     state: StoreState,
     /// Bytes appended since the last sync.
     unsynced: u64,
-    /// A write failed: the file may end in part of a record, so nothing more is appended.
+    /// A write failed: the bytes may end in part of a record, so nothing more is appended.
     failed: bool,
 }
 
@@ -295,28 +306,37 @@ impl SessionStore {
     ///
     /// [`Error::Io`] (including when the file exists), [`Error::Locked`].
     pub fn create(path: &Path, sync: SyncPolicy) -> Result<SessionStore, Error> {
-        let io = |source| Error::Io {
-            path: path.to_path_buf(),
+        SessionStore::create_in(FileBackend::create(path)?, sync)
+    }
+
+    /// Creates a new, empty store in `backend`, which must hold no byte, and writes its
+    /// header (synced).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NotEmpty`] when the backend holds bytes already; [`Error::Io`] when it cannot
+    /// be read, written or synced.
+    pub fn create_in(
+        mut backend: impl StoreBackend + 'static,
+        sync: SyncPolicy,
+    ) -> Result<SessionStore, Error> {
+        let io = |backend: &dyn StoreBackend, source| Error::Io {
+            path: backend.name().to_path_buf(),
             source,
         };
-        let mut file = OpenOptions::new()
-            .read(true)
-            .append(true)
-            .create_new(true)
-            .open(path)
-            .map_err(io)?;
-        lock(&file, path)?;
-        file.write_all(&frame::header()).map_err(io)?;
-        file.sync_data().map_err(io)?;
-        // The new file's directory entry must reach the disk too.
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            File::open(parent)
-                .and_then(|dir| dir.sync_all())
-                .map_err(io)?;
+        let held = backend.read_all().map_err(|e| io(&backend, e))?;
+        if !held.is_empty() {
+            return Err(Error::NotEmpty {
+                path: backend.name().to_path_buf(),
+                bytes: held.len() as u64,
+            });
         }
+        backend
+            .append(&frame::header())
+            .and_then(|()| backend.sync())
+            .map_err(|e| io(&backend, e))?;
         Ok(SessionStore {
-            path: path.to_path_buf(),
-            file,
+            backend: Box::new(backend),
             sync,
             state: StoreState::default(),
             unsynced: 0,
@@ -332,22 +352,53 @@ impl SessionStore {
     /// truncated without being asked), [`Error::Corrupt`], [`Error::NotAStore`],
     /// [`Error::Version`], [`Error::Locked`], [`Error::Io`].
     pub fn open(path: &Path, sync: SyncPolicy) -> Result<SessionStore, Error> {
-        let mut options = OpenOptions::new();
-        options.read(true).append(true);
-        let (file, _, state, torn) = open_locked(path, &options)?;
+        SessionStore::open_in(FileBackend::open(path)?, sync)
+    }
+
+    /// Opens the store `backend` holds for appending and reloads its state.
+    ///
+    /// # Errors
+    ///
+    /// As [`SessionStore::open`], each naming [`StoreBackend::name`].
+    pub fn open_in(
+        mut backend: impl StoreBackend + 'static,
+        sync: SyncPolicy,
+    ) -> Result<SessionStore, Error> {
+        let (state, torn, _) = load_backend(&mut backend)?;
         if let Some(torn) = torn {
             return Err(Error::Torn {
-                path: path.to_path_buf(),
+                path: backend.name().to_path_buf(),
                 torn,
             });
         }
         Ok(SessionStore {
-            path: path.to_path_buf(),
-            file,
+            backend: Box::new(backend),
             sync,
             state,
             unsynced: 0,
             failed: false,
+        })
+    }
+
+    /// Truncates a torn tail of the store `backend` holds back to its last whole record and
+    /// says what it kept, as [`repair`] does for a file.
+    ///
+    /// # Errors
+    ///
+    /// As [`repair`], each naming [`StoreBackend::name`].
+    pub fn repair_in(mut backend: impl StoreBackend) -> Result<RepairReport, Error> {
+        let (state, torn, total) = load_backend(&mut backend)?;
+        let kept = torn.as_ref().map_or(total, |t| t.offset);
+        if torn.is_some() {
+            backend.truncate(kept).map_err(|source| Error::Io {
+                path: backend.name().to_path_buf(),
+                source,
+            })?;
+        }
+        Ok(RepairReport {
+            records: state.records,
+            kept_bytes: kept,
+            dropped_bytes: total - kept,
         })
     }
 
@@ -356,9 +407,9 @@ impl SessionStore {
         &self.state
     }
 
-    /// The store file's path.
+    /// The store file's path, or the name of its [`StoreBackend`].
     pub fn path(&self) -> &Path {
-        &self.path
+        self.backend.name()
     }
 
     /// Appends a message; returns its index on the current timeline.
@@ -402,7 +453,7 @@ impl SessionStore {
         let len = self.state.messages.len() as u64;
         if to > len {
             return Err(Error::RewindBeyond {
-                path: self.path.clone(),
+                path: self.path().to_path_buf(),
                 to,
                 len,
             });
@@ -448,7 +499,7 @@ impl SessionStore {
         // retires a later epoch would make every later check of the signals fail.
         if let Some(&retired) = retires.iter().find(|&&r| r >= epoch) {
             return Err(Error::RetiresLater {
-                path: self.path.clone(),
+                path: self.path().to_path_buf(),
                 epoch,
                 retired,
             });
@@ -486,8 +537,8 @@ impl SessionStore {
     ///
     /// [`Error::Io`].
     pub fn sync(&mut self) -> Result<(), Error> {
-        self.file.sync_data().map_err(|source| Error::Io {
-            path: self.path.clone(),
+        self.backend.sync().map_err(|source| Error::Io {
+            path: self.path().to_path_buf(),
             source,
         })?;
         self.unsynced = 0;
@@ -500,20 +551,20 @@ impl SessionStore {
     fn append(&mut self, kind: u8, payload: &[u8]) -> Result<(), Error> {
         if self.failed {
             return Err(Error::Failed {
-                path: self.path.clone(),
+                path: self.path().to_path_buf(),
             });
         }
         if payload.len() > frame::MAX_PAYLOAD_BYTES as usize {
             return Err(Error::RecordTooLarge {
-                path: self.path.clone(),
+                path: self.path().to_path_buf(),
                 bytes: payload.len() as u64,
             });
         }
         let record = frame::encode(kind, payload);
-        if let Err(source) = self.file.write_all(&record) {
+        if let Err(source) = self.backend.append(&record) {
             self.failed = true;
             return Err(Error::Io {
-                path: self.path.clone(),
+                path: self.path().to_path_buf(),
                 source,
             });
         }
@@ -616,36 +667,16 @@ pub fn parse_store(path: &Path, bytes: &[u8]) -> Result<(StoreState, Option<Torn
     load(path, bytes)
 }
 
-/// Opens the store at `path` with `options`, takes its lock, and reads it: the file, its
-/// length in bytes, its state and its torn tail.
-fn open_locked(
-    path: &Path,
-    options: &OpenOptions,
-) -> Result<(File, u64, StoreState, Option<TornTail>), Error> {
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
+/// Reads the store `backend` holds: its state, its torn tail, and its length in bytes.
+fn load_backend(
+    backend: &mut impl StoreBackend,
+) -> Result<(StoreState, Option<TornTail>, u64), Error> {
+    let bytes = backend.read_all().map_err(|source| Error::Io {
+        path: backend.name().to_path_buf(),
         source,
-    };
-    let mut file = options.open(path).map_err(io)?;
-    lock(&file, path)?;
-    let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes).map_err(io)?;
-    let (state, torn) = load(path, &bytes)?;
-    Ok((file, bytes.len() as u64, state, torn))
-}
-
-/// Takes the file's exclusive advisory lock, or says another writer holds it.
-fn lock(file: &File, path: &Path) -> Result<(), Error> {
-    match file.try_lock() {
-        Ok(()) => Ok(()),
-        Err(TryLockError::WouldBlock) => Err(Error::Locked {
-            path: path.to_path_buf(),
-        }),
-        Err(TryLockError::Error(source)) => Err(Error::Io {
-            path: path.to_path_buf(),
-            source,
-        }),
-    }
+    })?;
+    let (state, torn) = load(backend.name(), &bytes)?;
+    Ok((state, torn, bytes.len() as u64))
 }
 
 /// Reads a store file without locking or changing it: its state, and the torn tail if it ends
@@ -672,24 +703,16 @@ pub fn read_store(path: &Path) -> Result<(StoreState, Option<TornTail>), Error> 
 /// [`Error::NotAStore`], [`Error::Version`], [`Error::Locked`],
 /// [`Error::Io`].
 pub fn repair(path: &Path) -> Result<RepairReport, Error> {
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut options = OpenOptions::new();
-    options.read(true).write(true);
-    let (mut file, total, state, torn) = open_locked(path, &options)?;
-    let kept = torn.as_ref().map_or(total, |t| t.offset);
-    if torn.is_some() {
-        file.set_len(kept).map_err(io)?;
-        file.seek(SeekFrom::End(0)).map_err(io)?;
-        file.sync_all().map_err(io)?;
-    }
-    Ok(RepairReport {
-        records: state.records,
-        kept_bytes: kept,
-        dropped_bytes: total - kept,
-    })
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(|source| Error::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+    backend::lock(&file, path)?;
+    SessionStore::repair_in(FileBackend::from_locked(path, file))
 }
 
 /// The state the records of `bytes` make, and the torn tail.

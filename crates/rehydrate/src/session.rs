@@ -9,7 +9,7 @@ use rehydrate_intrinsics::{CallContext, Intrinsics, ToolFormat, ToolResult, tool
 use rehydrate_model::{Message, ReductionLog, filter_reasoning_artifacts};
 use rehydrate_reduce::{CacheState, Reducer, ReductionPolicy, View};
 use rehydrate_sidecar::{Sources, export_session, export_shown};
-use rehydrate_store::{MissReason, SessionStore, StoreState, SyncPolicy};
+use rehydrate_store::{MissReason, SessionStore, StoreBackend, StoreState, SyncPolicy};
 
 use crate::error::Error;
 
@@ -79,12 +79,32 @@ impl Session {
         sync: SyncPolicy,
     ) -> Result<Session, Error> {
         let store = SessionStore::create(path.as_ref(), sync)?;
-        Ok(Session {
+        Ok(Session::new(store, policy))
+    }
+
+    /// [`Session::create`] with the store in `backend` (a host's database or object store, or
+    /// a [`rehydrate_store::MemoryBackend`]), which must hold no byte.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Store`]: the backend holds bytes already, or cannot be read, written or
+    /// synced, each naming [`StoreBackend::name`].
+    pub fn create_in(
+        backend: impl StoreBackend + 'static,
+        policy: ReductionPolicy,
+        sync: SyncPolicy,
+    ) -> Result<Session, Error> {
+        let store = SessionStore::create_in(backend, sync)?;
+        Ok(Session::new(store, policy))
+    }
+
+    fn new(store: SessionStore, policy: ReductionPolicy) -> Session {
+        Session {
             store,
             reducer: Reducer::new(policy),
             recovered: 0,
             diverged: false,
-        })
+        }
     }
 
     /// Opens the session whose store is at `path`, locks it, reloads its state and resumes
@@ -121,8 +141,26 @@ impl Session {
         policy: ReductionPolicy,
         sync: SyncPolicy,
     ) -> Result<Session, Error> {
-        let path = path.as_ref();
-        let store = SessionStore::open(path, sync)?;
+        Session::resume(SessionStore::open(path.as_ref(), sync)?, policy)
+    }
+
+    /// [`Session::open`] of the store `backend` holds.
+    ///
+    /// # Errors
+    ///
+    /// As [`Session::open`], each naming [`StoreBackend::name`] (no lock is taken but the
+    /// backend's own).
+    pub fn open_in(
+        backend: impl StoreBackend + 'static,
+        policy: ReductionPolicy,
+        sync: SyncPolicy,
+    ) -> Result<Session, Error> {
+        Session::resume(SessionStore::open_in(backend, sync)?, policy)
+    }
+
+    /// The session of a store just opened: its reducer resumed from the recorded log and fed
+    /// the recorded messages (see [`Session::open`]).
+    fn resume(store: SessionStore, policy: ReductionPolicy) -> Result<Session, Error> {
         let state = store.state();
         if let Some((position, r)) = state
             .log
@@ -132,7 +170,7 @@ impl Session {
             .find(|(position, r)| r.id.ordinal() != *position)
         {
             return Err(Error::Ordinal {
-                path: path.to_path_buf(),
+                path: store.path().to_path_buf(),
                 position,
                 id: r.id.to_string(),
             });

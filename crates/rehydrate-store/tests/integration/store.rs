@@ -31,7 +31,7 @@ pub(crate) fn scratch(test: &str) -> PathBuf {
 }
 
 /// The `i`-th message the tests append: its size varies with `i`.
-fn message(i: u64) -> Message {
+pub(crate) fn message(i: u64) -> Message {
     let body = format!("record {i} ").repeat((i % 7 + 1) as usize * 3);
     Message::tool_result(format!("call_{i}"), body)
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use rehydrate::formats::request_body;
 use rehydrate::model::{Content, ReductionKind};
 use rehydrate::reduce::project_messages;
-use rehydrate::store::{SessionStore, read_store};
+use rehydrate::store::{MemoryBackend, SessionStore, read_store};
 use rehydrate::{
     Api, CacheState, EXPAND_REDUCTION, Error, ExportFormat, Message, Minting, ReductionLog,
     ReductionPolicy, Role, SIDECAR_SEARCH, Session, SyncPolicy, ToolFormat,
@@ -178,6 +178,43 @@ fn a_reopened_session_has_the_view_and_log_it_was_closed_with() {
     all.extend(more);
     let one_shot = project_messages(&all, &ReductionLog::default(), &batched());
     assert_eq!(session.log(), &one_shot.log);
+}
+
+#[test]
+fn a_session_in_memory_is_the_session_in_a_file() {
+    let dir = scratch("in-memory");
+    let path = dir.join("s.rhyd");
+    let history = build_session();
+    let memory = MemoryBackend::new("memory:s");
+    let mut in_file = Session::create(&path, policy(), SyncPolicy::Never).unwrap();
+    let mut in_memory = Session::create_in(memory.clone(), policy(), SyncPolicy::Never).unwrap();
+    for s in [&mut in_file, &mut in_memory] {
+        s.push(history[..5].to_vec()).unwrap();
+        s.push(history[5..].to_vec()).unwrap();
+        s.record_summary("built", &[]).unwrap();
+    }
+    assert_eq!(in_memory.log().len(), 2);
+    assert_eq!(in_memory.view().to_vec(), in_file.view().to_vec());
+    assert_eq!(in_memory.log(), in_file.log());
+    assert_eq!(in_memory.path(), Path::new("memory:s"));
+    drop(in_file);
+    assert_eq!(memory.bytes(), std::fs::read(&path).unwrap());
+    let (view, log) = (in_memory.view().to_vec(), in_memory.log().clone());
+    drop(in_memory);
+    let reopened = Session::open_in(memory.clone(), policy(), SyncPolicy::Never).unwrap();
+    assert_eq!(reopened.recovered(), 0);
+    assert_eq!(reopened.view().to_vec(), view);
+    assert_eq!(reopened.log(), &log);
+    assert_eq!(reopened.history(), history);
+    drop(reopened);
+    let held = memory.bytes().len();
+    let err = Session::create_in(memory, policy(), SyncPolicy::Never).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "session store memory:s is not empty ({held} bytes); a new store needs an empty one"
+        )
+    );
 }
 
 #[test]
