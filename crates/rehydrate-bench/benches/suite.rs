@@ -66,7 +66,9 @@ use rehydrate_reduce::{Reducer, ReductionPolicy};
 use rehydrate_replay::Replay;
 use rehydrate_search::{
     HiddenTexts, Query, SearchMode, SearchOptions, hidden_texts, search_hidden, sidecar_search,
+    sidecar_search_cached,
 };
+use rehydrate_sidecar::VerifiedCache;
 use rehydrate_store::{SessionStore, read_store};
 use supercode_interchange::ChatMessage;
 
@@ -1085,6 +1087,24 @@ fn search(c: &mut Criterion) {
         b.iter(|| {
             let result = sidecar_search(black_box(log), history, SEARCH_LITERAL, &options)
                 .expect("the literal is a valid query");
+            assert_eq!(result.total_matches, expected);
+        });
+    });
+    // The model searches several times a turn: from the second search on, a live session's
+    // cache holds every reduction verified, so only the search itself is left.
+    let mut verified = VerifiedCache::default();
+    sidecar_search_cached(log, history, SEARCH_LITERAL, &options, &mut verified)
+        .expect("the literal is a valid query");
+    group.bench_function(BenchmarkId::new("sidecar_search-again", "64MiB"), |b| {
+        b.iter(|| {
+            let result = sidecar_search_cached(
+                black_box(log),
+                history,
+                SEARCH_LITERAL,
+                &options,
+                &mut verified,
+            )
+            .expect("the literal is a valid query");
             assert_eq!(result.total_matches, expected);
         });
     });

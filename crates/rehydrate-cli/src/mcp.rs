@@ -21,7 +21,7 @@ use rehydrate::intrinsics::{
     CallContext, Intrinsics, ToolFormat, list_reductions_definition, tool_definitions,
 };
 use rehydrate::reduce::{Reducer, ReductionPolicy};
-use rehydrate::sidecar::Sources;
+use rehydrate::sidecar::{Sources, VerifiedCache};
 use rehydrate::store::SessionDir;
 use rehydrate::{Message, ReductionLog};
 use rmcp::model::{
@@ -53,6 +53,8 @@ enum Loaded {
     Dir {
         log: ReductionLog,
         sidecar: Vec<Message>,
+        /// What `sidecar_search` verified of the sidecar, which never changes.
+        verified: VerifiedCache,
     },
     Live(Box<Live>),
 }
@@ -68,6 +70,9 @@ struct Live {
     /// The file's length and modification time when it was last read: a call that finds them
     /// the same reads nothing.
     stamp: Option<(u64, Option<SystemTime>)>,
+    /// What `sidecar_search` verified of the reducer's history, kept while the history only
+    /// grows.
+    verified: VerifiedCache,
 }
 
 /// The bytes before the old end of a grown file compared with what was read, to tell an
@@ -87,6 +92,7 @@ impl Live {
             policy,
             bytes: Vec::new(),
             stamp: None,
+            verified: VerifiedCache::default(),
         };
         live.refresh()?;
         Ok(live)
@@ -152,6 +158,7 @@ impl Live {
             imported.messages.len() >= fed && imported.messages[..fed] == *self.reducer.history();
         if !grown {
             self.reducer = Reducer::new(self.policy.clone());
+            self.verified.clear();
         }
         let start = self.reducer.history().len();
         let added = imported.messages.len() - start;
@@ -191,6 +198,7 @@ impl Loaded {
                 Ok(Loaded::Dir {
                     log: loaded.log,
                     sidecar: loaded.sidecar,
+                    verified: VerifiedCache::default(),
                 })
             }
             Source::Transcript {
@@ -204,12 +212,16 @@ impl Loaded {
     /// Answers one call, after reading a grown transcript.
     fn call(&mut self, name: &str, arguments: &str) -> rehydrate::ToolResult {
         match self {
-            Loaded::Dir { log, sidecar } => {
+            Loaded::Dir {
+                log,
+                sidecar,
+                verified,
+            } => {
                 let context = CallContext {
                     log,
                     sources: Sources::minted(sidecar),
                 };
-                Intrinsics::call(name, arguments, &context)
+                Intrinsics::call_cached(name, arguments, &context, verified)
             }
             Loaded::Live(live) => {
                 if let Err(e) = live.refresh() {
@@ -219,7 +231,7 @@ impl Loaded {
                     }
                 }
                 let context = CallContext::new(live.reducer.log(), live.reducer.history());
-                Intrinsics::call(name, arguments, &context)
+                Intrinsics::call_cached(name, arguments, &context, &mut live.verified)
             }
         }
     }

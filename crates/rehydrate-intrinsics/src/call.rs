@@ -2,8 +2,8 @@
 //! ordinary tool result (SPEC seed 000 rules 24-25).
 
 use rehydrate_model::{Message, ReductionLog};
-use rehydrate_search::{SearchMode, SearchOptions, sidecar_search};
-use rehydrate_sidecar::{Sources, expand_reduction, reduction_total_bytes};
+use rehydrate_search::{SearchMode, SearchOptions, sidecar_search_cached};
+use rehydrate_sidecar::{Sources, VerifiedCache, expand_reduction, reduction_total_bytes};
 use serde_json::{Map, Value, json};
 
 use crate::tools::{
@@ -86,6 +86,21 @@ impl Intrinsics {
     /// Any other key, a value of the wrong type, arguments that are not a JSON object, or
     /// another tool name is an error.
     pub fn call(name: &str, arguments: &str, context: &CallContext<'_>) -> ToolResult {
+        Intrinsics::call_cached(name, arguments, context, &mut VerifiedCache::default())
+    }
+
+    /// [`Intrinsics::call`] for a host that answers many calls over one live session:
+    /// `sidecar_search` does not verify (hash) again the reductions `cache` holds, and adds
+    /// those it verifies ([`rehydrate_search::sidecar_search_cached`]). The host keeps one
+    /// cache per session and clears it whenever the minted view changes other than by growing
+    /// (a rewind, a model switch, a session read again); `expand_reduction` always verifies
+    /// the bytes it serves.
+    pub fn call_cached(
+        name: &str,
+        arguments: &str,
+        context: &CallContext<'_>,
+        cache: &mut VerifiedCache,
+    ) -> ToolResult {
         let args = match serde_json::from_str::<Value>(arguments) {
             Ok(Value::Object(map)) => map,
             Ok(_) => return ToolResult::error(format!("{name}: arguments must be a JSON object")),
@@ -95,7 +110,7 @@ impl Intrinsics {
         };
         match name {
             EXPAND_REDUCTION => expand(&args, context),
-            SIDECAR_SEARCH => search(&args, context),
+            SIDECAR_SEARCH => search(&args, context, cache),
             LIST_REDUCTIONS => list(&args, context),
             other => ToolResult::error(format!(
                 "unknown tool `{other}`; the intrinsics are {EXPAND_REDUCTION}, {SIDECAR_SEARCH} and {LIST_REDUCTIONS}"
@@ -241,7 +256,11 @@ fn parse_range(raw: &Value) -> Option<(usize, usize)> {
     (start <= end).then_some((start, end))
 }
 
-fn search(args: &Map<String, Value>, context: &CallContext<'_>) -> ToolResult {
+fn search(
+    args: &Map<String, Value>,
+    context: &CallContext<'_>,
+    cache: &mut VerifiedCache,
+) -> ToolResult {
     if let Err(e) = only(args, SIDECAR_SEARCH, &["query", "mode"]) {
         return e;
     }
@@ -268,7 +287,7 @@ fn search(args: &Map<String, Value>, context: &CallContext<'_>) -> ToolResult {
         mode,
         ..SearchOptions::default()
     };
-    match sidecar_search(context.log, context.sources, query, &options) {
+    match sidecar_search_cached(context.log, context.sources, query, &options, cache) {
         Ok(result) => ToolResult::ok(result.to_json()),
         Err(e) => ToolResult::error(format!("{SIDECAR_SEARCH}: {e}")),
     }

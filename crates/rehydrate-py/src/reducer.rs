@@ -21,6 +21,9 @@ pub(crate) struct Reducer {
     generation: u64,
     /// The latest view handed out.
     latest: Latest,
+    /// The reductions `sidecar_search` verified against the history, which only grows: not
+    /// hashed again by the next search.
+    verified: std::sync::Mutex<rehydrate::sidecar::VerifiedCache>,
 }
 
 impl Reducer {
@@ -103,6 +106,7 @@ impl Reducer {
             cache: ViewCache::default(),
             generation: 0,
             latest: Latest::default(),
+            verified: std::sync::Mutex::default(),
         })
     }
 
@@ -171,13 +175,17 @@ impl Reducer {
 
     /// `call(name, arguments) -> (content, is_error)`: one `expand_reduction` or
     /// `sidecar_search` call of the model, `arguments` its JSON text, answered exactly as the
-    /// model is to see it (`rehydrate_intrinsics::Intrinsics::call`; never raises: a bad call
-    /// is a tool error the model reads).
+    /// model is to see it (`rehydrate_intrinsics::Intrinsics::call_cached`; never raises: a
+    /// bad call is a tool error the model reads). A reduction a search verified is not hashed
+    /// again by the next one.
     fn call(&self, py: Python<'_>, name: &str, arguments: &str) -> (String, bool) {
-        let inner = &self.inner;
+        let (inner, verified) = (&self.inner, &self.verified);
         let out = py.detach(|| {
             let context = rehydrate::intrinsics::CallContext::new(inner.log(), inner.history());
-            rehydrate::intrinsics::Intrinsics::call(name, arguments, &context)
+            let mut verified = verified
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            rehydrate::intrinsics::Intrinsics::call_cached(name, arguments, &context, &mut verified)
         });
         (out.content, out.is_error)
     }

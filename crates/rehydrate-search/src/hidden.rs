@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use rehydrate_model::{Message, Reduction, ReductionKind, ReductionLog, Span};
-use rehydrate_sidecar::{Sources, Verified, render_turns, verify_reduction};
+use rehydrate_sidecar::{Sources, Verified, VerifiedCache, render_turns, verify_reduction};
 
 use crate::parallel::map_chunks;
 
@@ -139,22 +139,48 @@ impl HiddenTexts<'_> {
 /// assert!(hidden.unresolvable.is_empty());
 /// ```
 pub fn hidden_texts<'a>(log: &'a ReductionLog, sources: impl Into<Sources<'a>>) -> HiddenTexts<'a> {
-    let sources = sources.into();
+    resolve_log(log, sources.into(), None)
+}
+
+/// [`hidden_texts`] for a live session searched again and again: a reduction `cache` holds is
+/// located without being hashed again, and every reduction that verifies is added to it, so
+/// the next call over the same (or a longer) log verifies only what is new. The result is the
+/// one [`hidden_texts`] gives as long as the cache's rule holds: the minted view only grew
+/// since the reductions it holds verified ([`VerifiedCache`]).
+pub fn hidden_texts_cached<'a>(
+    log: &'a ReductionLog,
+    sources: impl Into<Sources<'a>>,
+    cache: &mut VerifiedCache,
+) -> HiddenTexts<'a> {
+    resolve_log(log, sources.into(), Some(cache))
+}
+
+fn resolve_log<'a>(
+    log: &'a ReductionLog,
+    sources: Sources<'a>,
+    mut cache: Option<&mut VerifiedCache>,
+) -> HiddenTexts<'a> {
     let reduced = ReducedMessages::of(log);
-    let cover = Cover::of(log, sources.minted);
+    let cover = Cover::of(log, sources.minted, cache.as_deref_mut());
+    let known = cache.as_deref();
     // A large log is verified (hashed) on a few threads, over consecutive reductions.
     let parts = map_chunks(
         &log.reductions,
         |r| r.kind.original_bytes(),
-        |offset, reductions| resolve_chunk(&reduced, cover, offset, reductions, sources),
+        |offset, reductions| resolve_chunk(&reduced, cover, offset, reductions, sources, known),
     );
     let mut out = HiddenTexts::default();
-    for mut part in parts {
+    for (mut part, verified) in parts {
         out.texts.append(&mut part.texts);
         out.visible.append(&mut part.visible);
         out.unresolvable.append(&mut part.unresolvable);
         out.covered.append(&mut part.covered);
         out.unsearchable.append(&mut part.unsearchable);
+        if let Some(cache) = cache.as_deref_mut() {
+            for position in verified {
+                cache.insert(position, &log.reductions[position]);
+            }
+        }
     }
     out
 }
@@ -170,7 +196,11 @@ struct Cover {
 }
 
 impl Cover {
-    fn of(log: &ReductionLog, minted_view: &[Message]) -> Option<Cover> {
+    fn of(
+        log: &ReductionLog,
+        minted_view: &[Message],
+        cache: Option<&mut VerifiedCache>,
+    ) -> Option<Cover> {
         let (position, r) = log
             .reductions
             .iter()
@@ -178,7 +208,10 @@ impl Cover {
             .rev()
             .find(|(_, r)| r.kind.cleared_range().is_some())?;
         let (first, last) = r.kind.cleared_range()?;
-        verify_reduction(r, minted_view).ok()?;
+        match cache {
+            Some(cache) => cache.verify(position, r, minted_view).map(drop).ok()?,
+            None => verify_reduction(r, minted_view).map(drop).ok()?,
+        }
         Some(Cover {
             position,
             first,
@@ -206,15 +239,22 @@ fn resolve_chunk<'a>(
     offset: usize,
     reductions: &'a [Reduction],
     sources: Sources<'a>,
-) -> HiddenTexts<'a> {
+    cache: Option<&VerifiedCache>,
+) -> (HiddenTexts<'a>, Vec<usize>) {
     let mut out = HiddenTexts::default();
+    let mut verified_now = Vec::new();
     for (i, r) in reductions.iter().enumerate() {
         let position = offset + i;
         if Cover::covers(cover, position, r) {
             out.covered.push(r);
             continue;
         }
-        let verified = match verify_reduction(r, sources.minted) {
+        let known = cache.and_then(|c| c.verified(position, r, sources.minted));
+        let checked = match known {
+            Some(verified) => Ok(verified),
+            None => verify_reduction(r, sources.minted).inspect(|_| verified_now.push(position)),
+        };
+        let verified = match checked {
             Ok(verified) => verified,
             Err(error) => {
                 out.unresolvable.push(Unresolvable {
@@ -366,7 +406,7 @@ fn resolve_chunk<'a>(
             span,
         });
     }
-    out
+    (out, verified_now)
 }
 
 /// The span `[0, len)`.

@@ -84,7 +84,7 @@ mod search;
 mod snippet;
 
 pub use error::SearchError;
-pub use hidden::{HiddenText, HiddenTexts, Unresolvable, hidden_texts};
+pub use hidden::{HiddenText, HiddenTexts, Unresolvable, hidden_texts, hidden_texts_cached};
 pub use options::{
     MAX_MATCHES, MAX_QUERY_BYTES, MAX_RESULT_BYTES, SNIPPET_MAX_BYTES, SNIPPET_RADIUS_BYTES,
     SearchMode, SearchOptions,
@@ -92,7 +92,7 @@ pub use options::{
 pub use query::{Query, QueryMode};
 pub use redact::{REDACTED_PREFIX, Secret, SecretKind, find_secrets, redact};
 pub use result::{SearchMatch, SearchResult};
-pub use search::{search_hidden, sidecar_search};
+pub use search::{search_hidden, sidecar_search, sidecar_search_cached};
 
 #[cfg(test)]
 mod tests;

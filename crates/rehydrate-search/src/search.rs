@@ -4,10 +4,10 @@
 use std::ops::Range;
 
 use rehydrate_model::ReductionLog;
-use rehydrate_sidecar::Sources;
+use rehydrate_sidecar::{Sources, VerifiedCache};
 
 use crate::error::SearchError;
-use crate::hidden::{HiddenTexts, hidden_texts};
+use crate::hidden::{HiddenTexts, hidden_texts, hidden_texts_cached};
 use crate::options::SearchOptions;
 use crate::parallel::map_chunks;
 use crate::query::Query;
@@ -65,6 +65,26 @@ pub fn sidecar_search<'a>(
 ) -> Result<SearchResult, SearchError> {
     let query = Query::new(query, options)?;
     let hidden = hidden_texts(log, sources);
+    Ok(search_hidden(&hidden, &query))
+}
+
+/// [`sidecar_search`] for a live session searched again and again: the reductions `cache`
+/// holds are not verified (hashed) again, and those that verify now are added to it
+/// ([`hidden_texts_cached`]; the cache's rule: the minted view only grew since). The model
+/// searches several times a turn; from the second search on, only what is new is hashed.
+///
+/// # Errors
+///
+/// As [`sidecar_search`]; the cache is left as it was when the query is refused.
+pub fn sidecar_search_cached<'a>(
+    log: &'a ReductionLog,
+    sources: impl Into<Sources<'a>>,
+    query: &str,
+    options: &SearchOptions,
+    cache: &mut VerifiedCache,
+) -> Result<SearchResult, SearchError> {
+    let query = Query::new(query, options)?;
+    let hidden = hidden_texts_cached(log, sources, cache);
     Ok(search_hidden(&hidden, &query))
 }
 

@@ -5,7 +5,8 @@
 //!
 //! - [`expand_reduction`] serves the exact original bytes behind a reduction, verified first.
 //! - [`invert`] gives back the original messages from a view, its log and the minted view.
-//! - [`verify_log`] checks every reduction of a log against the minted view.
+//! - [`verify_log`] checks every reduction of a log against the minted view; a
+//!   [`VerifiedCache`] remembers which verified, so a live session does not hash them again.
 //! - [`export_session`] writes the session with every reduction undone, in any form
 //!   `rehydrate-formats` writes, behind the leak guard.
 //!
@@ -63,6 +64,7 @@ mod export;
 mod hash;
 mod image;
 mod invert;
+mod memo;
 mod render;
 mod reread;
 mod rerun;
@@ -81,6 +83,7 @@ pub use image::{
     strip_image_data,
 };
 pub use invert::{check_inverts, invert, verify_log};
+pub use memo::VerifiedCache;
 pub use render::{
     TurnsFacts, expected_stub, expected_stub_from_facts, moved_message, render_turns, stub_message,
 };

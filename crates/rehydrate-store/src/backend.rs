@@ -32,7 +32,7 @@ use crate::Error;
 /// reports a torn tail, which [`crate::SessionStore::repair_in`] cuts with
 /// [`StoreBackend::truncate`]). Durability is the backend's: after `sync` returns, what was
 /// appended before it survives a crash.
-pub trait StoreBackend: fmt::Debug + Send {
+pub trait StoreBackend: fmt::Debug + Send + Sync {
     /// What errors name the store by: a file's path, or a host's own key for it
     /// (`s3://bucket/sessions/42`).
     fn name(&self) -> &Path;

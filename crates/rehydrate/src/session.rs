@@ -3,12 +3,13 @@
 //! `sidecar_search` calls.
 
 use std::path::Path;
+use std::sync::{Mutex, PoisonError};
 
 use rehydrate_formats::{Api, ExportFormat};
 use rehydrate_intrinsics::{CallContext, Intrinsics, ToolFormat, ToolResult, tool_definitions};
 use rehydrate_model::{Message, ReductionLog, filter_reasoning_artifacts};
 use rehydrate_reduce::{CacheState, Reducer, ReductionPolicy, View};
-use rehydrate_sidecar::{Sources, export_session, export_shown};
+use rehydrate_sidecar::{Sources, VerifiedCache, export_session, export_shown};
 use rehydrate_store::{MissReason, SessionStore, StoreBackend, StoreState, SyncPolicy};
 
 use crate::error::Error;
@@ -62,6 +63,9 @@ pub struct Session {
     /// Set when a reduction the reducer minted could not be recorded (or a push could not be
     /// undone): the store no longer matches, so nothing more is recorded.
     diverged: bool,
+    /// The reductions `sidecar_search` verified against the history: the history only grows
+    /// between a rewind or a model switch (which clear it), so they are not hashed again.
+    verified: Mutex<VerifiedCache>,
 }
 
 impl Session {
@@ -104,6 +108,7 @@ impl Session {
             reducer: Reducer::new(policy),
             recovered: 0,
             diverged: false,
+            verified: Mutex::default(),
         }
     }
 
@@ -188,6 +193,7 @@ impl Session {
             reducer,
             recovered,
             diverged: false,
+            verified: Mutex::default(),
         };
         session.record_minted(recovered)?;
         Ok(session)
@@ -338,12 +344,28 @@ impl Session {
     /// `Error: <message>` naming what to fix. The call and its result are not recorded: the
     /// host pushes them like any other messages. A host that tracks misses records them with
     /// [`Session::record_miss`].
+    ///
+    /// `sidecar_search` hashes each reduction once per session: what verified is remembered
+    /// ([`VerifiedCache`]) until a rewind or a model switch changes the history, so a second
+    /// search costs the search alone ([`Intrinsics::call_cached`]).
     pub fn call(&self, name: &str, arguments: &str) -> ToolResult {
         let context = CallContext {
             log: self.reducer.log(),
             sources: Sources::with_recorded(self.reducer.history(), &self.store.state().messages),
         };
-        Intrinsics::call(name, arguments, &context)
+        // Only this call takes the lock, and a call that panicked left the cache whole: each
+        // change to it is one insert.
+        let mut verified = self.verified.lock().unwrap_or_else(PoisonError::into_inner);
+        Intrinsics::call_cached(name, arguments, &context, &mut verified)
+    }
+
+    /// Forgets what `sidecar_search` verified: the history is about to change other than by
+    /// growing.
+    fn forget_verified(&mut self) {
+        self.verified
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clear();
     }
 
     /// The tool definitions to advertise to the model: `expand_reduction` then
@@ -370,6 +392,7 @@ impl Session {
     pub fn rewind(&mut self, to: usize) -> Result<usize, Error> {
         self.check_writable()?;
         self.store.rewind(u64::try_from(to).unwrap_or(u64::MAX))?;
+        self.forget_verified();
         let policy = self.reducer.policy().clone();
         let old = std::mem::replace(&mut self.reducer, Reducer::new(policy.clone()));
         let (mut history, _) = old.into_parts();
@@ -398,6 +421,7 @@ impl Session {
     /// [`Error::Diverged`] after an earlier failed record.
     pub fn switch_model(&mut self, model: &str) -> Result<usize, Error> {
         self.check_writable()?;
+        self.forget_verified();
         let policy = self.reducer.policy().clone();
         let old = std::mem::replace(&mut self.reducer, Reducer::new(policy.clone()));
         let (mut history, log) = old.into_parts();

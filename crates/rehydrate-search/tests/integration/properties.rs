@@ -8,8 +8,11 @@ use regex_automata::nfa::thompson::pikevm::PikeVM;
 use regex_automata::util::syntax;
 use rehydrate_model::{Content, Message, ReductionKind, ReductionLog, Role};
 use rehydrate_reduce::{ReductionPolicy, project_messages};
-use rehydrate_search::{Query, QueryMode, SearchMode, SearchOptions, hidden_texts, sidecar_search};
-use rehydrate_sidecar::expand_reduction;
+use rehydrate_search::{
+    Query, QueryMode, SearchMode, SearchOptions, hidden_texts, hidden_texts_cached, sidecar_search,
+    sidecar_search_cached,
+};
+use rehydrate_sidecar::{VerifiedCache, expand_reduction, verify_reduction};
 use rehydrate_test_support::{assistant_call, image_block, image_url_part, png_base64, text_part};
 
 /// Pieces random texts and literal queries are made of.
@@ -372,7 +375,27 @@ proptest! {
         }
         prop_assert_eq!(&actual, &expected);
 
+        // Cached, the first call verifies what the plain one does and the second locates what
+        // the first verified: the same hidden texts both times, and each located reduction is
+        // exactly what verifying it gives.
+        let mut cache = VerifiedCache::default();
+        prop_assert_eq!(&hidden_texts_cached(&out.log, &history, &mut cache), &hidden);
+        let cached = cache.len();
+        prop_assert_eq!(&hidden_texts_cached(&out.log, &history, &mut cache), &hidden);
+        prop_assert_eq!(cache.len(), cached);
+        prop_assert!(cached >= hidden.texts.len() + hidden.unsearchable.len());
+        for (position, r) in out.log.reductions.iter().enumerate() {
+            let verified = verify_reduction(r, &history);
+            prop_assert!(!cache.holds(position, r) || verified.is_ok());
+            if let Some(located) = cache.verified(position, r, &history) {
+                prop_assert_eq!(Ok(located), verified);
+            }
+        }
+        let cached_result =
+            sidecar_search_cached(&out.log, &history, text, &options, &mut cache).unwrap();
+
         let result = sidecar_search(&out.log, &history, text, &options).unwrap();
+        prop_assert_eq!(&cached_result, &result);
         prop_assert_eq!(result.total_matches, expected.len());
         prop_assert_eq!(result.truncated, expected.len() > result.matches.len());
         let kept: Vec<&str> = result.matches.iter().map(|m| m.reduction_id.as_str()).collect();
@@ -524,4 +547,63 @@ fn a_growing_cleared_range_reports_each_match_once() {
     assert_eq!(result.matches[0].reduction_id, log.reductions[5].id);
     let result = sidecar_search(log, history, "needle-", &SearchOptions::default()).unwrap();
     assert_eq!(result.total_matches, 4);
+}
+
+#[test]
+fn a_cache_kept_across_turns_gives_what_searching_afresh_gives() {
+    use rehydrate_reduce::Reducer;
+
+    let policy = ReductionPolicy {
+        clear_turns_older_than: Some(2),
+        ..ReductionPolicy::default()
+    };
+    let session = |marker: &str| {
+        let mut reducer = Reducer::new(policy.clone());
+        let mut cache = VerifiedCache::default();
+        let mut totals = Vec::new();
+        for t in 0..6 {
+            let id = format!("c{t}");
+            let mut output = format!("{marker} {t} line\n").repeat(1200);
+            output.insert_str(6000, &format!("NEEDLE-{t}\n"));
+            reducer.project([
+                Message::text(Role::User, format!("request {t}")),
+                assistant_call(&id, "run", "{}"),
+                Message::tool_result(id, output),
+            ]);
+            let (log, history) = (reducer.log(), reducer.history());
+            let options = SearchOptions::default();
+            let cached =
+                sidecar_search_cached(log, history, "NEEDLE", &options, &mut cache).unwrap();
+            let afresh = sidecar_search(log, history, "NEEDLE", &options).unwrap();
+            assert_eq!(cached, afresh, "turn {t}");
+            totals.push(cached.total_matches);
+        }
+        (totals, cache, reducer)
+    };
+    let (totals, cache, alpha) = session("alpha");
+    assert_eq!(totals, [0, 0, 1, 2, 3, 4]);
+    // Three of the four reductions lie inside the latest cleared range now, searched through
+    // it, but each verified on a turn before the range covered it, so the cache holds all four.
+    let hidden = hidden_texts(alpha.log(), alpha.history());
+    assert_eq!(
+        (alpha.log().len(), hidden.covered.len(), cache.len()),
+        (4, 3, 4)
+    );
+    // A cache of another session's log at the same positions (a rewound session minted
+    // again) holds none of this one's ids: everything is verified again.
+    let (_, _, other) = session("beta");
+    let mut stale = cache.clone();
+    let fresh = hidden_texts(other.log(), other.history());
+    assert_eq!(
+        hidden_texts_cached(other.log(), other.history(), &mut stale),
+        fresh
+    );
+    assert!(
+        other
+            .log()
+            .reductions
+            .iter()
+            .enumerate()
+            .all(|(p, r)| !cache.holds(p, r))
+    );
 }

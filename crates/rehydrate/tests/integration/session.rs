@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 use rehydrate::formats::request_body;
 use rehydrate::model::{Content, ReductionKind};
 use rehydrate::reduce::project_messages;
+use rehydrate::search::{SearchOptions, sidecar_search};
+use rehydrate::sidecar::Sources;
 use rehydrate::store::{MemoryBackend, SessionStore, read_store};
 use rehydrate::{
     Api, CacheState, EXPAND_REDUCTION, Error, ExportFormat, Message, Minting, ReductionLog,
@@ -215,6 +217,51 @@ fn a_session_in_memory_is_the_session_in_a_file() {
             "session store memory:s is not empty ({held} bytes); a new store needs an empty one"
         )
     );
+}
+
+/// The matches of `query` a fresh `sidecar_search` finds in the session now: what `call` must
+/// answer, however many searches it answered before.
+fn searched_afresh(session: &Session, query: &str) -> String {
+    let sources = Sources::with_recorded(session.history(), &session.state().messages);
+    sidecar_search(session.log(), sources, query, &SearchOptions::default())
+        .unwrap()
+        .to_json()
+}
+
+#[test]
+fn searches_through_call_stay_exact_across_pushes_and_rewinds() {
+    let dir = scratch("search-cache");
+    let history = build_session();
+    let mut session = Session::create(dir.join("s.rhyd"), per_turn(), SyncPolicy::Never).unwrap();
+    let search = |session: &Session, query: &str| {
+        let result = session.call(SIDECAR_SEARCH, &format!(r#"{{"query":"{query}"}}"#));
+        assert!(!result.is_error, "{}", result.content);
+        assert!(result.content == searched_afresh(session, query), "{query}");
+        let value: serde_json::Value = serde_json::from_str(&result.content).unwrap();
+        (result.content, value["total_matches"].as_u64().unwrap())
+    };
+    session.push(history.clone()).unwrap();
+    let first = search(&session, "build 0");
+    assert_eq!(search(&session, "build 0"), first);
+    // Step 0's hidden middle; steps 1 and 3 repeat it, as duplicates of a reduced canonical.
+    assert_eq!(first.1, 1489);
+    // A rewind cuts the history: the same positions hold other bytes after the next push.
+    session.rewind(3).unwrap();
+    session
+        .push([
+            Message::tool_call("d1", "bash", "{}"),
+            Message::tool_result("d1", "other 1\n".repeat(3000)),
+            Message::tool_call("d2", "bash", "{}"),
+            Message::tool_result("d2", "other 2\n".repeat(3000)),
+            Message::tool_call("d3", "bash", "{}"),
+            Message::tool_result("d3", "other 3\n".repeat(3000)),
+            Message::tool_call("d4", "bash", "{}"),
+            Message::tool_result("d4", "done"),
+        ])
+        .unwrap();
+    assert_eq!(search(&session, "other").1, 2489);
+    // Step 0's output is kept, now truncated as the oldest of four.
+    assert_eq!(search(&session, "build 0").1, 1489);
 }
 
 #[test]
