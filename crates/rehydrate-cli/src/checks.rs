@@ -3,32 +3,45 @@
 
 use rehydrate::formats::{Api, Rule, check_request};
 use rehydrate::model::{Message, ReductionLog};
-use rehydrate::sidecar::{check_inverts, verify_log};
+use rehydrate::sidecar::{VerifiedCache, check_inverts_verified, verify_log_cached};
 
 use crate::failure::Failure;
 
 /// Checks a projection against the messages it was made from: every reduction verifies and
-/// the view inverts to exactly `messages`. Nothing is copied; the two checks run in parallel.
+/// the view inverts to exactly `messages`. Nothing is copied, and each reduction is verified
+/// once.
 pub(crate) fn check_projection(
     messages: &[Message],
     view: &[&Message],
     log: &ReductionLog,
 ) -> Result<(), Failure> {
-    let (log_errors, inverted) = std::thread::scope(|scope| {
-        let log_errors = scope.spawn(|| verify_log(log, messages));
-        // check_inverts checks every view message against the imported messages as well.
-        let inverted = check_inverts(view.iter().copied(), log, messages);
-        (join(log_errors), inverted)
-    });
-    let mut failures: Vec<String> = log_errors.iter().map(ToString::to_string).collect();
-    if let Err(e) = inverted {
-        failures.push(e.to_string());
-    }
+    let failures = check_lines(messages, view.iter().copied(), log);
     if failures.is_empty() {
         Ok(())
     } else {
         Err(Failure::Verify(failures))
     }
+}
+
+/// Every reduction of `log` verified against `messages` (each once), then the view checked to
+/// invert to them: one line per failure, a reduction that failed reported once.
+pub(crate) fn check_lines<'a>(
+    messages: &[Message],
+    view: impl IntoIterator<Item = &'a Message>,
+    log: &ReductionLog,
+) -> Vec<String> {
+    let mut verified = VerifiedCache::default();
+    let mut failures: Vec<String> = verify_log_cached(log, messages, &mut verified)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    // A reduction that failed above fails the inversion with the same error: reported once.
+    if let Err(e) = check_inverts_verified(view, log, messages, &verified)
+        && !failures.contains(&e.to_string())
+    {
+        failures.push(e.to_string());
+    }
+    failures
 }
 
 /// The result of a scoped thread; a panic in it continues in the caller.

@@ -2,10 +2,9 @@
 
 use std::path::Path;
 
-use rehydrate::sidecar::{check_inverts, verify_log};
 use rehydrate::store::SessionDir;
 
-use crate::checks::check_view;
+use crate::checks::{check_lines, check_view};
 use crate::failure::Failure;
 use crate::output::{print_json, print_stdout};
 
@@ -30,18 +29,8 @@ struct VerifyReport {
 pub(crate) fn verify(dir: &Path, json: bool) -> Result<(), Failure> {
     let loaded = SessionDir::open(dir)?;
     let mut failures = loaded.file_mismatches.clone();
-    failures.extend(
-        verify_log(&loaded.log, &loaded.sidecar)
-            .iter()
-            .map(ToString::to_string),
-    );
-    // check_inverts checks every view message against the sidecar as well. A reduction that
-    // failed above fails it with the same error: report it once.
-    if let Err(e) = check_inverts(&loaded.view, &loaded.log, &loaded.sidecar)
-        && !failures.contains(&e.to_string())
-    {
-        failures.push(e.to_string());
-    }
+    // Each reduction verified once, then the view checked to invert to the sidecar.
+    failures.extend(check_lines(&loaded.sidecar, &loaded.view, &loaded.log));
     // The view is what a host sends: it must be a valid request body for both APIs. A view
     // with no message a body carries has nothing to send: not a failure, but said.
     let checked = check_view(&loaded.view);

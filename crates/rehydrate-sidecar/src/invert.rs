@@ -8,6 +8,7 @@ use rehydrate_model::{
 };
 
 use crate::error::Error;
+use crate::memo::VerifiedCache;
 use crate::render::stub_message;
 use crate::resolve::{RangeScan, addressed, verify_reduction, verify_with};
 
@@ -75,8 +76,55 @@ pub fn check_inverts<'a>(
     log: &ReductionLog,
     minted_view: &[Message],
 ) -> Result<(), Error> {
-    let by_id: HashMap<&str, &Reduction> =
-        log.reductions.iter().map(|r| (r.id.as_str(), r)).collect();
+    check_inverts_with(view, log, minted_view, None)
+}
+
+/// [`check_inverts`] after [`verify_log_cached`] filled `verified`: a reduction it holds is
+/// not verified (hashed) a second time, every other check is made as there. What a whole
+/// check of a session (`rehydrate verify`, `rehydrate reduce`) runs, so that each reduction is
+/// verified once.
+///
+/// # Errors
+///
+/// Exactly those of [`check_inverts`], given that `verified` holds only reductions that
+/// verified against `minted_view`.
+pub fn check_inverts_verified<'a>(
+    view: impl IntoIterator<Item = &'a Message>,
+    log: &ReductionLog,
+    minted_view: &[Message],
+    verified: &VerifiedCache,
+) -> Result<(), Error> {
+    check_inverts_with(view, log, minted_view, Some(verified))
+}
+
+/// A reduction found by id, and its log position.
+type ById<'l> = HashMap<&'l str, (usize, &'l Reduction)>;
+
+/// [`verify_reduction`], unless `verified` holds the reduction at `position`.
+fn verify_once(
+    position: usize,
+    r: &Reduction,
+    minted_view: &[Message],
+    verified: Option<&VerifiedCache>,
+) -> Result<(), Error> {
+    if verified.is_some_and(|v| v.holds(position, r)) {
+        return Ok(());
+    }
+    verify_reduction(r, minted_view).map(drop)
+}
+
+fn check_inverts_with<'a>(
+    view: impl IntoIterator<Item = &'a Message>,
+    log: &ReductionLog,
+    minted_view: &[Message],
+    verified: Option<&VerifiedCache>,
+) -> Result<(), Error> {
+    let by_id: ById<'_> = log
+        .reductions
+        .iter()
+        .enumerate()
+        .map(|(position, r)| (r.id.as_str(), (position, r)))
+        .collect();
     // The number of minted messages the view stood for so far, in order: the index the next
     // view message must stand at, once the moved messages already stood for are passed over.
     let mut cursor = 0;
@@ -94,7 +142,7 @@ pub fn check_inverts<'a>(
             .get(cursor)
             .is_some_and(|m| std::ptr::eq(vm, m) || vm == m);
         if !unreduced && let Some(id) = vm.metadata.get(MOVED_METADATA_KEY) {
-            let r = by_id.get(id.as_str()).ok_or_else(|| {
+            let &(position, r) = by_id.get(id.as_str()).ok_or_else(|| {
                 mismatch(format!(
                     "names moved result `{id}`, which is not in the log"
                 ))
@@ -108,10 +156,11 @@ pub fn check_inverts<'a>(
                     "reduction {id} moves message {index} to minted position {cursor}, which is not before it or already stood for"
                 )));
             }
-            verify_reduction(r, minted_view)?;
+            verify_once(position, r, minted_view, verified)?;
             let mut inner = vm.clone();
             inner.metadata.remove(MOVED_METADATA_KEY);
-            let stands_for = view_message(&inner, view_index, index, &by_id, minted_view)?;
+            let stands_for =
+                view_message(&inner, view_index, index, &by_id, minted_view, verified)?;
             if stands_for.len() != 1 {
                 return Err(mismatch(format!(
                     "moved by {id} but stands for {} messages",
@@ -123,7 +172,7 @@ pub fn check_inverts<'a>(
         }
         if !unreduced
             && let Some(id) = vm.metadata.get(REDUCTION_METADATA_KEY)
-            && let Some(r) = by_id.get(id.as_str())
+            && let Some(&(position, r)) = by_id.get(id.as_str())
             && let ReductionKind::UnansweredCall { .. } | ReductionKind::ConversationOpened { .. } =
                 r.kind
         {
@@ -141,7 +190,7 @@ pub fn check_inverts<'a>(
                     "the synthetic result of reduction {id} stands before its tool call in message {at}"
                 )));
             }
-            verify_reduction(r, minted_view)?;
+            verify_once(position, r, minted_view, verified)?;
             if *vm != stub_message(r, addressed(r, minted_view)?)? {
                 return Err(mismatch(format!(
                     "does not match the stub of reduction {id}"
@@ -149,7 +198,7 @@ pub fn check_inverts<'a>(
             }
             continue;
         }
-        let stands_for = view_message(vm, view_index, cursor, &by_id, minted_view)?;
+        let stands_for = view_message(vm, view_index, cursor, &by_id, minted_view, verified)?;
         cursor += stands_for.len();
     }
     while ahead.first() == Some(&cursor) {
@@ -174,8 +223,9 @@ fn view_message<'m>(
     vm: &Message,
     view_index: usize,
     cursor: usize,
-    by_id: &HashMap<&str, &Reduction>,
+    by_id: &ById<'_>,
     minted_view: &'m [Message],
+    verified: Option<&VerifiedCache>,
 ) -> Result<&'m [Message], Error> {
     let mismatch = |reason: String| Error::ViewMismatch { view_index, reason };
     let Some(original) = minted_view.get(cursor) else {
@@ -194,7 +244,7 @@ fn view_message<'m>(
             "differs from sidecar message {cursor} and stands for no reduction"
         )));
     };
-    let r = by_id
+    let &(position, r) = by_id
         .get(id.as_str())
         .ok_or_else(|| mismatch(format!("names reduction `{id}`, which is not in the log")))?;
     if r.ptr.addr.index != cursor {
@@ -203,7 +253,7 @@ fn view_message<'m>(
             r.ptr.addr.index
         )));
     }
-    verify_reduction(r, minted_view)?;
+    verify_once(position, r, minted_view, verified)?;
     let expected = stub_message(r, addressed(r, minted_view)?)?;
     if *vm != expected {
         return Err(mismatch(format!(
@@ -223,6 +273,16 @@ fn view_message<'m>(
 /// verified by scanning only the messages it adds to the previous one, so a log with one
 /// cleared range per turn costs one pass over the cleared messages, not one per range.
 pub fn verify_log(log: &ReductionLog, minted_view: &[Message]) -> Vec<Error> {
+    verify_log_cached(log, minted_view, &mut VerifiedCache::default())
+}
+
+/// [`verify_log`], recording in `verified` every reduction that verifies, for
+/// [`check_inverts_verified`] or a later search to rely on.
+pub fn verify_log_cached(
+    log: &ReductionLog,
+    minted_view: &[Message],
+    verified: &mut VerifiedCache,
+) -> Vec<Error> {
     let mut errors = Vec::new();
     let mut seen = HashMap::new();
     let mut scan = RangeScan::default();
@@ -242,8 +302,9 @@ pub fn verify_log(log: &ReductionLog, minted_view: &[Message]) -> Vec<Error> {
                 reason: format!("id used twice, at log positions {previous} and {ordinal}"),
             });
         }
-        if let Err(e) = verify_with(r, minted_view, &mut scan) {
-            errors.push(e);
+        match verify_with(r, minted_view, &mut scan) {
+            Ok(_) => verified.insert(ordinal, r),
+            Err(e) => errors.push(e),
         }
     }
     errors

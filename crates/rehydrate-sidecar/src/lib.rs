@@ -82,7 +82,7 @@ pub use image::{
     ImageData, hidden_images_text, image_data, image_size, image_tokens, redacted_parts,
     strip_image_data,
 };
-pub use invert::{check_inverts, invert, verify_log};
+pub use invert::{check_inverts, check_inverts_verified, invert, verify_log, verify_log_cached};
 pub use memo::VerifiedCache;
 pub use render::{
     TurnsFacts, expected_stub, expected_stub_from_facts, moved_message, render_turns, stub_message,

@@ -9,7 +9,10 @@ use rehydrate_model::{
     THINKING_SIGNATURE_METADATA_KEY, ToolDetails,
 };
 use rehydrate_reduce::{Minting, ReductionPolicy, project_messages};
-use rehydrate_sidecar::{expand_reduction, invert, render_turns, verify_log};
+use rehydrate_sidecar::{
+    VerifiedCache, check_inverts, check_inverts_verified, expand_reduction, invert, render_turns,
+    verify_log, verify_log_cached, verify_reduction,
+};
 
 /// Text made of pieces that stress cuts: multi-byte chars, line breaks, ASCII runs.
 fn text(max_pieces: usize) -> impl Strategy<Value = String> {
@@ -638,6 +641,33 @@ pub(crate) fn check_session(
 ) -> Result<(), TestCaseError> {
     let out = project_messages(history, &ReductionLog::default(), policy);
     prop_assert!(verify_log(&out.log, history).is_empty());
+    // Verified once: the cache holds every reduction, locates each as verifying gives it, and
+    // the inversion check relying on it agrees with the one that verifies again, also on a
+    // view whose first stub was tampered with.
+    let mut verified = VerifiedCache::default();
+    prop_assert!(verify_log_cached(&out.log, history, &mut verified).is_empty());
+    prop_assert_eq!(verified.len(), out.log.len());
+    for (position, r) in out.log.reductions.iter().enumerate() {
+        if let Some(located) = verified.verified(position, r, history) {
+            prop_assert_eq!(Ok(located), verify_reduction(r, history));
+        }
+    }
+    prop_assert_eq!(
+        check_inverts_verified(&out.view, &out.log, history, &verified),
+        Ok(())
+    );
+    let mut tampered = out.view.clone();
+    if let Some(stub) = tampered
+        .iter_mut()
+        .find(|m| m.metadata.contains_key(REDUCTION_METADATA_KEY))
+    {
+        stub.content = Some(rehydrate_model::Content::Text("tampered".to_string()));
+        prop_assert!(check_inverts(&tampered, &out.log, history).is_err());
+        prop_assert_eq!(
+            check_inverts_verified(&tampered, &out.log, history, &verified),
+            check_inverts(&tampered, &out.log, history)
+        );
+    }
     for r in &out.log.reductions {
         let expanded = expand_reduction(&out.log, history, r.id.as_str(), None).unwrap();
         let expected = match r.kind {
