@@ -1,8 +1,8 @@
 //! The hidden bytes of a reduction log: which bytes of each reduction's verified original are
 //! out of the model's view and so searched (SPEC seed 000 rules 15-16).
 
-use std::borrow::Cow;
-use std::collections::BTreeMap;
+use std::ops::Deref;
+use std::sync::Arc;
 
 use rehydrate_model::{Message, Reduction, ReductionKind, ReductionLog, Span};
 use rehydrate_sidecar::{Sources, Verified, VerifiedCache, render_turns, verify_reduction};
@@ -13,7 +13,7 @@ use crate::parallel::map_chunks;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HiddenText<'a> {
     reduction: &'a Reduction,
-    text: Cow<'a, str>,
+    text: Text<'a>,
     span: Span,
 }
 
@@ -40,6 +40,33 @@ impl<'a> HiddenText<'a> {
     /// The hidden bytes: `text()[span()]`.
     pub fn hidden(&self) -> &str {
         self.text.get(self.span.range()).unwrap_or_default()
+    }
+}
+
+/// The text of a hidden reduction: borrowed from the sources, built for this search, or
+/// shared with the [`VerifiedCache`] that kept it. Equal when the texts are.
+#[derive(Debug, Clone, Eq)]
+enum Text<'a> {
+    Borrowed(&'a str),
+    Owned(String),
+    Shared(Arc<str>),
+}
+
+impl Deref for Text<'_> {
+    type Target = str;
+
+    fn deref(&self) -> &str {
+        match self {
+            Text::Borrowed(text) => text,
+            Text::Owned(text) => text,
+            Text::Shared(text) => text,
+        }
+    }
+}
+
+impl PartialEq for Text<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
     }
 }
 
@@ -177,8 +204,8 @@ fn resolve_log<'a>(
         out.covered.append(&mut part.covered);
         out.unsearchable.append(&mut part.unsearchable);
         if let Some(cache) = cache.as_deref_mut() {
-            for position in verified {
-                cache.insert(position, &log.reductions[position]);
+            for (position, verified) in verified {
+                cache.insert(position, &log.reductions[position], &verified);
             }
         }
     }
@@ -232,6 +259,21 @@ impl Cover {
     }
 }
 
+/// What the cache is given of a reduction verified: an argument a tool-input elision hides
+/// (copied, the one value it keeps), references for the others, and no copy of an image
+/// redaction's rendering, which it never keeps.
+fn cache_form<'a>(verified: &Verified<'a>) -> Verified<'a> {
+    match verified {
+        Verified::Argument(value) => Verified::Argument(value.clone()),
+        Verified::Text(text) => Verified::Text(text),
+        Verified::Turns { first, messages } => Verified::Turns {
+            first: *first,
+            messages,
+        },
+        Verified::Images(_) => Verified::Images(String::new()),
+    }
+}
+
 /// [`hidden_texts`] of the reductions at log positions `offset..offset + reductions.len()`.
 fn resolve_chunk<'a>(
     reduced: &ReducedMessages,
@@ -240,7 +282,7 @@ fn resolve_chunk<'a>(
     reductions: &'a [Reduction],
     sources: Sources<'a>,
     cache: Option<&VerifiedCache>,
-) -> (HiddenTexts<'a>, Vec<usize>) {
+) -> (HiddenTexts<'a>, Vec<(usize, Verified<'a>)>) {
     let mut out = HiddenTexts::default();
     let mut verified_now = Vec::new();
     for (i, r) in reductions.iter().enumerate() {
@@ -249,10 +291,28 @@ fn resolve_chunk<'a>(
             out.covered.push(r);
             continue;
         }
+        if let ReductionKind::ImageRedacted { .. } = r.kind
+            && cache.is_some_and(|c| c.holds(position, r))
+        {
+            // Verified before, and never searched: its rendering is not needed.
+            out.unsearchable.push(r);
+            continue;
+        }
+        if let Some(argument) = cache.and_then(|c| c.argument(position, r)) {
+            // A tool-input elision verified before: the cache kept its argument.
+            let span = whole(argument.len());
+            out.texts.push(HiddenText {
+                reduction: r,
+                text: Text::Shared(argument),
+                span,
+            });
+            continue;
+        }
         let known = cache.and_then(|c| c.verified(position, r, sources.minted));
         let checked = match known {
             Some(verified) => Ok(verified),
-            None => verify_reduction(r, sources.minted).inspect(|_| verified_now.push(position)),
+            None => verify_reduction(r, sources.minted)
+                .inspect(|v| verified_now.push((position, cache_form(v)))),
         };
         let verified = match checked {
             Ok(verified) => verified,
@@ -281,9 +341,9 @@ fn resolve_chunk<'a>(
                         {
                             let hidden = Span::new(span.start(), full.len())
                                 .expect("the start is within the text");
-                            (Cow::Borrowed(full), hidden)
+                            (Text::Borrowed(full), hidden)
                         }
-                        _ => (Cow::Borrowed(text), span),
+                        _ => (Text::Borrowed(text), span),
                     },
                     None => {
                         out.unresolvable.push(Unresolvable {
@@ -319,7 +379,7 @@ fn resolve_chunk<'a>(
                 let text = sources
                     .upgraded_text(r.ptr.addr.index, text)
                     .unwrap_or(text);
-                (Cow::Borrowed(text), whole(text.len()))
+                (Text::Borrowed(text), whole(text.len()))
             }
             (ReductionKind::OutputNormalized { .. }, Verified::Text(text)) => {
                 // The raw output is hidden whole, as expand serves it: the view shows what a
@@ -328,7 +388,7 @@ fn resolve_chunk<'a>(
                 let text = sources
                     .upgraded_text(r.ptr.addr.index, text)
                     .unwrap_or(text);
-                (Cow::Borrowed(text), whole(text.len()))
+                (Text::Borrowed(text), whole(text.len()))
             }
             (
                 ReductionKind::UnansweredCall { .. }
@@ -348,7 +408,7 @@ fn resolve_chunk<'a>(
             (ReductionKind::ToolInputElided { .. }, Verified::Argument(value)) => {
                 // The whole string value of the argument is hidden.
                 let span = whole(value.len());
-                (Cow::Owned(value), span)
+                (Text::Owned(value), span)
             }
             (
                 ReductionKind::TurnsCleared { .. }
@@ -360,7 +420,7 @@ fn resolve_chunk<'a>(
             ) => {
                 let text = render_turns(&sources.upgraded_range(first, messages), first);
                 let span = whole(text.len());
-                (Cow::Owned(text), span)
+                (Text::Owned(text), span)
             }
             // verify_reduction gives the text for per-message kinds and the messages for turns
             // cleared; another pairing would be a gap there, so it is not searched.
@@ -430,8 +490,9 @@ fn bad_span(r: &Reduction, total_bytes: usize) -> rehydrate_sidecar::Error {
 /// Which minted-view messages the log reduces, for the duplicate rule: per-message reductions
 /// by addressed index, and turns-cleared ranges.
 struct ReducedMessages {
-    /// Addressed index → positions in the log of the per-message reductions addressing it.
-    per_message: BTreeMap<usize, Vec<usize>>,
+    /// `(addressed index, log position)` of every per-message reduction, sorted: one
+    /// allocation for the whole log.
+    per_message: Vec<(usize, usize)>,
     /// Turns-cleared ranges `(first, last, position)` sorted by `first`, with the running
     /// maximum of `last` (so a binary search answers "does a range hold index i").
     ranges: Vec<(usize, usize, usize)>,
@@ -440,7 +501,7 @@ struct ReducedMessages {
 
 impl ReducedMessages {
     fn of(log: &ReductionLog) -> ReducedMessages {
-        let mut per_message: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        let mut per_message: Vec<(usize, usize)> = Vec::new();
         let mut ranges = Vec::new();
         for (position, r) in log.reductions.iter().enumerate() {
             match r.kind {
@@ -458,10 +519,7 @@ impl ReducedMessages {
                 | ReductionKind::FileReadElided { .. }
                 | ReductionKind::FileReadDiffed { .. }
                 | ReductionKind::OutputNormalized { .. } => {
-                    per_message
-                        .entry(r.ptr.addr.index)
-                        .or_default()
-                        .push(position);
+                    per_message.push((r.ptr.addr.index, position));
                 }
                 // These hide no message (a tool input elision hides an argument, never the
                 // content a duplicate's canonical holds).
@@ -472,6 +530,7 @@ impl ReducedMessages {
                 | ReductionKind::ImageRedacted { .. } => {}
             }
         }
+        per_message.sort_unstable();
         ranges.sort_unstable();
         let mut max_last = Vec::with_capacity(ranges.len());
         let mut running = 0;
@@ -488,10 +547,11 @@ impl ReducedMessages {
 
     /// Whether a reduction other than the one at log position `own` reduces message `index`.
     fn holds(&self, index: usize, own: usize) -> bool {
-        let addressed = self
-            .per_message
-            .get(&index)
-            .is_some_and(|positions| positions.iter().any(|&p| p != own));
+        let from = self.per_message.partition_point(|&(i, _)| i < index);
+        let addressed = self.per_message[from..]
+            .iter()
+            .take_while(|&&(i, _)| i == index)
+            .any(|&(_, p)| p != own);
         if addressed {
             return true;
         }

@@ -303,7 +303,7 @@ pub fn verify_log_cached(
             });
         }
         match verify_with(r, minted_view, &mut scan) {
-            Ok(_) => verified.insert(ordinal, r),
+            Ok(v) => verified.insert(ordinal, r, &v),
             Err(e) => errors.push(e),
         }
     }

@@ -2,6 +2,8 @@
 //! have not changed since, so a second search or expand over the same session does not hash
 //! them again.
 
+use std::sync::Arc;
+
 use rehydrate_model::{Message, Reduction, ReductionId, ReductionKind};
 
 use crate::error::Error;
@@ -21,8 +23,18 @@ use crate::tool_input::argument_fields;
 /// minted again at the same position is verified again.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct VerifiedCache {
-    /// The id verified at each log position, `None` where nothing verified yet.
-    verified: Vec<Option<ReductionId>>,
+    /// What verified at each log position, `None` where nothing verified yet.
+    verified: Vec<Option<Entry>>,
+}
+
+/// One reduction that verified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    /// Its id: another reduction minted at the same position (a rewound log) is not it.
+    id: ReductionId,
+    /// The unescaped argument a tool-input elision hides, kept as verifying gave it: locating
+    /// it again would parse the call's whole arguments.
+    argument: Option<Arc<str>>,
 }
 
 impl VerifiedCache {
@@ -43,17 +55,29 @@ impl VerifiedCache {
 
     /// Whether the reduction at log `position` verified against this minted view.
     pub fn holds(&self, position: usize, r: &Reduction) -> bool {
-        self.verified
-            .get(position)
-            .is_some_and(|v| v.as_ref() == Some(&r.id))
+        self.entry(position, r).is_some()
     }
 
-    /// Records that the reduction at log `position` verified.
-    pub fn insert(&mut self, position: usize, r: &Reduction) {
+    fn entry(&self, position: usize, r: &Reduction) -> Option<&Entry> {
+        self.verified
+            .get(position)?
+            .as_ref()
+            .filter(|entry| entry.id == r.id)
+    }
+
+    /// Records that the reduction at log `position` verified, giving `verified`.
+    pub fn insert(&mut self, position: usize, r: &Reduction, verified: &Verified<'_>) {
         if self.verified.len() <= position {
             self.verified.resize(position + 1, None);
         }
-        self.verified[position] = Some(r.id.clone());
+        let argument = match verified {
+            Verified::Argument(value) => Some(Arc::from(value.as_str())),
+            Verified::Text(_) | Verified::Turns { .. } | Verified::Images(_) => None,
+        };
+        self.verified[position] = Some(Entry {
+            id: r.id.clone(),
+            argument,
+        });
     }
 
     /// [`verify_reduction`] of the reduction at log `position`, or, when it verified before,
@@ -72,8 +96,14 @@ impl VerifiedCache {
             return Ok(verified);
         }
         let verified = verify_reduction(r, minted_view)?;
-        self.insert(position, r);
+        self.insert(position, r, &verified);
         Ok(verified)
+    }
+
+    /// The argument a tool-input elision at log `position` hides, as verifying it gave it, when
+    /// this cache holds it: shared, not copied.
+    pub fn argument(&self, position: usize, r: &Reduction) -> Option<Arc<str>> {
+        self.entry(position, r)?.argument.clone()
     }
 
     /// What [`verify_reduction`] gives for the reduction at log `position` when this cache
@@ -85,10 +115,10 @@ impl VerifiedCache {
         r: &Reduction,
         minted_view: &'a [Message],
     ) -> Option<Verified<'a>> {
-        if self.holds(position, r) {
-            located(r, minted_view)
-        } else {
-            None
+        let entry = self.entry(position, r)?;
+        match &entry.argument {
+            Some(argument) => Some(Verified::Argument(argument.to_string())),
+            None => located(r, minted_view),
         }
     }
 }
