@@ -19,7 +19,12 @@ pub(crate) struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
-    /// Reduce a session file: write the reduced view, the reduction log and the sidecar.
+    /// Reduce a session file: write the reduced view, the reduction log and the sidecar. Given
+    /// several files or a directory, reduce each session on its own (--jobs at once) and end
+    /// with a summary: exit 5 when some failed.
+    #[command(
+        after_help = "Exit codes: 0 success (with several files: none failed, some perhaps skipped as no session); 1 verification failure; 2 bad input or usage (with several files: before any is read, such as stdin among them or two with one output directory); 5 some of several session files failed, each named on stderr, the others reduced."
+    )]
     Reduce(ReduceArgs),
     /// Print the exact original bytes behind a reduction (or a byte range of them).
     Expand {
@@ -242,21 +247,32 @@ pub(crate) enum Command {
 pub(crate) struct ReduceArgs {
     /// The session file (Claude Code, Codex or Gemini CLI sessions, SWE-agent .traj, OpenAI
     /// messages, Responses input or an Anthropic body); `-` reads it from stdin (then --out is
-    /// required).
-    pub(crate) transcript: PathBuf,
+    /// required). Several files, or directories: each session is reduced on its own, and a
+    /// directory is walked for its *.jsonl, *.json, *.traj and *.aider.chat.history.md files
+    /// (symlinked directories and *.rehydrate outputs left out; a file found there that is in
+    /// no format rehydrate reads is skipped).
+    #[arg(value_name = "TRANSCRIPT", required = true, num_args = 1..)]
+    pub(crate) transcripts: Vec<PathBuf>,
     #[command(flatten)]
     pub(crate) input: Input,
     /// Policy preset; the flags below override single fields of it.
     #[arg(long, value_enum, default_value_t = Preset::Default)]
     pub(crate) preset: Preset,
-    /// Output directory (default: TRANSCRIPT.rehydrate). It must not exist or be empty.
+    /// Output directory (default: TRANSCRIPT.rehydrate). It must not exist or be empty. With
+    /// several files or a directory, each session's output goes under DIR at its path relative
+    /// to the argument it came from (a file argument: its name), `.rehydrate` appended.
     #[arg(long, value_name = "DIR")]
     pub(crate) out: Option<PathBuf>,
+    /// Session files reduced at once, when several are given [default: the available cores].
+    #[arg(long, short = 'j', value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) jobs: Option<u64>,
     /// Replace the output directory when it holds an earlier `rehydrate reduce` output
-    /// (records a host appended to its store included); never any other directory.
+    /// (records a host appended to its store included); never any other directory. With
+    /// several files, each output directory is judged on its own.
     #[arg(long)]
     pub(crate) force: bool,
-    /// Print one JSON object instead of the summary table.
+    /// Print one JSON object instead of the summary table (with several files: one entry per
+    /// file and the summary; no progress bar).
     #[arg(long)]
     pub(crate) json: bool,
     /// Do not count tokens (the slowest step): the token fields are null in --json output and

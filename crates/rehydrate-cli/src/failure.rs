@@ -1,8 +1,8 @@
 //! Why a command failed, and the exit code that says so.
 
 /// A failed command: bad input or usage (exit 2), a verification failure (exit 1) listing
-/// every failed check, evidence over its size limit (exit 3), or divergence signals that say
-/// freeze (exit 4).
+/// every failed check, evidence over its size limit (exit 3), divergence signals that say
+/// freeze (exit 4), or some of several session files that `reduce` could not reduce (exit 5).
 #[derive(Debug)]
 pub(crate) enum Failure {
     /// Bad input or usage: exit 2, one line.
@@ -18,6 +18,9 @@ pub(crate) enum Failure {
     /// `rehydrate call` answered with a tool error: exit 1, nothing on stderr (the error text
     /// is the tool result, already on stdout).
     ToolError,
+    /// Some of several session files failed, each already reported on its own: exit 5, one
+    /// line counting them.
+    SomeFailed(String),
 }
 
 impl Failure {
@@ -28,14 +31,29 @@ impl Failure {
             Failure::TooLarge(_) => 3,
             Failure::Freeze(_) => 4,
             Failure::ToolError => 1,
+            Failure::SomeFailed(_) => 5,
+        }
+    }
+
+    /// The kind of failure, as the summary of several files groups them: `input-error`,
+    /// `verification-failed`, `too-large`, `freeze`, `tool-error` or `some-failed`.
+    pub(crate) fn reason(&self) -> &'static str {
+        match self {
+            Failure::Input(_) => "input-error",
+            Failure::Verify(_) => "verification-failed",
+            Failure::TooLarge(_) => "too-large",
+            Failure::Freeze(_) => "freeze",
+            Failure::ToolError => "tool-error",
+            Failure::SomeFailed(_) => "some-failed",
         }
     }
 
     pub(crate) fn lines(&self) -> Vec<String> {
         match self {
-            Failure::Input(line) | Failure::TooLarge(line) | Failure::Freeze(line) => {
-                vec![line.clone()]
-            }
+            Failure::Input(line)
+            | Failure::TooLarge(line)
+            | Failure::Freeze(line)
+            | Failure::SomeFailed(line) => vec![line.clone()],
             Failure::Verify(lines) => lines.clone(),
             Failure::ToolError => Vec::new(),
         }

@@ -89,9 +89,17 @@ pub(crate) fn read(path: &Path) -> Result<Vec<u8>, Failure> {
 
 /// Prints each import warning on stderr as `warning: <path>: <warning>`.
 pub(crate) fn print_warnings(path: &Path, warnings: &[Warning]) {
-    for w in warnings {
-        let mut line = String::new();
-        push_printable(&mut line, &w.to_string(), true);
-        eprintln!("warning: {}: {line}", shown(name(path)));
+    for line in warning_lines(path, warnings) {
+        eprintln!("{line}");
     }
+}
+
+/// The lines [`print_warnings`] prints, without their line breaks.
+pub(crate) fn warning_lines(path: &Path, warnings: &[Warning]) -> impl Iterator<Item = String> {
+    let shown_path = shown(name(path));
+    warnings.iter().map(move |w| {
+        let mut line = format!("warning: {shown_path}: ");
+        push_printable(&mut line, &w.to_string(), true);
+        line
+    })
 }

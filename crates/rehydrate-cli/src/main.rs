@@ -2,7 +2,8 @@
 //!
 //! Exit codes: 0 success, 1 verification failure (or a tool error of `call`, whose text is on
 //! stdout), 2 usage or bad input, 3 evidence over its size limit, 4 divergence signals that say
-//! freeze. Errors are one line on stderr. The command-line contract is documented in
+//! freeze, 5 some of several session files `reduce` was given failed. Errors are one line on
+//! stderr. The command-line contract is documented in
 //! docs/FORMATS.md ("CLI JSON").
 
 #![forbid(unsafe_code)]

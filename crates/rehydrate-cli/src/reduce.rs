@@ -1,4 +1,8 @@
-//! `rehydrate reduce`: import, project, check and write an output directory.
+//! `rehydrate reduce`: import, project, check and write an output directory; several files
+//! and directories at once through [`batch`].
+
+mod batch;
+mod inputs;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -21,16 +25,20 @@ use crate::tokens::TokenCounter;
 
 /// One reduction in `reduce --json`.
 #[derive(serde::Serialize)]
-struct ReductionReport<'a> {
-    id: &'a str,
+struct ReductionReport {
+    id: String,
     kind: &'static str,
     index: usize,
     original_bytes: usize,
 }
 
-/// The stdout object of `reduce --json` (docs/FORMATS.md, "CLI JSON").
+/// The stdout object of `reduce --json` (docs/FORMATS.md, "CLI JSON"), and one file's entry of
+/// it over several files.
 #[derive(serde::Serialize)]
-struct ReduceReport<'a> {
+struct ReduceReport {
+    /// The session file; set (and shown first) only among several files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<String>,
     format: &'static str,
     messages: usize,
     bytes_before: usize,
@@ -45,7 +53,7 @@ struct ReduceReport<'a> {
     valid_request_body: bool,
     out: String,
     warnings: Vec<String>,
-    reductions: Vec<ReductionReport<'a>>,
+    reductions: Vec<ReductionReport>,
     /// What the reductions of each kind the view shows saved; they add up to the view's
     /// savings (docs/FORMATS.md, "CLI JSON").
     savings_by_kind: BTreeMap<&'static str, KindSavings>,
@@ -105,11 +113,11 @@ const BATCHES_IN_FLIGHT: usize = 4;
 /// it into its history (and counts its wire bytes while it waits for the next one).
 fn import_into(
     reducer: &mut Reducer,
+    path: &Path,
     args: &ReduceArgs,
     out: &DirWriter,
     bytes: Vec<u8>,
 ) -> ImportedInto {
-    let path = &args.transcript;
     std::thread::scope(|scope| {
         let (to_writer, writer_input) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
         let (to_reducer, reducer_input) = mpsc::sync_channel(BATCHES_IN_FLIGHT);
@@ -207,8 +215,17 @@ fn check_and_stage(
     })
 }
 
+/// `rehydrate reduce`: one session file as ever, or several files and directories
+/// ([`batch::reduce_all`]).
 pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
-    let path = &args.transcript;
+    match args.transcripts.as_slice() {
+        [path] if !inputs::is_directory(path) => reduce_one(args, path),
+        _ => batch::reduce_all(args),
+    }
+}
+
+/// `reduce` of the one session file `path` (`-` for stdin): its report or table on stdout.
+fn reduce_one(args: &ReduceArgs, path: &Path) -> Result<(), Failure> {
     let policy = match policy_of(args) {
         Ok(policy) => policy,
         Err(e) => {
@@ -220,27 +237,82 @@ pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
     };
     let dir = match &args.out {
         Some(dir) => dir.clone(),
-        None => SessionDir::default_path(path).ok_or_else(|| {
-            input(format!(
-                "{} is not a regular file, so there is no default output directory next to it; pass --out DIR",
-                shown(load::name(path))
-            ))
-        })?,
+        None => SessionDir::default_path(path).ok_or_else(|| input(no_default_dir(path)))?,
     };
+    let mut counter = (!args.no_tokens).then(TokenCounter::new);
+    let reduced = reduce_file(args, path, &dir, policy, counter.as_mut(), &mut |line| {
+        eprintln!("{line}");
+    })?;
+    if args.json {
+        return print_json(&reduced.report);
+    }
+    print_stdout(reduce_table(path, &reduced.report, reduced.view_messages).as_bytes())
+}
+
+/// The bad-input line saying that the session `path` has no default output directory.
+fn no_default_dir(path: &Path) -> String {
+    format!(
+        "{} is not a regular file, so there is no default output directory next to it; pass --out DIR",
+        shown(load::name(path))
+    )
+}
+
+/// Why [`reduce_file`] wrote no output directory.
+enum NotReduced {
+    /// The format was to be detected and the file is in none rehydrate reads: a directory's
+    /// walk skips such a file.
+    UnknownFormat(Failure),
+    /// Any other failure.
+    Failed(Failure),
+}
+
+impl From<Failure> for NotReduced {
+    fn from(failure: Failure) -> Self {
+        NotReduced::Failed(failure)
+    }
+}
+
+impl From<NotReduced> for Failure {
+    fn from(not: NotReduced) -> Self {
+        match not {
+            NotReduced::UnknownFormat(failure) | NotReduced::Failed(failure) => failure,
+        }
+    }
+}
+
+/// What [`reduce_file`] gives back.
+struct Reduced {
+    /// The report `--json` prints.
+    report: ReduceReport,
+    /// Messages in the view.
+    view_messages: usize,
+}
+
+/// Reduces the session file `path` into the output directory `dir` under `policy`: import,
+/// project, check, and put every file in place. Each warning line (`warning: …`, for stderr)
+/// goes to `warn` as it arises; tokens are counted with `counter` (none without one).
+fn reduce_file(
+    args: &ReduceArgs,
+    path: &Path,
+    dir: &Path,
+    policy: ReductionPolicy,
+    mut counter: Option<&mut TokenCounter>,
+    warn: &mut dyn FnMut(String),
+) -> Result<Reduced, NotReduced> {
     // The directory is taken (and refused, when it is not ours to replace) before the
     // session is read, and stays locked until everything is renamed into place.
-    let lock = SessionDir::create(&dir, path, args.force)?;
+    let lock = SessionDir::create(dir, path, args.force).map_err(Failure::from)?;
     for stale in lock.removed() {
-        eprintln!(
+        warn(format!(
             "warning: {}: removed a temporary file an interrupted run left",
             shown(stale)
-        );
+        ));
     }
     let bytes = match load::read(path) {
         Ok(bytes) => bytes,
         Err(e) => {
             lock.abandon();
-            return Err(e);
+            return Err(e.into());
         }
     };
     let mut reducer = Reducer::new(policy);
@@ -248,7 +320,7 @@ pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
         import,
         sidecar,
         wire_bytes_before: bytes_before,
-    } = import_into(&mut reducer, args, &lock, bytes);
+    } = import_into(&mut reducer, path, args, &lock, bytes);
     // On failure, staged files are dropped first (which removes them), then an output
     // directory left empty.
     let (format, mut warnings) = match import {
@@ -256,11 +328,16 @@ pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
         Err(e) => {
             drop(sidecar);
             lock.abandon();
-            return Err(e.into());
+            return Err(match e {
+                rehydrate::formats::Error::UnknownFormat { .. } => {
+                    NotReduced::UnknownFormat(e.into())
+                }
+                e => NotReduced::Failed(e.into()),
+            });
         }
     };
     session_warnings(reducer.history(), &mut warnings);
-    load::print_warnings(path, &warnings);
+    load::warning_lines(path, &warnings).for_each(&mut *warn);
     // The view borrows every message it does not reduce from the history.
     let view: Vec<&Message> = reducer.view().iter().collect();
     let (history, log) = (reducer.history(), reducer.log());
@@ -268,7 +345,7 @@ pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
         Ok(staged) => staged,
         Err(e) => {
             lock.abandon();
-            return Err(e);
+            return Err(e.into());
         }
     };
     // A defect no pairing repair covers leaves the view an invalid body: said before success.
@@ -285,11 +362,11 @@ pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
         }
         for line in lines {
             let message = format!("{line} (no pairing repair covers it)");
-            eprintln!(
+            warn(format!(
                 "warning: {}: {}",
                 shown(load::name(path)),
                 crate::term::printable(&message)
-            );
+            ));
             warnings.push(Warning {
                 line: None,
                 message,
@@ -297,9 +374,9 @@ pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
         }
     }
     // Success is reported only once every file and then the manifest are in place.
-    lock.commit(load::name(path), format.as_str(), history.len(), staged)?;
+    lock.commit(load::name(path), format.as_str(), history.len(), staged)
+        .map_err(Failure::from)?;
 
-    let mut counter = (!args.no_tokens).then(TokenCounter::new);
     let (tokens_before, tokens_after) = match &mut counter {
         None => (None, None),
         Some(counter) => (
@@ -307,8 +384,9 @@ pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
             Some(counter.count(view.iter().copied())),
         ),
     };
-    let savings_by_kind = savings_by_kind(history, &view, log, counter.as_mut());
+    let savings_by_kind = savings_by_kind(history, &view, log, counter);
     let report = ReduceReport {
+        file: None,
         format: format.as_str(),
         messages: history.len(),
         bytes_before,
@@ -317,24 +395,24 @@ pub(crate) fn reduce(args: &ReduceArgs) -> Result<(), Failure> {
         tokens_after,
         verified: true,
         valid_request_body,
-        out: crate::term::json_path(&dir),
+        out: crate::term::json_path(dir),
         warnings: warnings.iter().map(ToString::to_string).collect(),
         savings_by_kind,
         reductions: log
             .reductions
             .iter()
             .map(|r| ReductionReport {
-                id: r.id.as_str(),
+                id: r.id.as_str().to_string(),
                 kind: r.kind.stub_kind().as_str(),
                 index: r.ptr.addr.index,
                 original_bytes: r.kind.original_bytes(),
             })
             .collect(),
     };
-    if args.json {
-        return print_json(&report);
-    }
-    print_stdout(reduce_table(args, &report, view.len()).as_bytes())
+    Ok(Reduced {
+        report,
+        view_messages: view.len(),
+    })
 }
 
 /// Warnings about the session as a whole, which no importer can see: an empty session (its
@@ -375,58 +453,28 @@ fn session_warnings(history: &[Message], warnings: &mut Vec<Warning>) {
 
 /// The summary table `reduce` prints without `--json`; token cells are `-` when tokens were
 /// not counted.
-fn reduce_table(args: &ReduceArgs, report: &ReduceReport<'_>, view_len: usize) -> String {
+fn reduce_table(path: &Path, report: &ReduceReport, view_len: usize) -> String {
     let mut by_kind = std::collections::BTreeMap::<&str, usize>::new();
     for r in &report.reductions {
         *by_kind.entry(r.kind).or_default() += 1;
     }
     let kinds: Vec<String> = by_kind.iter().map(|(k, n)| format!("{k} {n}")).collect();
-    let pct = |before: usize, after: usize| {
-        let saved = if before == 0 {
-            0.0
-        } else {
-            100.0 * (before as f64 - after as f64) / before as f64
-        };
-        format!("{saved:.1}%")
-    };
-    let tokens = |n: Option<usize>| n.map_or_else(|| "-".to_string(), |n| n.to_string());
-    let tokens_saved = match (report.tokens_before, report.tokens_after) {
-        (Some(before), Some(after)) => pct(before, after),
-        _ => "-".to_string(),
-    };
     let mut o = String::new();
     o.push_str(&format!(
         "{} ({}) -> {}\n",
-        shown(load::name(&args.transcript)),
+        shown(load::name(path)),
         report.format,
         // `out` is the JSON form; the terminal gets it escaped.
         shown(Path::new(&report.out))
     ));
-    o.push_str(&format!(
-        "{:<8}{:>10}{:>12}{:>10}\n",
-        "", "messages", "bytes", "tokens"
-    ));
-    o.push_str(&format!(
-        "{:<8}{:>10}{:>12}{:>10}\n",
-        "before",
-        report.messages,
-        report.bytes_before,
-        tokens(report.tokens_before)
-    ));
-    o.push_str(&format!(
-        "{:<8}{:>10}{:>12}{:>10}\n",
-        "after",
-        view_len,
-        report.bytes_after,
-        tokens(report.tokens_after)
-    ));
-    o.push_str(&format!(
-        "{:<8}{:>10}{:>12}{:>10}\n",
-        "saved",
-        "",
-        pct(report.bytes_before, report.bytes_after),
-        tokens_saved
-    ));
+    o.push_str(&figures_table(&Figures {
+        messages_before: report.messages,
+        messages_after: view_len,
+        bytes_before: report.bytes_before,
+        bytes_after: report.bytes_after,
+        tokens_before: report.tokens_before,
+        tokens_after: report.tokens_after,
+    }));
     o.push_str(&format!(
         "reductions: {}{}, all verified{}\n",
         report.reductions.len(),
@@ -442,4 +490,68 @@ fn reduce_table(args: &ReduceArgs, report: &ReduceReport<'_>, view_len: usize) -
         }
     ));
     o
+}
+
+/// The figures of [`figures_table`]: one session's, or the sum over several.
+#[derive(Debug, Default)]
+struct Figures {
+    /// Imported messages.
+    messages_before: usize,
+    /// Messages in the view.
+    messages_after: usize,
+    /// Wire bytes of the imported messages.
+    bytes_before: usize,
+    /// Wire bytes of the view.
+    bytes_after: usize,
+    /// Tokens of the imported messages; `None` when not counted.
+    tokens_before: Option<usize>,
+    /// Tokens of the view; `None` when not counted.
+    tokens_after: Option<usize>,
+}
+
+/// The before, after and saved rows of messages, bytes and tokens (`-` where tokens were not
+/// counted), under their header.
+fn figures_table(figures: &Figures) -> String {
+    let tokens = |n: Option<usize>| n.map_or_else(|| "-".to_string(), |n| n.to_string());
+    let tokens_saved = match (figures.tokens_before, figures.tokens_after) {
+        (Some(before), Some(after)) => saved_percent(before, after),
+        _ => "-".to_string(),
+    };
+    let mut o = String::new();
+    o.push_str(&format!(
+        "{:<8}{:>10}{:>12}{:>10}\n",
+        "", "messages", "bytes", "tokens"
+    ));
+    o.push_str(&format!(
+        "{:<8}{:>10}{:>12}{:>10}\n",
+        "before",
+        figures.messages_before,
+        figures.bytes_before,
+        tokens(figures.tokens_before)
+    ));
+    o.push_str(&format!(
+        "{:<8}{:>10}{:>12}{:>10}\n",
+        "after",
+        figures.messages_after,
+        figures.bytes_after,
+        tokens(figures.tokens_after)
+    ));
+    o.push_str(&format!(
+        "{:<8}{:>10}{:>12}{:>10}\n",
+        "saved",
+        "",
+        saved_percent(figures.bytes_before, figures.bytes_after),
+        tokens_saved
+    ));
+    o
+}
+
+/// What `after` saves of `before`, in percent to one decimal (`0.0%` of nothing).
+fn saved_percent(before: usize, after: usize) -> String {
+    let saved = if before == 0 {
+        0.0
+    } else {
+        100.0 * (before as f64 - after as f64) / before as f64
+    };
+    format!("{saved:.1}%")
 }
