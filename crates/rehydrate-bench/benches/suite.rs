@@ -770,7 +770,113 @@ fn cli(c: &mut Criterion) {
             messages
         });
     });
+
+    // `rehydrate verify` of the output directory of the same run, against reading and hashing
+    // its files (one reduce outside the timing makes it).
+    let setup = cli_setup(&bin);
+    let verified = VerifyDir::make(setup);
+    group.throughput(Throughput::Bytes(verified.bytes));
+    group.bench_function(BenchmarkId::new("verify", "mib_50"), |b| {
+        b.iter(|| verified.verify(&bin));
+    });
+    group.bench_function(BenchmarkId::new("blake3", "mib_50"), |b| {
+        b.iter(|| {
+            let mut hashed = 0;
+            for file in &verified.files {
+                let bytes = fs::read(file).expect("the output file reads");
+                hashed += bytes.len() as u64;
+                black_box(blake3::hash(&bytes));
+            }
+            assert_eq!(hashed, verified.bytes);
+        });
+    });
+
+    // A Claude Code session file: the `evidence` group's bytes, written once.
+    let claude = claude_largest_mib_50();
+    let file = locate::target_dir()
+        .join("bench-workloads")
+        .join("claude_largest_mib_50.jsonl");
+    fs::write(&file, claude.bytes()).expect("the Claude Code workload file can be written");
+    let claude_setup = CliSetup {
+        out: file.with_extension("rehydrate-bench-out"),
+        file,
+        bin: bin.clone(),
+        no_tokens: setup.no_tokens,
+    };
+    group.throughput(Throughput::Bytes(claude.bytes().len() as u64));
+    group.bench_function(BenchmarkId::new("ours", claude.name()), |b| {
+        b.iter_batched(
+            || clear_out(&claude_setup),
+            |()| run_cli(&claude_setup),
+            BatchSize::PerIteration,
+        );
+        clear_out(&claude_setup);
+    });
+    group.bench_function(BenchmarkId::new("serde_json", claude.name()), |b| {
+        b.iter(|| {
+            let bytes = fs::read(&claude_setup.file).expect("the workload file reads");
+            let lines = parse_claude_code_lines(&bytes).expect("every line parses");
+            assert_eq!(lines.len(), claude.line_count());
+            lines
+        });
+    });
     group.finish();
+}
+
+/// The output directory `cli/verify` checks: made once by `rehydrate reduce`, with its files
+/// and their total size in bytes.
+struct VerifyDir {
+    dir: PathBuf,
+    files: Vec<PathBuf>,
+    bytes: u64,
+}
+
+impl VerifyDir {
+    fn make(setup: &CliSetup) -> VerifyDir {
+        clear_out(setup);
+        run_cli(setup);
+        let dir = setup.file.with_extension("rehydrate-verify");
+        let _ = fs::remove_dir_all(&dir);
+        fs::rename(&setup.out, &dir).expect("the output directory can be renamed");
+        let mut files = Vec::new();
+        let mut pending = vec![dir.clone()];
+        while let Some(at) = pending.pop() {
+            for entry in fs::read_dir(&at).expect("the output directory lists") {
+                let path = entry.expect("the output directory lists").path();
+                if path.is_dir() {
+                    pending.push(path);
+                } else {
+                    files.push(path);
+                }
+            }
+        }
+        files.sort();
+        let bytes = files
+            .iter()
+            .map(|f| fs::metadata(f).expect("the output file exists").len())
+            .sum();
+        eprintln!(
+            "bench: cli: verify: {} holds {} files, {bytes} bytes",
+            dir.display(),
+            files.len()
+        );
+        VerifyDir { dir, files, bytes }
+    }
+
+    /// Runs `rehydrate verify DIR` once and asserts it succeeds.
+    fn verify(&self, bin: &Path) {
+        let output = Command::new(bin)
+            .arg("verify")
+            .arg(&self.dir)
+            .stdin(Stdio::null())
+            .output()
+            .expect("the rehydrate binary starts");
+        assert!(
+            output.status.success(),
+            "rehydrate verify failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
 }
 
 // ---------------------------------------------------------------------------------------------
