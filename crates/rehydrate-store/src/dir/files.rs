@@ -131,7 +131,10 @@ pub(super) fn open_regular(dir: &Path, name: &str) -> Result<File, ReadFail> {
 pub(super) fn read_bounded(dir: &Path, name: &str, limit: u64) -> Result<Vec<u8>, ReadFail> {
     let path = dir.join(name);
     let file = open_regular(dir, name)?;
-    let mut bytes = Vec::new();
+    // Sized once from the file's length (within the limit): read through `take`, the buffer
+    // would otherwise grow by doubling, copying and faulting in the file's bytes again.
+    let len = file.metadata().map_or(0, |m| m.len()).min(limit.saturating_add(1));
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(ReadFail::Io)?;
