@@ -283,13 +283,14 @@ impl Tally<'_> {
 }
 
 /// The one line naming `path` that says why it failed, as stderr shows it after `error: `:
-/// the failure's lines joined with `; `, after the file's name unless they start with it.
+/// the failure's lines joined with `; `, after the file's name unless they start with it (as
+/// a word: followed by `:` or a space).
 fn error_line(path: &Path, failure: &Failure) -> String {
     let mut text = String::new();
     push_printable(&mut text, &failure.lines().join("; "), true);
     let name = shown(load::name(path));
     match text.strip_prefix(name.as_str()) {
-        Some(rest) if rest.starts_with(':') => text,
+        Some(rest) if rest.starts_with(':') || rest.starts_with(' ') => text,
         _ => format!("{name}: {text}"),
     }
 }

@@ -31,6 +31,12 @@ pub(super) struct Session {
     pub(super) out: Result<PathBuf, String>,
 }
 
+/// Whether `path` names a pipe (a FIFO, through a link too).
+fn is_pipe(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt as _;
+    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo())
+}
+
 /// Whether `path` names a directory (through a link too); `-` is stdin, never one.
 pub(super) fn is_directory(path: &Path) -> bool {
     path != Path::new("-") && std::fs::metadata(path).is_ok_and(|m| m.is_dir())
@@ -57,9 +63,34 @@ pub(super) fn sessions(args: &[PathBuf], out: Option<&Path>) -> Result<Vec<Sessi
         ));
     }
     let mut sessions = Vec::new();
+    // The directories that hold no session file.
+    let mut empty = Vec::new();
     for arg in args {
+        if is_directory(arg)
+            && arg
+                .file_name()
+                .is_some_and(|n| ends_with(n, OUTPUT_NAME_ENDING))
+        {
+            return Err(input(format!(
+                "{} is a `rehydrate reduce` output directory, not a session; name the session file instead",
+                shown(arg)
+            )));
+        }
         if !is_directory(arg) {
-            // A file named on the command line is always tried, whatever its name.
+            // A file named on the command line is always tried, whatever its name; but a pipe
+            // is read only as the one input of a run: among several, waiting for its writer
+            // would hold up every file after it.
+            if is_pipe(arg) {
+                sessions.push(Session {
+                    path: arg.clone(),
+                    found: false,
+                    out: Err(format!(
+                        "{} is a pipe, which is read only when it is the one session of a run; not read",
+                        shown(arg)
+                    )),
+                });
+                continue;
+            }
             let out = match out {
                 Some(out) => arg
                     .file_name()
@@ -79,6 +110,7 @@ pub(super) fn sessions(args: &[PathBuf], out: Option<&Path>) -> Result<Vec<Sessi
             });
             continue;
         }
+        let before = sessions.len();
         for found in walk(arg) {
             let session = match found {
                 Ok(path) => {
@@ -104,6 +136,19 @@ pub(super) fn sessions(args: &[PathBuf], out: Option<&Path>) -> Result<Vec<Sessi
                 },
             };
             sessions.push(session);
+        }
+        if sessions.len() == before {
+            empty.push(arg);
+        }
+    }
+    if !sessions.is_empty() {
+        // Said, but not an error: the other arguments hold sessions.
+        for arg in empty {
+            eprintln!(
+                "warning: {}: no session file in it (a directory's files named *{} are sessions)",
+                shown(arg),
+                SESSION_NAME_ENDINGS.join(", *"),
+            );
         }
     }
     if sessions.is_empty() {

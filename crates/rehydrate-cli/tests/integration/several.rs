@@ -405,3 +405,48 @@ fn stdin_an_empty_directory_and_zero_jobs_are_refused() {
     }
     assert_eq!(outputs(&base), Vec::<String>::new());
 }
+
+#[test]
+fn a_pipe_among_several_fails_alone_and_an_output_directory_is_no_input() {
+    let base = scratch("several_pipe");
+    put_fixture("cli/build-session.json", &base.join("good.json"));
+    let fifo = base.join("x.jsonl");
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    // Nobody writes to the pipe: were it read, the run would wait forever.
+    let out = rehydrate_in(&base, &["reduce", "x.jsonl", "good.json", "--out", "O"]);
+    assert_eq!(out.status.code(), Some(5));
+    assert_eq!(
+        stderr(&out),
+        "error: x.jsonl is a pipe, which is read only when it is the one session of a run; not read\n\
+         error: 1 of 2 session files failed\n"
+    );
+    assert_eq!(outputs(&base.join("O")), ["good.json.rehydrate"]);
+
+    // The output just written, named as an input: refused before any work, never reduced
+    // into itself.
+    let out = rehydrate_in(&base, &["reduce", "O/good.json.rehydrate", "good.json"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "error: O/good.json.rehydrate is a `rehydrate reduce` output directory, not a session; name the session file instead\n"
+    );
+    assert_eq!(outputs(&base.join("O")), ["good.json.rehydrate"]);
+}
+
+#[test]
+fn a_directory_without_sessions_beside_others_is_said() {
+    let base = scratch("several_empty_beside");
+    put_fixture("cli/build-session.json", &base.join("a/s.json"));
+    std::fs::create_dir_all(base.join("empty")).unwrap();
+    let out = rehydrate_in(
+        &base,
+        &["reduce", "empty", "a", "--no-tokens", "--out", "O"],
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert_eq!(
+        stderr(&out),
+        "warning: empty: no session file in it (a directory's files named *.jsonl, *.json, *.traj, *.aider.chat.history.md are sessions)\n"
+    );
+    assert_eq!(outputs(&base.join("O")), ["s.json.rehydrate"]);
+}

@@ -133,7 +133,10 @@ pub(super) fn read_bounded(dir: &Path, name: &str, limit: u64) -> Result<Vec<u8>
     let file = open_regular(dir, name)?;
     // Sized once from the file's length (within the limit): read through `take`, the buffer
     // would otherwise grow by doubling, copying and faulting in the file's bytes again.
-    let len = file.metadata().map_or(0, |m| m.len()).min(limit.saturating_add(1));
+    let len = file
+        .metadata()
+        .map_or(0, |m| m.len())
+        .min(limit.saturating_add(1));
     let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
     file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
