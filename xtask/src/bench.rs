@@ -169,6 +169,12 @@ const FIGURES: &[Figure] = &[
         ratio: Ratio::RateAtLeast(0.5),
     },
     Figure {
+        name: "writing the wire forms of mib_50 (a request body's bytes) vs blake3 of them",
+        subject: "session/write_wire/mib_50",
+        baseline: "session/blake3/mib_50",
+        ratio: Ratio::Time,
+    },
+    Figure {
         name: "whole-session projection (mib_50) vs peer",
         subject: "session/ours/mib_50",
         baseline: "session/peer/mib_50",

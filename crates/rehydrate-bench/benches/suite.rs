@@ -466,6 +466,22 @@ fn session(c: &mut Criterion) {
         let wire = session_wire();
         b.iter(|| blake3::hash(black_box(wire)));
     });
+    // Writing every message's wire form (what a request body is made of) into one buffer.
+    group.bench_function(BenchmarkId::new("write_wire", "mib_50"), |b| {
+        let workload = mib_50();
+        let mut wire = Vec::with_capacity(workload.wire_bytes());
+        b.iter(|| {
+            wire.clear();
+            for message in workload
+                .prefix()
+                .iter()
+                .chain(workload.turns().iter().flatten())
+            {
+                black_box(message).write_wire(&mut wire);
+            }
+            assert_eq!(wire.len(), workload.wire_bytes());
+        });
+    });
     group.bench_function(BenchmarkId::new("peer", "mib_50"), |b| {
         let messages = session_peer();
         let policy = peer_policy();

@@ -425,33 +425,74 @@ pub fn json_str_len(s: &str) -> usize {
 
 /// Appends `s` as a JSON string literal, escaping exactly as serde_json does: `"` and `\`,
 /// `\b \f \n \r \t`, other control characters as `\u00xx`; everything else raw.
-fn write_json_str(s: &str, out: &mut Vec<u8>) {
+///
+/// Eight bytes are looked at a time ([`escape_mask`]): a run with nothing to escape is copied
+/// whole, and the next byte to escape is found in one step.
+pub(crate) fn write_json_str(s: &str, out: &mut Vec<u8>) {
     out.push(b'"');
     let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 1);
     let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let escape: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0x08 => b"\\b",
-            0x0c => b"\\f",
-            0x00..=0x1f => b"",
-            _ => continue,
+    let mut i = 0;
+    while i < bytes.len() {
+        let at = match bytes.get(i..i + 8) {
+            Some(word) => {
+                let mask = escape_mask(u64::from_le_bytes(word.try_into().expect("eight bytes")));
+                if mask == 0 {
+                    i += 8;
+                    continue;
+                }
+                // The lowest flagged byte is exact (see `escape_mask`).
+                i + (mask.trailing_zeros() / 8) as usize
+            }
+            None => match bytes[i..]
+                .iter()
+                .position(|&b| b < 0x20 || b == b'"' || b == b'\\')
+            {
+                Some(k) => i + k,
+                None => break,
+            },
         };
-        out.extend_from_slice(&bytes[start..i]);
-        if escape.is_empty() {
+        out.extend_from_slice(&bytes[start..at]);
+        push_escaped(bytes[at], out);
+        start = at + 1;
+        i = at + 1;
+    }
+    out.extend_from_slice(&bytes[start..]);
+    out.push(b'"');
+}
+
+/// Appends the escape of `b`, a byte JSON escapes (below 0x20, `"` or `\`).
+fn push_escaped(b: u8, out: &mut Vec<u8>) {
+    let escape: &[u8] = match b {
+        b'"' => b"\\\"",
+        b'\\' => b"\\\\",
+        b'\n' => b"\\n",
+        b'\r' => b"\\r",
+        b'\t' => b"\\t",
+        0x08 => b"\\b",
+        0x0c => b"\\f",
+        _ => {
             const HEX: &[u8; 16] = b"0123456789abcdef";
             out.extend_from_slice(b"\\u00");
             out.push(HEX[usize::from(b >> 4)]);
             out.push(HEX[usize::from(b & 0xf)]);
-        } else {
-            out.extend_from_slice(escape);
+            return;
         }
-        start = i + 1;
-    }
-    out.extend_from_slice(&bytes[start..]);
-    out.push(b'"');
+    };
+    out.extend_from_slice(escape);
+}
+
+/// The high bit of each byte of `word` (little-endian) that JSON escapes (below 0x20, `"` or
+/// `\`), or 0 when none is. Made with the "has a byte less than n" and "has a zero byte" bit
+/// tricks: a borrow can flag a byte above a flagged one, never below, so the mask is zero
+/// exactly when no byte is escaped and its lowest set bit is the first byte that is.
+fn escape_mask(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below_space = word.wrapping_sub(ONES * 0x20) & !word;
+    let quote = word ^ (ONES * u64::from(b'"'));
+    let backslash = word ^ (ONES * u64::from(b'\\'));
+    let zero_in = |x: u64| x.wrapping_sub(ONES) & !x;
+    (below_space | zero_in(quote) | zero_in(backslash)) & HIGH
 }

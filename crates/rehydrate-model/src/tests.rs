@@ -157,6 +157,18 @@ proptest::proptest! {
     }
 
     #[test]
+    fn strings_are_escaped_as_serde_json_escapes_them(
+        s in proptest::prop_oneof![escapable_text(), proptest::prelude::any::<String>()],
+        offset in 0usize..9,
+    ) {
+        // Shifted by up to eight bytes, so every byte meets every place in a word.
+        let s = format!("{}{s}", "x".repeat(offset));
+        let mut out = Vec::new();
+        crate::message::write_json_str(&s, &mut out);
+        proptest::prop_assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&s).unwrap());
+    }
+
+    #[test]
     fn wire_len_counts_what_write_wire_writes(m in any_message()) {
         proptest::prop_assert_eq!(m.wire_len(), written_len(&m));
     }
