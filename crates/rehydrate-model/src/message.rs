@@ -319,6 +319,77 @@ impl Message {
         out.push(b'}');
     }
 
+    /// Appends the message's canonical JSON: exactly the bytes `serde_json::to_vec(self)`
+    /// gives (the session store's message records, `view.json`), written without going
+    /// through serde for the message's own fields, so its strings are escaped eight bytes at a
+    /// time and a tool call's arguments are not copied. Content parts and `details` are
+    /// written by serde_json itself.
+    ///
+    /// # Panics
+    ///
+    /// Never: a `serde_json::Value` and the tool-result details always serialize.
+    pub fn write_canonical(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"role\":\"");
+        out.extend_from_slice(self.role.as_str().as_bytes());
+        out.push(b'"');
+        match &self.content {
+            None => {}
+            Some(Content::Text(t)) => {
+                out.extend_from_slice(b",\"content\":");
+                write_json_str(t, out);
+            }
+            Some(Content::Parts(parts)) => {
+                out.extend_from_slice(b",\"content\":");
+                serde_json::to_writer(&mut *out, parts).expect("JSON values always serialize");
+            }
+        }
+        if !self.tool_calls.is_empty() {
+            out.extend_from_slice(b",\"tool_calls\":[");
+            for (i, c) in self.tool_calls.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(b"{\"id\":");
+                write_json_str(&c.id, out);
+                out.extend_from_slice(b",\"type\":\"function\",\"function\":{\"name\":");
+                write_json_str(&c.name, out);
+                out.extend_from_slice(b",\"arguments\":");
+                write_json_str(&c.arguments, out);
+                out.extend_from_slice(b"}}");
+            }
+            out.push(b']');
+        }
+        if let Some(id) = &self.tool_call_id {
+            out.extend_from_slice(b",\"tool_call_id\":");
+            write_json_str(id, out);
+        }
+        if let Some(name) = &self.name {
+            out.extend_from_slice(b",\"name\":");
+            write_json_str(name, out);
+        }
+        if self.observation {
+            out.extend_from_slice(b",\"observation\":true");
+        }
+        if !self.metadata.is_empty() {
+            out.extend_from_slice(b",\"metadata\":{");
+            for (i, (k, v)) in self.metadata.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_json_str(k, out);
+                out.push(b':');
+                write_json_str(v, out);
+            }
+            out.push(b'}');
+        }
+        if let Some(details) = &self.details {
+            out.extend_from_slice(b",\"details\":");
+            serde_json::to_writer(&mut *out, details)
+                .expect("tool-result details always serialize");
+        }
+        out.push(b'}');
+    }
+
     /// The wire form ([`Message::write_wire`]) as a string.
     pub fn wire_json(&self) -> String {
         let mut out = Vec::new();

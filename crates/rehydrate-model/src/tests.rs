@@ -169,6 +169,31 @@ proptest::proptest! {
     }
 
     #[test]
+    fn the_canonical_writer_writes_what_serde_json_writes(
+        m in any_message(),
+        observation in proptest::prelude::any::<bool>(),
+        parts in proptest::prelude::any::<bool>(),
+    ) {
+        let mut m = m;
+        m.observation = observation;
+        if observation {
+            m.details = Some(Box::new(ToolDetails::WholeRead {
+                path: "/src/a \"b\".rs".to_string(),
+                content: "fn main() {}\n\t\u{1}".to_string(),
+            }));
+        }
+        if parts {
+            m.content = Some(Content::Parts(vec![
+                serde_json::json!({"type": "text", "text": "a\"b", "z": 1.5, "a": [null, true]}),
+                serde_json::json!({"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}),
+            ]));
+        }
+        let mut out = Vec::new();
+        m.write_canonical(&mut out);
+        proptest::prop_assert_eq!(String::from_utf8(out).unwrap(), serde_json::to_string(&m).unwrap());
+    }
+
+    #[test]
     fn wire_len_counts_what_write_wire_writes(m in any_message()) {
         proptest::prop_assert_eq!(m.wire_len(), written_len(&m));
     }

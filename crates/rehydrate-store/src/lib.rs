@@ -419,7 +419,8 @@ impl SessionStore {
     /// [`Error::Io`]; the record may then be partly written (a torn tail the next open
     /// reports).
     pub fn append_message(&mut self, message: &Message) -> Result<u64, Error> {
-        let payload = serde_json::to_vec(message).expect("messages always serialize");
+        let mut payload = Vec::new();
+        message.write_canonical(&mut payload);
         self.append(KIND_MESSAGE, &payload)?;
         self.state.messages.push(message.clone());
         Ok(self.state.messages.len() as u64 - 1)
@@ -615,7 +616,8 @@ impl<W: Write> StoreWriter<W> {
     ///
     /// The writer's errors.
     pub fn message(&mut self, message: &Message) -> std::io::Result<()> {
-        let payload = serde_json::to_vec(message).expect("messages always serialize");
+        let mut payload = Vec::new();
+        message.write_canonical(&mut payload);
         self.record(KIND_MESSAGE, &payload)
     }
 

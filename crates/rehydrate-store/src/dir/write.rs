@@ -69,12 +69,15 @@ fn write_view<'a>(
 ) -> io::Result<()> {
     out.write_all(b"[\n")?;
     let mut any = false;
+    let mut buffer = Vec::new();
     for m in view {
         if any {
             out.write_all(b",\n")?;
         }
         any = true;
-        serde_json::to_writer(&mut *out, m)?;
+        buffer.clear();
+        m.write_canonical(&mut buffer);
+        out.write_all(&buffer)?;
     }
     if any {
         out.write_all(b"\n")?;
