@@ -449,3 +449,29 @@ fn canonical_string(raw: &str) -> bool {
     }
     true
 }
+
+/// A JSON string borrowed from the text it was read from when it holds no escape, else the
+/// unescaped copy (what `#[serde(borrow)] Cow<str>` reads, usable in a hand-written visitor).
+pub(crate) struct Str<'a>(pub(crate) std::borrow::Cow<'a, str>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Str<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Str<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Str<'de>, E> {
+                Ok(Str(std::borrow::Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Str<'de>, E> {
+                Ok(Str(std::borrow::Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Str<'de>, E> {
+                Ok(Str(std::borrow::Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(Visit)
+    }
+}

@@ -108,6 +108,7 @@ mod ids;
 mod json;
 pub mod keys;
 mod links;
+mod listed;
 mod openai;
 mod openhands;
 mod request;

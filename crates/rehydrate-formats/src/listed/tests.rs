@@ -1,0 +1,381 @@
+//! The one-pass reads of the request bodies against their field-by-field reads: the same
+//! import, or the same error, on the fixtures, on every corpus session written as each body,
+//! on edge cases, on cut and mutated fixtures, and on random documents.
+
+use std::path::{Path, PathBuf};
+
+use proptest::prelude::*;
+use serde_json::{Value, json};
+
+use crate::{Error, ExportFormat, Import};
+
+/// An importer of one body format taking the text (the UTF-8 of the file, without its byte
+/// order mark).
+type Read = fn(&Path, &str) -> Result<Import, Error>;
+
+/// The import or the error text.
+fn outcome(read: Read, text: &str) -> Result<Import, String> {
+    read(Path::new("b.json"), text).map_err(|e| e.to_string())
+}
+
+/// Panics unless `fast` (the importer) and `slow` (its field-by-field read) agree on `text`.
+fn agree(fast: Read, slow: Read, text: &str, name: &str) {
+    let slow = outcome(slow, text);
+    let fast = outcome(fast, text);
+    assert!(
+        fast == slow,
+        "{name}: the reads differ on\n{text}\nfast: {fast:?}\nslow: {slow:?}"
+    );
+}
+
+/// `fixtures/formats/<name>`.
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../fixtures/formats")
+        .join(name)
+}
+
+/// Every prefix of `text` cut every 7 bytes, and `text` with every 11th byte replaced by one
+/// of the JSON syntax bytes in turn: broken documents, other shapes, other types.
+fn variants(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for end in (0..text.len()).step_by(7) {
+        if text.is_char_boundary(end) {
+            out.push(text[..end].to_string());
+        }
+    }
+    let replacements = ['"', '{', ']', '\n', '0', '\\', 'n', ',', '[', '}', ':', 'e'];
+    for (i, replacement) in (0..text.len())
+        .step_by(11)
+        .zip(replacements.into_iter().cycle())
+    {
+        if text.is_char_boundary(i) && text.is_char_boundary(i + 1) {
+            let mut mutated = text.to_string();
+            mutated.replace_range(i..i + 1, &replacement.to_string());
+            out.push(mutated);
+        }
+    }
+    out
+}
+
+/// Every session of the shared corpus (each format the crate reads, every session of a file
+/// that holds several) written as a body of `export` by the writer without the API's rules,
+/// with its name; empty when the corpus is absent (as `corpus_sessions` says).
+fn corpus_bodies(export: ExportFormat) -> Vec<(String, String)> {
+    let dirs = [
+        ("claude-code", "jsonl"),
+        ("codex", "jsonl"),
+        ("gemini-cli", "json"),
+        ("gemini-cli", "jsonl"),
+        ("openhands", "json"),
+        ("openhands", "jsonl"),
+        ("swe-agent", "traj"),
+        ("aider", "md"),
+    ];
+    let Some((_, paths)) = rehydrate_test_support::corpus_sessions(&dirs, "body read check") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for path in paths {
+        let bytes = std::fs::read(&path).unwrap();
+        let Ok((_, sessions)) = crate::import_sessions(&path, &bytes, None) else {
+            continue;
+        };
+        for (k, session) in sessions.iter().enumerate() {
+            let body = crate::write_unchecked(&session.messages, export);
+            let name = format!("{} session {}", path.display(), k + 1);
+            out.push((name, String::from_utf8(body).unwrap()));
+        }
+    }
+    out
+}
+
+/// Whether the one-pass read alone reads a text.
+type Typed = fn(&str) -> bool;
+
+/// Both reads agree on the fixtures, their variants, the corpus sessions written as `export`
+/// and the `extra` texts; the one-pass read reads every corpus body itself (`typed`).
+fn check_format(
+    (fast, slow, typed): (Read, Read, Typed),
+    fixtures: &[&str],
+    export: ExportFormat,
+    extra: &[&str],
+) {
+    for text in extra {
+        agree(fast, slow, text, "edge case");
+    }
+    for name in fixtures {
+        let text = std::fs::read_to_string(fixture(name)).unwrap();
+        agree(fast, slow, &text, name);
+        for variant in variants(&text) {
+            agree(fast, slow, &variant, name);
+        }
+    }
+    let bodies = corpus_bodies(export);
+    for (name, text) in &bodies {
+        agree(fast, slow, text, name);
+        assert!(typed(text), "{name}: not read in one pass");
+    }
+    eprintln!("{} corpus bodies read alike", bodies.len());
+}
+
+/// Members that read differently by type than by value or by raw text: values a parse into
+/// a `Value` refuses (a number out of range, a lone surrogate escape), an exponent, a pair
+/// of surrogate escapes, and nesting around serde_json's limit of 128 containers.
+fn odd_members() -> Vec<String> {
+    let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    let mut out: Vec<String> = [
+        r#""x":1e400"#,
+        r#""x":"\ud800""#,
+        r#""x":"\ud83d\ude00""#,
+        r#""x":-0.5E3"#,
+    ]
+    .map(str::to_string)
+    .to_vec();
+    out.extend((121..=127).map(|n| format!(r#""x":{}"#, deep(n))));
+    out
+}
+
+#[test]
+fn responses_reads_agree() {
+    let mut extra: Vec<String> = odd_members()
+        .iter()
+        .flat_map(|m| {
+            [
+                format!(r#"{{"input":[{{"type":"message","role":"user","content":"hi",{m}}}]}}"#),
+                format!(r#"{{"input":[{{"type":"reasoning",{m}}}],{m}}}"#),
+                format!(
+                    r#"[{{"role":"user","content":[{{"type":"input_text","text":"a",{m}}}]}}]"#
+                ),
+            ]
+        })
+        .collect();
+    extra.extend(
+        [
+            r#"{"input":[{"type":"message","role":"user","content":"a","type":"reasoning"}]}"#,
+            r#"{"input":[{"type":"message","role":"user","role":"robot","content":"a"}]}"#,
+            r#"{"input":[{"role":null,"content":"a"}]}"#,
+            r#"{"input":[{"content":"a"}]}"#,
+            r#"{"input":[],"input":[{"role":"user","content":"a"}]}"#,
+            r#"{"input":"hello","model":"m"}"#,
+            r#"["x"]"#,
+            r#"[{"type":"message","role":"assistant","content":null,"phase":7}]"#,
+            r#"[{"type":"message","role":"user","content":"a","phase":7}]"#,
+            r#"[{"type":"function_call","call_id":"c","name":"f","arguments":{"b":1}}]"#,
+            r#"[{"type":"function_call","call_id":"c","name":"f","arguments":"{"}]"#,
+            r#"[{"type":"function_call_output","call_id":"c","output":{}}]"#,
+            r#" [ {"type" : "message" , "role":"user","content":[{"type":"input_text","text":"\u0041"}]} ] "#,
+        ]
+        .map(str::to_string),
+    );
+    check_format(
+        (
+            crate::responses::import,
+            crate::responses::import_field_by_field,
+            |text| crate::responses::import_typed(text).is_some(),
+        ),
+        &[
+            "responses/object.json",
+            "responses/bare-array.json",
+            "responses/bad-pairing.json",
+            "responses/string-input.json",
+        ],
+        ExportFormat::Responses,
+        &extra.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+}
+
+/// Strings with what makes reading them differ: escapes, a quote, non-ASCII, and now and
+/// then control characters.
+fn text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        8 => "[a-z \\n\"é😀\\\\]{0,6}",
+        1 => Just("\u{1}\t".to_string()),
+    ]
+}
+
+/// Any JSON value of a few levels, numbers included.
+fn any_value() -> impl Strategy<Value = Value> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        (-1e6f64..1e6).prop_map(Value::from),
+        text().prop_map(Value::String),
+    ];
+    leaf.prop_recursive(3, 12, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Array),
+            prop::collection::btree_map("[a-z]{1,3}", inner, 0..3)
+                .prop_map(|m| Value::Object(m.into_iter().collect())),
+        ]
+    })
+}
+
+/// A Responses content part: text, an image, a part of another type, any value.
+fn responses_part() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        (
+            prop::sample::select(vec!["input_text", "output_text"]),
+            text()
+        )
+            .prop_map(|(t, x)| json!({"type": t, "text": x, "annotations": []})),
+        (text(), prop::option::of(any_value()))
+            .prop_map(|(u, d)| json!({"type": "input_image", "image_url": u, "detail": d})),
+        any_value().prop_map(|v| json!({"type": "input_file", "file": v})),
+        any_value(),
+    ]
+}
+
+/// A string, content parts, or (rarely) another value.
+fn responses_body() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        4 => text().prop_map(Value::String),
+        4 => prop::collection::vec(responses_part(), 0..3).prop_map(Value::Array),
+        1 => any_value(),
+    ]
+}
+
+/// A Responses input item of any kind, mostly well formed, with stray members.
+fn responses_item() -> impl Strategy<Value = Value> {
+    let kind = prop::sample::select(vec![
+        "message",
+        "message",
+        "function_call",
+        "function_call_output",
+        "custom_tool_call",
+        "custom_tool_call_output",
+        "reasoning",
+        "web_search_call",
+        "mystery",
+    ]);
+    let role = prop::sample::select(vec!["user", "assistant", "system", "developer", "robot"]);
+    (
+        kind,
+        prop::option::weighted(0.9, role),
+        responses_body(),
+        "c[0-3]",
+        prop::option::weighted(0.9, text()),
+        prop::option::of(any_value()),
+        prop::collection::btree_map("[a-z_]{1,8}", any_value(), 0..2),
+        0..8u8,
+    )
+        .prop_map(|(kind, role, body, id, string, stray, extra, shape)| {
+            let mut item = serde_json::Map::new();
+            // Now and then no `type` (a message has a role then), or a `type` of null.
+            match shape {
+                0 => {}
+                1 => {
+                    item.insert("type".into(), Value::Null);
+                }
+                _ => {
+                    item.insert("type".into(), json!(kind));
+                }
+            }
+            if let Some(role) = role {
+                item.insert("role".into(), json!(role));
+            }
+            match kind {
+                "message" => {
+                    item.insert("content".into(), body);
+                    if let Some(phase) = stray.clone() {
+                        item.insert("phase".into(), phase);
+                    }
+                }
+                "function_call" | "custom_tool_call" => {
+                    item.insert("call_id".into(), json!(id));
+                    item.insert("name".into(), json!("f"));
+                    let arguments = match (shape, string) {
+                        (7, _) => stray.clone().unwrap_or(Value::Null),
+                        (3, Some(s)) => json!(s),
+                        (_, s) => json!(format!("{{\"a\":{}}}", json!(s))),
+                    };
+                    let key = if kind == "function_call" {
+                        "arguments"
+                    } else {
+                        "input"
+                    };
+                    item.insert(key.into(), arguments);
+                }
+                "function_call_output" | "custom_tool_call_output" => {
+                    item.insert("call_id".into(), json!(id));
+                    item.insert("output".into(), body);
+                }
+                _ => {
+                    item.insert("summary".into(), body);
+                }
+            }
+            if shape == 6
+                && let Some(stray) = stray
+            {
+                item.insert("call_id".into(), stray);
+            }
+            item.extend(extra);
+            Value::Object(item)
+        })
+}
+
+/// A document of `elements` under `key` (a bare array when `None`), beside the `extra`
+/// members, compact or pretty-printed.
+fn document(
+    elements: Vec<Value>,
+    key: Option<&str>,
+    extra: Vec<(String, Value)>,
+    pretty: bool,
+) -> String {
+    let doc = match key {
+        None => Value::Array(elements),
+        Some(key) => {
+            let mut obj: serde_json::Map<String, Value> = extra.into_iter().collect();
+            obj.insert(key.into(), Value::Array(elements));
+            Value::Object(obj)
+        }
+    };
+    if pretty {
+        serde_json::to_string_pretty(&doc).unwrap()
+    } else {
+        doc.to_string()
+    }
+}
+
+/// `text` with the byte at `at` (a share of its length) replaced by `by`, when `at` is some
+/// and on a char boundary: a syntax error, or a member of another type.
+fn mutate(text: String, at: Option<f64>, by: char) -> String {
+    let Some(at) = at else {
+        return text;
+    };
+    let i = (text.len() as f64 * at) as usize;
+    if i < text.len() && text.is_char_boundary(i) && text.is_char_boundary(i + 1) {
+        let mut out = text;
+        out.replace_range(i..i + 1, &by.to_string());
+        out
+    } else {
+        text
+    }
+}
+
+/// A byte that changes a JSON text's meaning.
+fn syntax_byte() -> impl Strategy<Value = char> {
+    prop::sample::select(vec![
+        '"', '{', '}', '[', ']', ',', ':', '1', 'n', '\\', 'e', ' ',
+    ])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn random_responses_inputs_read_alike(
+        items in prop::collection::vec(responses_item(), 0..6),
+        bare in any::<bool>(),
+        extra in prop::collection::vec(("[a-z]{1,5}", any_value()), 0..3),
+        pretty in any::<bool>(),
+        at in prop::option::weighted(0.3, 0.0f64..1.0),
+        by in syntax_byte(),
+    ) {
+        let text = mutate(document(items, (!bare).then_some("input"), extra, pretty), at, by);
+        let fast = outcome(crate::responses::import, &text);
+        let slow = outcome(crate::responses::import_field_by_field, &text);
+        prop_assert_eq!(fast, slow, "{}", text);
+    }
+}
