@@ -85,6 +85,9 @@ pub(crate) fn read_listed<'a, T: Deserialize<'a>>(
             }
             loop {
                 let (name, end) = value_at::<String>(text, at)?;
+                if name == crate::json::RAW_VALUE_TOKEN {
+                    return None; // a key a parse into a `Value` reads another way
+                }
                 at = skip_space(text, end);
                 if bytes.get(at) != Some(&b':') {
                     return None;

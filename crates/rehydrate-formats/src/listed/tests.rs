@@ -129,6 +129,9 @@ fn odd_members() -> Vec<String> {
         r#""x":"\ud800""#,
         r#""x":"\ud83d\ude00""#,
         r#""x":-0.5E3"#,
+        r#""x":{"$serde_json::private::RawValue":"[1]"}"#,
+        r#""x":{"$serde_json::private::RawValue":"]"}"#,
+        r#""x":{"y":1,"$serde_json::private::RawValue":"]"}"#,
     ]
     .map(str::to_string)
     .to_vec();
@@ -156,6 +159,8 @@ fn responses_reads_agree() {
             r#"{"input":[{"type":"message","role":"user","role":"robot","content":"a"}]}"#,
             r#"{"input":[{"role":null,"content":"a"}]}"#,
             r#"{"input":[{"content":"a"}]}"#,
+            r#"{"input":[{"$serde_json::private::RawValue":"{\"role\":\"user\",\"content\":\"a\"}"}]}"#,
+            r#"{"$serde_json::private::RawValue":"[]","input":[]}"#,
             r#"{"input":[],"input":[{"role":"user","content":"a"}]}"#,
             r#"{"input":"hello","model":"m"}"#,
             r#"["x"]"#,
@@ -181,6 +186,60 @@ fn responses_reads_agree() {
             "responses/string-input.json",
         ],
         ExportFormat::Responses,
+        &extra.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+}
+
+#[test]
+fn anthropic_reads_agree() {
+    let mut extra: Vec<String> = odd_members()
+        .iter()
+        .flat_map(|m| {
+            [
+                format!(
+                    r#"{{"messages":[{{"role":"assistant","content":[{{"type":"tool_use","id":"t","name":"f","input":{{{m}}}}}]}}]}}"#
+                ),
+                format!(
+                    r#"{{"messages":[{{"role":"user","content":[{{"type":"tool_use","id":"t","name":"f","input":{{{m}}}}}]}}]}}"#
+                ),
+                format!(
+                    r#"{{"messages":[{{"role":"user","content":[{{"type":"text","text":"a",{m}}}],{m}}}],{m}}}"#
+                ),
+                format!(r#"{{"system":[{{"type":"text","text":"s",{m}}}],"messages":[]}}"#),
+            ]
+        })
+        .collect();
+    extra.extend(
+        [
+            r#"{"messages":[{"role":"user","content":"a","role":"assistant"}]}"#,
+            r#"{"messages":[{"role":"user"}]}"#,
+            r#"{"messages":[{"role":"user","content":null}]}"#,
+            r#"{"messages":[{"role":"user","content":7}]}"#,
+            r#"{"messages":[{"role":7,"content":"a"}]}"#,
+            r#"{"messages":[{"role":"robot","content":"a"}]}"#,
+            r#"{"messages":[{"role":"user","content":"\ud800"}]}"#,
+            r#"{"messages":[{"role":"user","content":[]}]}"#,
+            r#"{"messages":[{"role":"user","content":[1,"x",null,[2]]}]}"#,
+            r#"{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f"}]}]}"#,
+            r#"{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t","input":{"a":1},"input":[2]}]}]}"#,
+            r#"{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input": { "a" : 1 }}]}]}"#,
+            r#"{"messages":[{"role":"assistant","content":[{"type":"text","text":"a","input":{"b":2}},{"type":"thinking","thinking":"t"},{"type":"redacted_thinking","data":7}]}]}"#,
+            r#"{"messages":[{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":{"a":1},"is_error":"yes"}]}]}"#,
+            r#"{"messages":[{"role":"user","content":"a"}],"messages":[]}"#,
+            r#"{"system":7,"messages":[{"role":"user","content":"a"}]}"#,
+            r#"{"system":"s","messages":{}}"#,
+            r#"[{"role":"user","content":"a"}]"#,
+        ]
+        .map(str::to_string),
+    );
+    check_format(
+        (
+            crate::anthropic::import,
+            crate::anthropic::import_field_by_field,
+            |text| crate::anthropic::import_typed(text).is_some(),
+        ),
+        &["anthropic/body.json", "anthropic/bad-pairing.json"],
+        ExportFormat::Anthropic,
         &extra.iter().map(String::as_str).collect::<Vec<_>>(),
     );
 }
@@ -376,6 +435,100 @@ proptest! {
         let text = mutate(document(items, (!bare).then_some("input"), extra, pretty), at, by);
         let fast = outcome(crate::responses::import, &text);
         let slow = outcome(crate::responses::import_field_by_field, &text);
+        prop_assert_eq!(fast, slow, "{}", text);
+    }
+}
+
+/// An Anthropic content block of any kind, mostly well formed, with stray members.
+fn anthropic_block() -> impl Strategy<Value = Value> {
+    let input = prop_oneof![
+        4 => prop::collection::btree_map("[a-z]{1,3}", any_value(), 0..3)
+            .prop_map(|m| Value::Object(m.into_iter().collect())),
+        1 => any_value(),
+    ];
+    prop_oneof![
+        text().prop_map(|t| json!({"type": "text", "text": t})),
+        (
+            "t[0-3]",
+            prop::option::weighted(0.9, input),
+            prop::option::weighted(0.9, "[a-z]{1,3}")
+        )
+            .prop_map(|(id, input, name)| {
+                let mut block = json!({"type": "tool_use", "id": id});
+                if let Some(input) = input {
+                    block["input"] = input;
+                }
+                if let Some(name) = name {
+                    block["name"] = json!(name);
+                }
+                block
+            }),
+        ("t[0-3]", responses_body(), prop::option::of(any_value())).prop_map(
+            |(id, content, error)| {
+                let mut block =
+                    json!({"type": "tool_result", "tool_use_id": id, "content": content});
+                if let Some(error) = error {
+                    block["is_error"] = error;
+                }
+                block
+            }
+        ),
+        (text(), prop::option::of(any_value()))
+            .prop_map(|(t, s)| json!({"type": "thinking", "thinking": t, "signature": s})),
+        any_value().prop_map(|d| json!({"type": "redacted_thinking", "data": d})),
+        ("[a-z_]{1,8}", any_value()).prop_map(|(t, v)| json!({"type": t, "v": v})),
+        any_value(),
+    ]
+}
+
+/// An Anthropic message, mostly well formed.
+fn anthropic_message() -> impl Strategy<Value = Value> {
+    let role = prop::sample::select(vec!["user", "assistant", "assistant", "user", "robot"]);
+    let content = prop_oneof![
+        2 => text().prop_map(Value::String),
+        6 => prop::collection::vec(anthropic_block(), 0..4).prop_map(Value::Array),
+        1 => any_value(),
+    ];
+    (
+        prop::option::weighted(0.95, role),
+        prop::option::weighted(0.95, content),
+        prop::collection::btree_map("[a-z_]{1,8}", any_value(), 0..2),
+    )
+        .prop_map(|(role, content, extra)| {
+            let mut m: serde_json::Map<String, Value> = extra.into_iter().collect();
+            if let Some(role) = role {
+                m.insert("role".into(), json!(role));
+            }
+            if let Some(content) = content {
+                m.insert("content".into(), content);
+            }
+            Value::Object(m)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn random_anthropic_bodies_read_alike(
+        messages in prop::collection::vec(anthropic_message(), 0..6),
+        system in prop::option::of(prop_oneof![
+            text().prop_map(Value::String),
+            prop::collection::vec(anthropic_block(), 0..2).prop_map(Value::Array),
+            any_value(),
+        ]),
+        extra in prop::collection::vec(("[a-z]{1,5}", any_value()), 0..3),
+        pretty in any::<bool>(),
+        at in prop::option::weighted(0.3, 0.0f64..1.0),
+        by in syntax_byte(),
+    ) {
+        let mut extra = extra;
+        if let Some(system) = system {
+            extra.push(("system".to_string(), system));
+        }
+        let text = mutate(document(messages, Some("messages"), extra, pretty), at, by);
+        let fast = outcome(crate::anthropic::import, &text);
+        let slow = outcome(crate::anthropic::import_field_by_field, &text);
         prop_assert_eq!(fast, slow, "{}", text);
     }
 }

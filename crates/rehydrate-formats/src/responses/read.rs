@@ -661,7 +661,7 @@ fn canonical_part(part: Value) -> Value {
 /// checks it at all (a non-null `role`, a `content` or `output` that is a string or an array),
 /// so that an item that reads here converts as [`item`] converts it; [`Fields::item`] leaves
 /// any other case to [`item`]. Other members are walked as a `Value` parse walks them
-/// ([`json::Skip`]), so the same texts fail.
+/// ([`json::SkipValue`]), so the same texts fail.
 #[derive(Default)]
 struct Fields<'a> {
     /// `type`; `None` when absent or null.
@@ -728,8 +728,13 @@ impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields<'a>, A::Error> {
                 let mut f = Fields::default();
+                let mut first = true;
                 // A repeated member replaces the earlier one, as in a `Value` object.
                 while let Some(json::Str(key)) = map.next_key::<json::Str<'de>>()? {
+                    if first && key == json::RAW_VALUE_TOKEN {
+                        return Err(serde::de::Error::custom("a raw value token"));
+                    }
+                    first = false;
                     match key.as_ref() {
                         "type" => f.kind = map.next_value::<Option<json::Str<'de>>>()?.map(|s| s.0),
                         "role" => f.role = Some(map.next_value::<json::Str<'de>>()?.0),
@@ -740,7 +745,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
                         "arguments" => f.arguments = map.next_value()?,
                         "input" => f.input = map.next_value()?,
                         "output" => f.output = map.next_value()?,
-                        _ => map.next_value_seed(json::Skip)?,
+                        _ => map.next_value_seed(json::SkipValue)?,
                     }
                 }
                 Ok(f)
