@@ -517,6 +517,17 @@ impl<'de> Visitor<'de> for SkipValue {
     }
 }
 
+/// Whether the containers of `v` nest at most `max` deep (a scalar is 0 deep, `[]` 1, `[[]]`
+/// 2): what a caller that read `v` on its own checks before taking it where a read of the
+/// whole document would have counted the containers around it too.
+pub(crate) fn depth_within(v: &Value, max: usize) -> bool {
+    match v {
+        Value::Array(items) => max > 0 && items.iter().all(|v| depth_within(v, max - 1)),
+        Value::Object(members) => max > 0 && members.values().all(|v| depth_within(v, max - 1)),
+        _ => true,
+    }
+}
+
 /// Whether `raw`, the text of a JSON value as a `RawValue` holds it (serde_json checked its
 /// syntax, but not what only a parse into a value checks), surely parses into a
 /// `serde_json::Value` whose containers nest at most `max` deep: no string holds a lone UTF-16

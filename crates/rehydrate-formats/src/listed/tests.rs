@@ -244,6 +244,69 @@ fn anthropic_reads_agree() {
     );
 }
 
+/// [`crate::openai::import_text`] without its one-pass read: the body parsed whole, then read
+/// field by field.
+fn openai_field_by_field(path: &Path, text: &str) -> Result<Import, Error> {
+    let doc = serde_json::from_str(text).map_err(|e| crate::json::invalid_json(path, None, &e))?;
+    crate::openai::import(path, doc)
+}
+
+#[test]
+fn openai_reads_agree() {
+    let mut extra: Vec<String> = odd_members()
+        .iter()
+        .flat_map(|m| {
+            [
+                format!(r#"{{"messages":[{{"role":"user","content":[{{"type":"text","text":"a",{m}}}]}}],{m}}}"#),
+                format!(r#"{{"messages":[{{"role":"user","content":"a",{m}}}]}}"#),
+                format!(r#"{{{m},"messages":[{{"role":"user","content":"a"}}]}}"#),
+            ]
+        })
+        .collect();
+    let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+    for n in 121..=127 {
+        extra.push(format!(
+            r#"{{"messages":[{{"role":"user","content":{}}}]}}"#,
+            deep(n)
+        ));
+        extra.push(format!(
+            r#"{{"messages":[{{"role":"user","content":[{}]}}]}}"#,
+            deep(n)
+        ));
+    }
+    extra.extend(
+        [
+            r#"{"messages":[{"role":"user","content":"a","role":"developer"}]}"#,
+            r#"{"messages":[{"role":"assistant","content":null,"refusal":null,"tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":"{}"}}]}]}"#,
+            r#"{"messages":[{"role":"assistant","tool_calls":[]}]}"#,
+            r#"{"messages":[{"role":"assistant"}]}"#,
+            r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]}]}"#,
+            r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f.g","arguments":"{}"}}]}]}"#,
+            r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"function","function":{"name":"f","arguments":{"a":1}}}]}]}"#,
+            r#"{"messages":[{"role":"assistant","tool_calls":[{"id":"c","type":"web","function":{"name":"f","arguments":"{}"}}]}]}"#,
+            r#"{"messages":[{"role":"tool","tool_call_id":null,"content":"x"}]}"#,
+            r#"{"messages":[{"role":"tool","tool_call_id":"c9","content":"x"}]}"#,
+            r#"{"messages":[{"role":"function","name":"f","content":"x"}]}"#,
+            r#"{"messages":[{"role":"robot","content":"x"}]}"#,
+            r#"{"messages":[{"role":"user","content":7}]}"#,
+            r#"{"messages":[3]}"#,
+            r#"{"messages":{}}"#,
+            r#"{"messages":[],"messages":[{"role":"user","content":"a"}]}"#,
+            r#"{"model":"m","messages":[]}"#,
+            r#"[{"role":"user","content":"a"}]"#,
+        ]
+        .map(str::to_string),
+    );
+    check_format(
+        (crate::openai::import_text, openai_field_by_field, |text| {
+            crate::openai::import_typed(text).is_some()
+        }),
+        &["openai-object.json", "openai-array.json"],
+        ExportFormat::OpenAi,
+        &extra.iter().map(String::as_str).collect::<Vec<_>>(),
+    );
+}
+
 /// Strings with what makes reading them differ: escapes, a quote, non-ASCII, and now and
 /// then control characters.
 fn text() -> impl Strategy<Value = String> {
@@ -529,6 +592,86 @@ proptest! {
         let text = mutate(document(messages, Some("messages"), extra, pretty), at, by);
         let fast = outcome(crate::anthropic::import, &text);
         let slow = outcome(crate::anthropic::import_field_by_field, &text);
+        prop_assert_eq!(fast, slow, "{}", text);
+    }
+}
+
+/// An OpenAI chat message, mostly in its wire form, now and then not.
+fn openai_message() -> impl Strategy<Value = Value> {
+    let role = prop::sample::select(vec![
+        "user",
+        "assistant",
+        "assistant",
+        "tool",
+        "system",
+        "developer",
+        "function",
+        "robot",
+    ]);
+    let call = (
+        "c[0-3]",
+        prop::sample::select(vec!["f", "f", "g_1", "a.b"]),
+        prop_oneof![
+            4 => text().prop_map(|t| json!(format!("{{\"a\":{}}}", json!(t)))),
+            1 => any_value(),
+        ],
+        0..6u8,
+    )
+        .prop_map(|(id, name, arguments, shape)| {
+            let mut call = json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}});
+            match shape {
+                0 => {
+                    call.as_object_mut().unwrap().remove("type");
+                }
+                1 => call["extra"] = json!(1),
+                _ => {}
+            }
+            call
+        });
+    (
+        role,
+        prop::option::weighted(0.8, responses_body()),
+        prop::option::weighted(0.4, prop::collection::vec(call, 0..3)),
+        prop::option::weighted(0.3, "c[0-3]"),
+        prop::collection::btree_map("[a-z_]{1,8}", any_value(), 0..2),
+        0..6u8,
+    )
+        .prop_map(|(role, content, calls, id, extra, shape)| {
+            let mut m = serde_json::Map::new();
+            m.insert("role".into(), json!(role));
+            if let Some(content) = content {
+                m.insert("content".into(), content);
+            }
+            if let Some(calls) = calls {
+                m.insert("tool_calls".into(), Value::Array(calls));
+            }
+            if let Some(id) = id {
+                m.insert("tool_call_id".into(), json!(id));
+            }
+            if shape == 0 {
+                m.extend(extra);
+            }
+            if shape == 1 {
+                m.insert("content".into(), Value::Null);
+            }
+            Value::Object(m)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn random_openai_bodies_read_alike(
+        messages in prop::collection::vec(openai_message(), 0..6),
+        extra in prop::collection::vec(("[a-z]{1,5}", any_value()), 0..3),
+        pretty in any::<bool>(),
+        at in prop::option::weighted(0.3, 0.0f64..1.0),
+        by in syntax_byte(),
+    ) {
+        let text = mutate(document(messages, Some("messages"), extra, pretty), at, by);
+        let fast = outcome(crate::openai::import_text, &text);
+        let slow = outcome(openai_field_by_field, &text);
         prop_assert_eq!(fast, slow, "{}", text);
     }
 }
