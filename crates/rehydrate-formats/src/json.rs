@@ -449,3 +449,143 @@ fn canonical_string(raw: &str) -> bool {
     }
     true
 }
+
+/// A JSON string borrowed from the text it was read from when it holds no escape, else the
+/// unescaped copy (what `#[serde(borrow)] Cow<str>` reads, usable in a hand-written visitor).
+pub(crate) struct Str<'a>(pub(crate) std::borrow::Cow<'a, str>);
+
+impl<'de: 'a, 'a> serde::Deserialize<'de> for Str<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Str<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Str<'de>, E> {
+                Ok(Str(std::borrow::Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Str<'de>, E> {
+                Ok(Str(std::borrow::Cow::Owned(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Str<'de>, E> {
+                Ok(Str(std::borrow::Cow::Owned(v)))
+            }
+        }
+        d.deserialize_str(Visit)
+    }
+}
+
+/// serde_json's private key of a raw value: a parse into a `serde_json::Value` (with the
+/// `raw_value` feature, which this crate turns on) reads an object whose first key is this as
+/// the JSON text its value holds, not as an object.
+pub(crate) const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";
+
+/// A value walked and dropped, failing wherever a parse into a `serde_json::Value` would fail:
+/// as [`Skip`], and also on an object whose first key is [`RAW_VALUE_TOKEN`], which such a
+/// parse reads another way. For the typed reads that leave any doubtful text to a read as a
+/// `Value`.
+#[derive(Clone, Copy)]
+pub(crate) struct SkipValue;
+
+seed_via_any!(SkipValue);
+
+impl<'de> Visitor<'de> for SkipValue {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    scalars_return!(());
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(SkipValue)?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let mut first = true;
+        while let Some(Str(key)) = map.next_key::<Str<'de>>()? {
+            if first && key == RAW_VALUE_TOKEN {
+                return Err(serde::de::Error::custom("a raw value token"));
+            }
+            first = false;
+            map.next_value_seed(SkipValue)?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether the containers of `v` nest at most `max` deep (a scalar is 0 deep, `[]` 1, `[[]]`
+/// 2): what a caller that read `v` on its own checks before taking it where a read of the
+/// whole document would have counted the containers around it too.
+pub(crate) fn depth_within(v: &Value, max: usize) -> bool {
+    match v {
+        Value::Array(items) => max > 0 && items.iter().all(|v| depth_within(v, max - 1)),
+        Value::Object(members) => max > 0 && members.values().all(|v| depth_within(v, max - 1)),
+        _ => true,
+    }
+}
+
+/// Whether `raw`, the text of a JSON value as a `RawValue` holds it (serde_json checked its
+/// syntax, but not what only a parse into a value checks), surely parses into a
+/// `serde_json::Value` whose containers nest at most `max` deep: no string holds a lone UTF-16
+/// surrogate escape, no number has an exponent or more than 300 characters (so none is out of
+/// the range of an `f64`), and no object's first key may be [`RAW_VALUE_TOKEN`] (none starts
+/// with `$` or holds an escape). `false` is not a verdict, only a reason to parse the value.
+///
+/// One pass over the bytes, strings skipped eight bytes at a time.
+pub(crate) fn surely_parses(raw: &str, max: usize) -> bool {
+    let b = raw.as_bytes();
+    let mut depth = 0usize;
+    // Whether the next string is an object's first key.
+    let mut first_key = false;
+    let mut i = 0;
+    while let Some(&c) = b.get(i) {
+        match c {
+            b'"' => {
+                let Some(next) = crate::request::skip_string(b, i) else {
+                    return false;
+                };
+                if first_key
+                    && (b.get(i + 1) == Some(&b'$')
+                        || b.get(i..next).is_some_and(|s| s.contains(&b'\\')))
+                {
+                    return false;
+                }
+                first_key = false;
+                i = next;
+            }
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > max {
+                    return false;
+                }
+                first_key = c == b'{';
+                i += 1;
+            }
+            b']' | b'}' => {
+                depth = depth.saturating_sub(1);
+                first_key = false;
+                i += 1;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while let Some(&c) = b.get(i)
+                    && matches!(c, b'-' | b'+' | b'.' | b'0'..=b'9' | b'e' | b'E')
+                {
+                    if matches!(c, b'e' | b'E') {
+                        return false;
+                    }
+                    i += 1;
+                }
+                if i - start > 300 {
+                    return false;
+                }
+            }
+            _ => i += 1,
+        }
+    }
+    true
+}

@@ -108,6 +108,7 @@ mod ids;
 mod json;
 pub mod keys;
 mod links;
+mod listed;
 mod openai;
 mod openhands;
 mod request;
@@ -654,7 +655,14 @@ fn import_to(
             return Ok((Format::Codex, warnings));
         }
         Format::SweAgent => swe_agent::import(path, text),
-        Format::OpenAi => openai::import(path, document(path, text, parsed)?),
+        // The document detection parsed, else its text.
+        Format::OpenAi => match parsed {
+            Some(parsed) => openai::import(
+                path,
+                parsed.map_err(|e| json::invalid_json(path, None, &e))?,
+            ),
+            None => openai::import_text(path, text),
+        },
         Format::Responses => responses::import(path, text),
         Format::Anthropic => anthropic::import(path, text),
         Format::GeminiCli => gemini::import(path, text),
@@ -664,17 +672,6 @@ fn import_to(
     }?;
     sink.extend(imported.messages);
     Ok((imported.format, imported.warnings))
-}
-
-/// The parsed whole document: the one detection already parsed, or a fresh parse of `text`.
-fn document(
-    path: &Path,
-    text: &str,
-    parsed: Option<Result<serde_json::Value, serde_json::Error>>,
-) -> Result<serde_json::Value, Error> {
-    parsed
-        .unwrap_or_else(|| serde_json::from_str(text))
-        .map_err(|e| json::invalid_json(path, None, &e))
 }
 
 #[cfg(test)]

@@ -124,8 +124,37 @@ fn is_jsonl(text: &str) -> bool {
 }
 
 /// Imports session `session` (1-based; `None` for a file that holds one) of an OpenHands file.
+///
+/// The session's document (the file, or its line) is first read in one pass with what the
+/// import never reads left unbuilt ([`import_lean`]); a document that does not read so, or
+/// whose events do not all convert, is read again by [`import_document`], which gives every
+/// error.
 pub(crate) fn import(path: &Path, text: &str, session: Option<usize>) -> Result<Import, Error> {
-    let (line, doc) = if is_jsonl(text) {
+    let (line, document) = session_document(path, text, session)?;
+    if let Some(import) = import_lean(document, line) {
+        return Ok(import);
+    }
+    import_document(path, document, line)
+}
+
+/// [`import`] without its one-pass read.
+#[cfg(test)]
+pub(crate) fn import_field_by_field(
+    path: &Path,
+    text: &str,
+    session: Option<usize>,
+) -> Result<Import, Error> {
+    let (line, document) = session_document(path, text, session)?;
+    import_document(path, document, line)
+}
+
+/// The text of session `session` of an OpenHands file, with its line in an `output.jsonl`.
+fn session_document<'t>(
+    path: &Path,
+    text: &'t str,
+    session: Option<usize>,
+) -> Result<(Option<usize>, &'t str), Error> {
+    if is_jsonl(text) {
         let all: Vec<(usize, &str)> = lines(text).collect();
         let index = crate::session_index(path, Format::OpenHands, all.len(), session)?;
         // `is_jsonl` found at least two lines, so every index it gives is one of them.
@@ -136,17 +165,20 @@ pub(crate) fn import(path: &Path, text: &str, session: Option<usize>) -> Result<
                 count: all.len(),
             });
         };
-        let doc = serde_json::from_str::<Pruned>(session)
-            .map_err(|e| json::invalid_json(path, Some(line), &e))?
-            .value;
-        (Some(line), doc)
+        Ok((Some(line), session))
     } else {
         crate::session_index(path, Format::OpenHands, 1, session)?;
-        let doc = serde_json::from_str::<Pruned>(text)
-            .map_err(|e| json::invalid_json(path, None, &e))?
-            .value;
-        (None, doc)
-    };
+        Ok((None, text))
+    }
+}
+
+/// Imports the session `document` (at `line` of an `output.jsonl`): parsed whole into a
+/// `serde_json::Value` (but for what [`Pruned`] skips), then converted event by event; errors
+/// name the field.
+fn import_document(path: &Path, document: &str, line: Option<usize>) -> Result<Import, Error> {
+    let doc = serde_json::from_str::<Pruned>(document)
+        .map_err(|e| json::invalid_json(path, line, &e))?
+        .value;
     let (events, prefix) = match doc {
         Value::Array(events) => (events, String::new()),
         Value::Object(mut object) => match object.remove("history") {
@@ -307,6 +339,271 @@ impl<'de> serde::de::Visitor<'de> for PrunedVisitor {
                     map.next_value::<serde::de::IgnoredAny>()?;
                 }
             }
+        }
+        Ok(Value::Object(object))
+    }
+}
+
+/// The import of the session `document` (at `line` of an `output.jsonl`) read in one pass:
+/// each event is read as [`Pruned`] reads it but for what the import never reads, which is
+/// walked without being built (a model response but its `id` and its first choice's message
+/// `content` and `tool_calls`; an observation's `tool_call_metadata`), and converted at once.
+/// `None` when the document does not read so (another shape, a repeated `history`, invalid
+/// JSON, or a text a parse into a `Value` reads another way) or an event does not convert:
+/// [`import_document`] then gives the import or its error.
+fn import_lean(document: &str, line: Option<usize>) -> Option<Import> {
+    let mut out = Out {
+        line,
+        ..Out::default()
+    };
+    let mut de = serde_json::Deserializer::from_str(document);
+    serde::de::DeserializeSeed::deserialize(Lean::Document(&mut out), &mut de).ok()?;
+    de.end().ok()?;
+    Some(out.finish())
+}
+
+/// The one-pass read of [`import_lean`] at each level of the document: the document, its
+/// event array (converting each event into the [`Out`] as it is read, at the field prefix),
+/// and one event (at its field).
+enum Lean<'o> {
+    Document(&'o mut Out),
+    Events(&'o mut Out, &'static str),
+    Event(&'o mut Out, String),
+}
+
+impl<'de> serde::de::DeserializeSeed<'de> for Lean<'_> {
+    type Value = ();
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+        match self {
+            Lean::Events(..) => d.deserialize_seq(self),
+            _ => d.deserialize_any(self),
+        }
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Lean<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("an OpenHands session")
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        match self {
+            Lean::Document(out) => Lean::Events(out, "").visit_seq(seq),
+            Lean::Events(out, prefix) => {
+                let mut i = 0;
+                while seq
+                    .next_element_seed(Lean::Event(out, json::item(prefix, i)))?
+                    .is_some()
+                {
+                    i += 1;
+                }
+                Ok(())
+            }
+            // An `[action, observation]` pair of an older evaluation output.
+            Lean::Event(out, field) => {
+                let mut k = 0;
+                while let Some(event) = seq.next_element_seed(LeanSeed(Spot::Event))? {
+                    let Value::Object(event) = event else {
+                        return Err(serde::de::Error::custom("a pair element not an object"));
+                    };
+                    out.event(event, &json::item(&field, k))
+                        .map_err(|_| serde::de::Error::custom("an event that does not convert"))?;
+                    k += 1;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        match self {
+            Lean::Document(out) => {
+                let mut history = false;
+                while let Some(key) = map.next_key::<String>()? {
+                    if key == "history" && !history {
+                        history = true;
+                        map.next_value_seed(Lean::Events(&mut *out, "history"))?;
+                    } else if key == "history" {
+                        return Err(serde::de::Error::custom("a repeated history"));
+                    } else {
+                        map.next_value_seed(json::SkipValue)?;
+                    }
+                }
+                if history {
+                    Ok(())
+                } else {
+                    Err(serde::de::Error::custom("no history"))
+                }
+            }
+            Lean::Event(out, field) => {
+                let event = LeanVisitor(Spot::Event).visit_map(map)?;
+                let Value::Object(event) = event else {
+                    return Err(serde::de::Error::custom("an event not an object"));
+                };
+                out.event(event, &field)
+                    .map_err(|_| serde::de::Error::custom("an event that does not convert"))
+            }
+            Lean::Events(..) => Err(serde::de::Error::custom("not an array")),
+        }
+    }
+}
+
+/// Where a value lies in an event, for the one-pass read ([`import_lean`]).
+#[derive(Clone, Copy, PartialEq)]
+enum Spot {
+    /// An event.
+    Event,
+    /// An action's `tool_call_metadata`.
+    Metadata,
+    /// Its `model_response`.
+    Response,
+    /// The response's `choices`.
+    Choices,
+    /// Its first choice.
+    Choice,
+    /// That choice's `message`.
+    Message,
+}
+
+/// A value at a [`Spot`].
+struct LeanSeed(Spot);
+
+impl<'de> serde::de::DeserializeSeed<'de> for LeanSeed {
+    type Value = Value;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        d.deserialize_any(LeanVisitor(self.0))
+    }
+}
+
+/// The visitor of a value at a [`Spot`]: what the import reads there is built as [`Pruned`]
+/// builds it, the rest walked as a `Value` parse walks it ([`json::SkipValue`]) and left out;
+/// a value of another type than the import reads there is built whole (an event, a
+/// `tool_call_metadata`) or left out as `null` (the import reads nothing of it).
+struct LeanVisitor(Spot);
+
+impl LeanVisitor {
+    /// Whether a value of the kind the import never reads into here is left out (`null`).
+    fn leaves_out_others(&self) -> bool {
+        matches!(
+            self.0,
+            Spot::Response | Spot::Choices | Spot::Choice | Spot::Message
+        )
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for LeanVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::from(v))
+    }
+
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(Value::Null, Value::Number))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::String(v.to_string()))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::String(v))
+    }
+
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        match self.0 {
+            // Only the first choice is read.
+            Spot::Choices => {
+                let first = seq.next_element_seed(LeanSeed(Spot::Choice))?;
+                while seq.next_element_seed(json::SkipValue)?.is_some() {}
+                Ok(Value::Array(first.into_iter().collect()))
+            }
+            _ if self.leaves_out_others() => {
+                while seq.next_element_seed(json::SkipValue)?.is_some() {}
+                Ok(Value::Null)
+            }
+            _ => {
+                let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(item) = seq.next_element::<Value>()? {
+                    items.push(item);
+                }
+                Ok(Value::Array(items))
+            }
+        }
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let spot = self.0;
+        if spot == Spot::Choices {
+            // `choices` read as an object: the import finds no first choice in it.
+            json::SkipValue.visit_map(map)?;
+            return Ok(Value::Null);
+        }
+        let mut object = Map::new();
+        // Whether the event is an observation, whose `tool_call_metadata` is left out.
+        let mut observation = false;
+        let mut left_out = false;
+        while let Some(json::Str(key)) = map.next_key::<json::Str<'de>>()? {
+            // A choice and its message are read by a `Value` parse, which reads an object
+            // whose first key is its raw-value token another way.
+            if object.is_empty()
+                && matches!(spot, Spot::Choice | Spot::Message)
+                && key == json::RAW_VALUE_TOKEN
+            {
+                return Err(serde::de::Error::custom("a raw value token"));
+            }
+            let inner = match (spot, key.as_ref()) {
+                (Spot::Event, "llm_metrics") | (Spot::Response, "usage") => {
+                    map.next_value::<serde::de::IgnoredAny>()?;
+                    continue;
+                }
+                (Spot::Event, "tool_call_metadata") if observation => {
+                    map.next_value_seed(json::SkipValue)?;
+                    left_out = true;
+                    continue;
+                }
+                (Spot::Event, "action" | "observation") if left_out => {
+                    return Err(serde::de::Error::custom("a kind after the metadata"));
+                }
+                (Spot::Event, "tool_call_metadata") => Some(Spot::Metadata),
+                (Spot::Metadata, "model_response") => Some(Spot::Response),
+                (Spot::Response, "choices") => Some(Spot::Choices),
+                (Spot::Choice, "message") => Some(Spot::Message),
+                (Spot::Response, "id") | (Spot::Message, "content" | "tool_calls") => None,
+                (Spot::Event | Spot::Metadata, _) => None,
+                _ => {
+                    map.next_value_seed(json::SkipValue)?;
+                    continue;
+                }
+            };
+            let value = match inner {
+                Some(spot) => map.next_value_seed(LeanSeed(spot))?,
+                None => map.next_value::<Value>()?,
+            };
+            if spot == Spot::Event && key == "observation" {
+                observation = value.is_string();
+            }
+            object.insert(key.into_owned(), value);
         }
         Ok(Value::Object(object))
     }
@@ -895,3 +1192,6 @@ fn unnumbered(view: &str) -> Option<String> {
     }
     Some(out)
 }
+
+#[cfg(test)]
+mod tests;

@@ -487,7 +487,7 @@ fn skip_ws(b: &[u8], mut i: usize) -> usize {
 
 /// The index after the string whose opening quote is at `i`: no raw control character, every
 /// escape one of `\" \\ \/ \b \f \n \r \t \uXXXX`, every surrogate escape half of a pair.
-fn skip_string(b: &[u8], i: usize) -> Option<usize> {
+pub(crate) fn skip_string(b: &[u8], i: usize) -> Option<usize> {
     let mut at = i + 1;
     loop {
         at += find_special(b.get(at..)?)?;

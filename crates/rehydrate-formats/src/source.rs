@@ -92,9 +92,15 @@ pub(crate) fn items(source: &str) -> Option<Vec<&RawValue>> {
 }
 
 /// `[` + each raw text + `]`, separated by `,`: the source text of a group.
-pub(crate) fn array_text<'r>(raws: impl IntoIterator<Item = &'r str>) -> String {
-    let mut out = String::from("[");
-    for (k, raw) in raws.into_iter().enumerate() {
+pub(crate) fn array_text<'r, I>(raws: I) -> String
+where
+    I: IntoIterator<Item = &'r str>,
+    I::IntoIter: Clone,
+{
+    let raws = raws.into_iter();
+    let mut out = String::with_capacity(raws.clone().map(|raw| raw.len() + 1).sum::<usize>() + 2);
+    out.push('[');
+    for (k, raw) in raws.enumerate() {
         if k > 0 {
             out.push(',');
         }

@@ -5,3 +5,5 @@ pub(crate) mod read;
 pub(crate) mod write;
 
 pub(crate) use read::{BLOCK_TYPES, import};
+#[cfg(test)]
+pub(crate) use read::{import_field_by_field, import_typed};

@@ -4,6 +4,8 @@
 mod read;
 pub(crate) mod write;
 
+#[cfg(test)]
+pub(crate) use read::import_typed;
 pub(crate) use read::{
-    import, import_array, is_array, name_and_arguments, take_content, take_tool_calls,
+    import, import_array, import_text, is_array, name_and_arguments, take_content, take_tool_calls,
 };

@@ -4,14 +4,19 @@
 //! Also home of the tool-call parser shared with the SWE-agent importer, since SWE-agent writes
 //! tool calls in the OpenAI shape.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::fmt;
+use std::marker::PhantomData;
 use std::path::Path;
 
 use rehydrate_model::{Content, Message, Role, ToolCall};
+use serde::Deserialize;
+use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
 use crate::json::{self, FieldError};
-use crate::{Error, Format, Import, Warning, keys, links};
+use crate::{Error, Format, Import, Warning, keys, links, listed};
 
 /// Metadata key recording a source role that was mapped: `developer` or `function`.
 const ROLE_KEY: &str = crate::keys::OPENAI_ROLE;
@@ -44,6 +49,258 @@ pub(crate) fn import(path: &Path, doc: Value) -> Result<Import, Error> {
         messages,
         warnings: warnings.into_iter().map(|(_, w)| w).collect(),
     })
+}
+
+/// Imports an OpenAI chat body from its text: first read in one pass ([`import_typed`]), else
+/// parsed whole and read field by field ([`import`]), which gives every error.
+pub(crate) fn import_text(path: &Path, text: &str) -> Result<Import, Error> {
+    if let Some(import) = import_typed(text) {
+        return Ok(import);
+    }
+    let doc = serde_json::from_str(text).map_err(|e| json::invalid_json(path, None, &e))?;
+    import(path, doc)
+}
+
+/// The most containers an element of `messages` may nest (a parse of the whole body counts
+/// the body's object and the `messages` array too; serde_json takes at most 127).
+const ELEMENT_DEPTH: usize = 125;
+
+/// The import of an object with a `messages` array read in one pass: each element in its wire
+/// form ([`Wire`]) read straight into its message, any other element parsed into a `Value` and
+/// converted as [`import`] converts it (its source kept). `None` when the text is not such an
+/// object, nests deeper than a parse of the whole body takes, or an element does not convert:
+/// [`import`] of the parsed body then gives the import or its error.
+pub(crate) fn import_typed(text: &str) -> Option<Import> {
+    let mut messages: Vec<Message> = Vec::new();
+    let mut warnings = Vec::new();
+    let top = listed::read_listed::<Wire<'_>>(text, "messages", &mut |raw, read| {
+        let i = messages.len();
+        let message = match read.and_then(Wire::message) {
+            Some(message) => message,
+            None => {
+                let Ok(value) = serde_json::from_str::<Value>(raw) else {
+                    return false;
+                };
+                if !json::depth_within(&value, ELEMENT_DEPTH) {
+                    return false;
+                }
+                let field = json::item("messages", i);
+                match message_with_source(value, &field, &mut |w| warnings.push((i, w))) {
+                    Ok(message) => message,
+                    Err(_) => return false,
+                }
+            }
+        };
+        messages.push(message);
+        true
+    })?;
+    let listed::Top::Object(members) = top else {
+        return None;
+    };
+    let mut document = Map::new();
+    for (key, raw) in members {
+        let value: Value = serde_json::from_str(raw.get()).ok()?;
+        if !json::depth_within(&value, ELEMENT_DEPTH + 1) {
+            return None;
+        }
+        document.insert(key, value);
+    }
+    if let Some(first) = messages.first_mut() {
+        mark_document(first, Value::Object(document).to_string());
+    }
+    warnings.extend(links::check(&messages, |i| json::item("messages", i)));
+    warnings.sort_by_key(|(i, _)| *i);
+    Some(Import {
+        format: Format::OpenAi,
+        messages,
+        warnings: warnings.into_iter().map(|(_, w)| w).collect(),
+    })
+}
+
+/// A chat message element read only in its wire form ([`is_wire_form`]): any other key, a
+/// `null`, an empty `tool_calls`, or a call not in its wire form is an error of the read, which
+/// leaves the element to the field-by-field read. Content parts are values, as a parse of the
+/// whole body reads them.
+struct Wire<'a> {
+    role: Option<Cow<'a, str>>,
+    content: Option<Content>,
+    tool_calls: Option<Vec<ToolCall>>,
+    tool_call_id: Option<String>,
+    name: Option<String>,
+}
+
+impl Wire<'_> {
+    /// The message, as [`message`] makes it of the element; `None` when the element is not in
+    /// its wire form after all (a role other than `system`, `user`, `assistant` and `tool`, an
+    /// assistant message with neither content nor calls, an empty `tool_calls`), or a content
+    /// part nests deeper than a parse of the whole body takes.
+    fn message(self) -> Option<Message> {
+        let role = match self.role.as_deref()? {
+            "system" => Role::System,
+            "user" => Role::User,
+            "tool" => Role::Tool,
+            "assistant" if self.content.is_some() || self.tool_calls.is_some() => Role::Assistant,
+            _ => return None,
+        };
+        if self.tool_calls.as_ref().is_some_and(Vec::is_empty) {
+            return None;
+        }
+        // The element, its content array and each part's containers.
+        if let Some(Content::Parts(parts)) = &self.content
+            && !parts
+                .iter()
+                .all(|p| json::depth_within(p, ELEMENT_DEPTH - 2))
+        {
+            return None;
+        }
+        Some(Message {
+            role,
+            content: self.content,
+            tool_calls: self.tool_calls.unwrap_or_default(),
+            tool_call_id: self.tool_call_id,
+            name: self.name,
+            ..Message::default()
+        })
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Wire<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Visit<'a> {
+            type Value = Wire<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a chat message in its wire form")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Wire<'a>, A::Error> {
+                let mut wire = Wire {
+                    role: None,
+                    content: None,
+                    tool_calls: None,
+                    tool_call_id: None,
+                    name: None,
+                };
+                // A repeated member replaces the earlier one, as in a `Value` object.
+                while let Some(json::Str(key)) = map.next_key::<json::Str<'de>>()? {
+                    match key.as_ref() {
+                        "role" => wire.role = Some(map.next_value::<json::Str<'de>>()?.0),
+                        "content" => wire.content = Some(map.next_value::<WireContent>()?.0),
+                        "tool_calls" => {
+                            let calls = map.next_value::<Vec<WireCall>>()?;
+                            wire.tool_calls = Some(calls.into_iter().map(|c| c.0).collect());
+                        }
+                        "tool_call_id" => wire.tool_call_id = Some(map.next_value()?),
+                        "name" => wire.name = Some(map.next_value()?),
+                        _ => return Err(serde::de::Error::custom("not in its wire form")),
+                    }
+                }
+                Ok(wire)
+            }
+        }
+        d.deserialize_map(Visit(PhantomData))
+    }
+}
+
+/// A `content` in the wire form: a string, or content parts (values).
+struct WireContent(Content);
+
+impl<'de> Deserialize<'de> for WireContent {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = WireContent;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or content parts")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<WireContent, E> {
+                Ok(WireContent(Content::Text(v.to_string())))
+            }
+            fn visit_string<E>(self, v: String) -> Result<WireContent, E> {
+                Ok(WireContent(Content::Text(v)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<WireContent, A::Error> {
+                let mut parts = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(part) = seq.next_element::<Value>()? {
+                    parts.push(part);
+                }
+                Ok(WireContent(Content::Parts(parts)))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+/// A tool call in its wire form ([`is_wire_call`]): exactly `id`, `type` `function` and a
+/// `function` of exactly a plain `name` and `arguments`, all strings.
+struct WireCall(ToolCall);
+
+impl<'de> Deserialize<'de> for WireCall {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = WireCall;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a tool call in its wire form")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<WireCall, A::Error> {
+                let (mut id, mut typed, mut function) = (None, false, None);
+                while let Some(json::Str(key)) = map.next_key::<json::Str<'de>>()? {
+                    match key.as_ref() {
+                        "id" => id = Some(map.next_value::<String>()?),
+                        "type" => typed = map.next_value::<json::Str<'de>>()?.0 == "function",
+                        "function" => function = Some(map.next_value::<WireFunction>()?),
+                        _ => return Err(serde::de::Error::custom("not in its wire form")),
+                    }
+                }
+                match (id, typed, function) {
+                    (Some(id), true, Some(WireFunction { name, arguments })) => {
+                        Ok(WireCall(ToolCall {
+                            id,
+                            name,
+                            arguments,
+                        }))
+                    }
+                    _ => Err(serde::de::Error::custom("not in its wire form")),
+                }
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+/// The `function` of a [`WireCall`].
+struct WireFunction {
+    name: String,
+    arguments: String,
+}
+
+impl<'de> Deserialize<'de> for WireFunction {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = WireFunction;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a function in its wire form")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<WireFunction, A::Error> {
+                let (mut name, mut arguments) = (None, None);
+                while let Some(json::Str(key)) = map.next_key::<json::Str<'de>>()? {
+                    match key.as_ref() {
+                        "name" => name = Some(map.next_value::<String>()?),
+                        "arguments" => arguments = Some(map.next_value::<String>()?),
+                        _ => return Err(serde::de::Error::custom("not in its wire form")),
+                    }
+                }
+                match (name, arguments) {
+                    (Some(name), Some(arguments)) if crate::ids::is_plain(&name) => {
+                        Ok(WireFunction { name, arguments })
+                    }
+                    _ => Err(serde::de::Error::custom("not in its wire form")),
+                }
+            }
+        }
+        d.deserialize_map(Visit)
+    }
 }
 
 /// Whether `text` is a JSON array: its first byte after JSON whitespace is `[`. Such a document

@@ -6,3 +6,5 @@ mod read;
 pub(crate) mod write;
 
 pub(crate) use read::{import, is_item_type};
+#[cfg(test)]
+pub(crate) use read::{import_field_by_field, import_typed};

@@ -1,15 +1,19 @@
 //! The OpenAI Responses input importer: a JSON array of input items, or an object whose `input`
 //! is such an array or a string (docs/FORMATS.md, "Importers", "OpenAI Responses input").
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
+use std::fmt;
 use std::path::Path;
 
 use rehydrate_model::{Content, Message, Role, ToolCall};
+use serde::Deserialize;
+use serde::de::{MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::json::{self, FieldError};
-use crate::{Error, Format, Import, Warning, keys, source};
+use crate::{Error, Format, Import, Warning, keys, listed, source};
 
 /// Item types that are model items of another kind than rehydrate's messages: built-in tool
 /// calls and their outputs, references to stored items, compaction. Kept in the source, no
@@ -64,7 +68,52 @@ fn not_a_session(path: &Path) -> Error {
 }
 
 /// Imports a Responses input document.
+///
+/// The document is first read in one pass ([`import_typed`]); one that does not read so, or
+/// whose items do not all convert, is read again field by field ([`import_field_by_field`]),
+/// which gives every error.
 pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
+    match import_typed(text) {
+        Some(import) => Ok(import),
+        None => import_field_by_field(path, text),
+    }
+}
+
+/// The import of a bare items array or an object with an `input` array read in one pass: each
+/// item read straight into the fields the import uses ([`Fields`]) beside its raw text, an
+/// item of another shape kept as raw text and converted as the field-by-field read converts
+/// it. `None` when the document is not such an array or object (a string `input` included),
+/// has an item that is not an object, or an item does not convert: the field-by-field read
+/// then gives the import or its error.
+pub(crate) fn import_typed(text: &str) -> Option<Import> {
+    let bare = text
+        .trim_start_matches([' ', '\t', '\n', '\r'])
+        .starts_with('[');
+    let prefix = if bare { "" } else { "input" };
+    let mut grouping = Grouping::new(prefix);
+    let top = listed::read_listed::<Fields<'_>>(text, "input", &mut |raw, read| {
+        let pushed = match read {
+            Some(fields) => grouping.push(raw, |field, warn| fields.item(raw, field, false, warn)),
+            // Any other item is read field by field, but one that is not an object (an error
+            // there).
+            None if raw.starts_with('{') => {
+                grouping.push(raw, |field, warn| item(raw, &field(), false, warn))
+            }
+            None => return false,
+        };
+        pushed.is_ok()
+    })?;
+    let document = match top {
+        listed::Top::Array => "[]".to_string(),
+        listed::Top::Object(members) => source::document_text(&members, &["input"]),
+    };
+    let items = grouping.items.len();
+    Some(finish(grouping.finish(), items, prefix, document))
+}
+
+/// [`import`] field by field: the document's raw texts (the whole, its members, its items),
+/// then each item parsed into a `serde_json::Value` and converted; errors name the field.
+pub(crate) fn import_field_by_field(path: &Path, text: &str) -> Result<Import, Error> {
     let top: &RawValue =
         serde_json::from_str(text).map_err(|e| json::invalid_json(path, None, &e))?;
     let top_text = top.get().trim_start();
@@ -102,10 +151,16 @@ pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
             }
         }
     }
-    let read = read_items(&items, prefix).map_err(|e| e.into_error(path, None))?;
+    let read = read_raws(&items, prefix).map_err(|e| e.into_error(path, None))?;
+    Ok(finish(read, items.len(), prefix, document))
+}
+
+/// The import of the `items` items read at `prefix` of a document whose other members are
+/// `document` ([`keys::DOCUMENT`]).
+fn finish(read: Read, items: usize, prefix: &str, document: String) -> Import {
     let mut messages = read.messages;
     let mut warnings = read.warnings;
-    if messages.is_empty() && !items.is_empty() {
+    if messages.is_empty() && items > 0 {
         warnings.push((
             0,
             Warning::new(format!(
@@ -122,24 +177,35 @@ pub(crate) fn import(path: &Path, text: &str) -> Result<Import, Error> {
         );
     }
     warnings.sort_by_key(|(i, _)| *i);
-    Ok(Import {
+    Import {
         format: Format::Responses,
         messages,
         warnings: warnings.into_iter().map(|(_, w)| w).collect(),
-    })
+    }
 }
 
 /// Reads the messages of a group's source text on its own (the writer's test of whether the
 /// group changed); `None` when it does not read.
 pub(crate) fn decode(source_text: &str) -> Option<Read> {
     let items = source::items(source_text)?;
-    read_items(&items, "").ok()
+    read_raws(&items, "").ok()
 }
 
-/// What [`read_items`] made of a list of items.
+/// Reads `items` (raw texts at `prefix`; a lone JSON string is a string `input`) field by
+/// field, grouped.
+fn read_raws<'a>(items: &[&'a RawValue], prefix: &'a str) -> Result<Read, FieldError> {
+    let mut grouping = Grouping::new(prefix);
+    let lone = items.len() == 1;
+    for raw in items {
+        let raw = raw.get();
+        grouping.push(raw, |field, warn| item(raw, &field(), lone, warn))?;
+    }
+    Ok(grouping.finish())
+}
+
+/// What [`Grouping`] made of a list of items.
 pub(crate) struct Read {
-    /// The messages, each group's first with [`keys::SOURCE`], later ones with
-    /// [`keys::SOURCE_PART`].
+    /// The messages, each with [`keys::SOURCE`]: the items of its group.
     pub(crate) messages: Vec<Message>,
     /// Warnings, each with the index of the item it is about.
     pub(crate) warnings: Vec<(usize, Warning)>,
@@ -170,80 +236,95 @@ struct Open {
     takes_calls: bool,
 }
 
-/// Reads `items` (raw texts; a lone JSON string is a string `input`) into messages, grouped:
-/// reasoning items go to the next assistant item, an assistant message item takes the calls
-/// right after it, consecutive calls are one assistant message; items that make no message
-/// belong to the next group (the last group takes those after it).
-pub(crate) fn read_items(items: &[&RawValue], prefix: &str) -> Result<Read, FieldError> {
-    let mut warnings: Vec<(usize, Warning)> = Vec::new();
-    // Each group: (first item, end item exclusive, messages).
-    let mut groups: Vec<(usize, usize, Vec<Message>)> = Vec::new();
-    let mut opaque: Vec<String> = Vec::new();
-    let mut start = 0; // first item not in a group yet
-    let mut reasoning: Vec<usize> = Vec::new();
-    let mut open: Option<(Open, usize)> = None; // and the end of its last model item
-    let mut calls: HashMap<String, (usize, bool)> = HashMap::new(); // id -> (item, answered)
-    let mut call_order: Vec<String> = Vec::new();
+/// Items grouped into messages as they are read ([`Grouping::push`]): reasoning items go to the
+/// next assistant item, an assistant message item takes the calls right after it, consecutive
+/// calls are one assistant message; items that make no message belong to the next group (the
+/// last group takes those after it). A group's source ([`keys::SOURCE`]) is written as soon as
+/// the next group starts, while the items after it are still being read.
+struct Grouping<'a> {
+    /// Where the items are: `input`, or empty for a bare array.
+    prefix: &'a str,
+    /// The raw texts of the items pushed so far.
+    items: Vec<&'a str>,
+    /// Warnings, each with the index of the item it is about.
+    warnings: Vec<(usize, Warning)>,
+    /// The messages of the complete groups, each with its source.
+    messages: Vec<Message>,
+    /// The last group so far: its first item, its end item (exclusive) and its message.
+    last: Option<(usize, usize, Message)>,
+    /// The raw texts of the items that make no message and are not reasoning.
+    opaque: Vec<String>,
+    /// The first item not in a group yet.
+    start: usize,
+    /// The reasoning items waiting for the next assistant item.
+    reasoning: Vec<usize>,
+    /// The assistant message being gathered, and the end of its last item.
+    open: Option<(Open, usize)>,
+    /// Call id -> (its item, whether an output answered it).
+    calls: HashMap<String, (usize, bool)>,
+    /// The call ids in order.
+    call_order: Vec<String>,
+}
 
-    let close = |open: &mut Option<(Open, usize)>,
-                 groups: &mut Vec<(usize, usize, Vec<Message>)>,
-                 start: &mut usize| {
-        if let Some((o, end)) = open.take() {
-            let mut m = o.message;
-            if !o.custom.is_empty() {
-                m.metadata
-                    .insert(keys::CUSTOM_CALLS.to_string(), o.custom.join("\n"));
-            }
-            groups.push((*start, end, vec![m]));
-            *start = end;
+impl<'a> Grouping<'a> {
+    fn new(prefix: &'a str) -> Grouping<'a> {
+        Grouping {
+            prefix,
+            items: Vec::new(),
+            warnings: Vec::new(),
+            messages: Vec::new(),
+            last: None,
+            opaque: Vec::new(),
+            start: 0,
+            reasoning: Vec::new(),
+            open: None,
+            calls: HashMap::new(),
+            call_order: Vec::new(),
         }
-    };
-    let orphans = |reasoning: &mut Vec<usize>, warnings: &mut Vec<(usize, Warning)>| {
-        for i in reasoning.drain(..) {
-            warnings.push((
-                i,
-                Warning::new(format!(
-                    "{}: reasoning item has no following item; kept in the source only",
-                    json::item(prefix, i)
-                )),
-            ));
-        }
-    };
+    }
 
-    for (i, raw) in items.iter().enumerate() {
-        let field = json::item(prefix, i);
-        let item = item(raw, &field, items.len() == 1, &mut |w| {
-            warnings.push((i, w))
-        })?;
-        match item {
-            Item::Opaque => opaque.push(raw.get().to_string()),
+    /// Reads the next item, whose raw text is `raw`, by `read` (given the item's field, made
+    /// when needed, and where its warnings go), and puts it in its group.
+    fn push(
+        &mut self,
+        raw: &'a str,
+        read: impl FnOnce(&dyn Fn() -> String, &mut dyn FnMut(Warning)) -> Result<Item, FieldError>,
+    ) -> Result<(), FieldError> {
+        let i = self.items.len();
+        self.items.push(raw);
+        let prefix = self.prefix;
+        let field = || json::item(prefix, i);
+        let warnings = &mut self.warnings;
+        match read(&field, &mut |w| warnings.push((i, w)))? {
+            Item::Opaque => self.opaque.push(raw.to_string()),
             Item::Reasoning => {
-                close(&mut open, &mut groups, &mut start);
-                reasoning.push(i);
+                self.close();
+                self.reasoning.push(i);
             }
             Item::Message(m) if m.role == Role::Assistant => {
-                close(&mut open, &mut groups, &mut start);
-                open = Some(open_step(m, &mut reasoning, items, i));
+                self.close();
+                self.open = Some(self.open_step(m, i));
             }
             Item::Call(call, custom) => {
-                if calls.contains_key(&call.id) {
-                    warnings.push((
+                if self.calls.contains_key(&call.id) {
+                    self.warnings.push((
                         i,
-                        Warning::new(format!("{field}: call id {} is used twice", call.id)),
+                        Warning::new(format!("{}: call id {} is used twice", field(), call.id)),
                     ));
                 }
-                calls.insert(call.id.clone(), (i, false));
-                call_order.push(call.id.clone());
-                let joins = matches!(&open, Some((o, _)) if o.takes_calls) && reasoning.is_empty();
+                self.calls.insert(call.id.clone(), (i, false));
+                self.call_order.push(call.id.clone());
+                let joins = matches!(&self.open, Some((o, _)) if o.takes_calls)
+                    && self.reasoning.is_empty();
                 if !joins {
-                    close(&mut open, &mut groups, &mut start);
+                    self.close();
                     let m = Message {
                         role: Role::Assistant,
                         ..Message::default()
                     };
-                    open = Some(open_step(m, &mut reasoning, items, i));
+                    self.open = Some(self.open_step(m, i));
                 }
-                if let Some((o, end)) = &mut open {
+                if let Some((o, end)) = &mut self.open {
                     if custom {
                         o.custom.push(call.id.clone());
                     }
@@ -252,113 +333,137 @@ pub(crate) fn read_items(items: &[&RawValue], prefix: &str) -> Result<Read, Fiel
                 }
             }
             Item::Message(m) | Item::Output(m) => {
-                close(&mut open, &mut groups, &mut start);
-                orphans(&mut reasoning, &mut warnings);
+                self.close();
+                self.orphans();
                 if m.role == Role::Tool
                     && let Some(id) = &m.tool_call_id
                 {
-                    match calls.get_mut(id) {
-                        None => warnings.push((
-                            i,
-                            Warning::new(format!("{field}: output for call {id} has no call")),
-                        )),
-                        Some((_, answered)) if *answered => warnings.push((
-                            i,
-                            Warning::new(format!("{field}: second output for call {id}")),
-                        )),
-                        Some((_, answered)) => *answered = true,
+                    let warning = match self.calls.get_mut(id) {
+                        None => Some(format!("{}: output for call {id} has no call", field())),
+                        Some((_, answered)) if *answered => {
+                            Some(format!("{}: second output for call {id}", field()))
+                        }
+                        Some((_, answered)) => {
+                            *answered = true;
+                            None
+                        }
+                    };
+                    if let Some(warning) = warning {
+                        self.warnings.push((i, Warning::new(warning)));
                     }
                 }
-                groups.push((start, i + 1, vec![m]));
-                start = i + 1;
+                self.group(self.start, i + 1, m);
+                self.start = i + 1;
             }
         }
+        Ok(())
     }
-    close(&mut open, &mut groups, &mut start);
-    orphans(&mut reasoning, &mut warnings);
-    for id in call_order {
-        if let Some((i, false)) = calls.get(&id).copied() {
-            calls.insert(id.clone(), (i, true));
-            warnings.push((
+
+    /// Ends the assistant message being gathered, as a group.
+    fn close(&mut self) {
+        if let Some((o, end)) = self.open.take() {
+            let mut m = o.message;
+            if !o.custom.is_empty() {
+                m.metadata
+                    .insert(keys::CUSTOM_CALLS.to_string(), o.custom.join("\n"));
+            }
+            self.group(self.start, end, m);
+            self.start = end;
+        }
+    }
+
+    /// Starts a group of the items `[first, end)` making `m`: the group before it is complete,
+    /// and gets its source.
+    fn group(&mut self, first: usize, end: usize, m: Message) {
+        if let Some((first, end, m)) = self.last.replace((first, end, m)) {
+            self.complete(first, end, m);
+        }
+    }
+
+    /// `m` with the source of items `[first, end)`, among the messages.
+    fn complete(&mut self, first: usize, end: usize, mut m: Message) {
+        let text = source::array_text(
+            self.items
+                .get(first..end)
+                .unwrap_or_default()
+                .iter()
+                .copied(),
+        );
+        m.metadata.insert(keys::SOURCE.to_string(), text);
+        self.messages.push(m);
+    }
+
+    /// Warns of the reasoning items no item followed.
+    fn orphans(&mut self) {
+        for i in self.reasoning.drain(..) {
+            self.warnings.push((
                 i,
                 Warning::new(format!(
-                    "{}: call {id} has no output",
-                    json::item(prefix, i)
+                    "{}: reasoning item has no following item; kept in the source only",
+                    json::item(self.prefix, i)
                 )),
             ));
         }
     }
-    if let Some(last) = groups.last_mut() {
-        last.1 = items.len();
+
+    /// Opens an assistant step with `m`, the item at `i`: the pending reasoning items go on
+    /// it, and calls may join it. With the end of its items (`i + 1`).
+    fn open_step(&mut self, mut m: Message, i: usize) -> (Open, usize) {
+        if !self.reasoning.is_empty() {
+            let items = &self.items;
+            let text =
+                source::array_text(self.reasoning.iter().filter_map(|&i| items.get(i).copied()));
+            self.reasoning.clear();
+            m.metadata.insert(REASONING_KEY.to_string(), text);
+        }
+        let open = Open {
+            message: m,
+            custom: Vec::new(),
+            takes_calls: true,
+        };
+        (open, i + 1)
     }
-    let mut messages = Vec::new();
-    for (first, end, group) in groups {
-        let text = source::array_text(
-            items
-                .get(first..end)
-                .unwrap_or_default()
-                .iter()
-                .map(|r| r.get()),
-        );
-        for (k, mut m) in group.into_iter().enumerate() {
-            if k == 0 {
-                m.metadata.insert(keys::SOURCE.to_string(), text.clone());
-            } else {
-                m.metadata
-                    .insert(keys::SOURCE_PART.to_string(), "true".to_string());
+
+    /// The messages and warnings of every item pushed: the last group takes the items after
+    /// it, and every call no output answered is warned of.
+    fn finish(mut self) -> Read {
+        self.close();
+        self.orphans();
+        for id in std::mem::take(&mut self.call_order) {
+            if let Some((i, false)) = self.calls.get(&id).copied() {
+                self.calls.insert(id.clone(), (i, true));
+                self.warnings.push((
+                    i,
+                    Warning::new(format!(
+                        "{}: call {id} has no output",
+                        json::item(self.prefix, i)
+                    )),
+                ));
             }
-            messages.push(m);
+        }
+        if let Some((first, _, m)) = self.last.take() {
+            self.complete(first, self.items.len(), m);
+        }
+        Read {
+            messages: self.messages,
+            warnings: self.warnings,
+            opaque: self.opaque,
         }
     }
-    Ok(Read {
-        messages,
-        warnings,
-        opaque,
-    })
-}
-
-/// Opens an assistant step with `m`, the item at `i`: the pending reasoning items go on it,
-/// and calls may join it. With the end of its items (`i + 1`).
-fn open_step(
-    mut m: Message,
-    reasoning: &mut Vec<usize>,
-    items: &[&RawValue],
-    i: usize,
-) -> (Open, usize) {
-    attach_reasoning(&mut m, reasoning, items);
-    let open = Open {
-        message: m,
-        custom: Vec::new(),
-        takes_calls: true,
-    };
-    (open, i + 1)
-}
-
-/// Puts the raw texts of the pending reasoning items on `m` (metadata `reasoning`).
-fn attach_reasoning(m: &mut Message, reasoning: &mut Vec<usize>, items: &[&RawValue]) {
-    if reasoning.is_empty() {
-        return;
-    }
-    let text = source::array_text(
-        reasoning
-            .drain(..)
-            .filter_map(|i| items.get(i))
-            .map(|r| r.get()),
-    );
-    m.metadata.insert(REASONING_KEY.to_string(), text);
 }
 
 /// The metadata key of the reasoning items before an assistant message.
 pub(crate) const REASONING_KEY: &str = "reasoning";
 
-/// Reads one item at `field`; `lone` allows a JSON string (a string `input`).
+/// Reads one item at `field` from its raw text, field by field; `lone` allows a JSON string (a
+/// string `input`).
 fn item(
-    raw: &RawValue,
+    raw: &str,
     field: &str,
     lone: bool,
     warn: &mut dyn FnMut(Warning),
 ) -> Result<Item, FieldError> {
-    let value: Value = serde_json::from_str(raw.get())
+    let value: Value = serde_json::from_str(raw)
         .map_err(|e| FieldError::new(field, format!("invalid JSON: {e}")))?;
     let mut obj = match value {
         Value::String(text) if lone => {
@@ -405,14 +510,7 @@ fn item(
             let id = json::take_string(&mut obj, "call_id", field)?;
             let name = json::take_string(&mut obj, "name", field)?;
             let input = json::take_string(&mut obj, "input", field)?;
-            Ok(Item::Call(
-                ToolCall {
-                    id,
-                    name,
-                    arguments: json!({ "input": input }).to_string(),
-                },
-                true,
-            ))
+            Ok(Item::Call(custom_call(id, name, &input), true))
         }
         "function_call_output" | "custom_tool_call_output" => {
             let custom = kind == "custom_tool_call_output";
@@ -436,25 +534,49 @@ fn item(
                     ));
                 }
             };
-            let mut m = Message {
-                role: Role::Tool,
-                content: Some(content),
-                tool_call_id: Some(id.clone()),
-                ..Message::default()
-            };
-            if custom {
-                m.metadata.insert(keys::CUSTOM_CALLS.to_string(), id);
-            }
-            Ok(Item::Output(m))
+            Ok(Item::Output(output_message(id, content, custom)))
         }
-        "reasoning" => Ok(Item::Reasoning),
-        known if OPAQUE_TYPES.contains(&known) => Ok(Item::Opaque),
+        other => Ok(other_item(other, &|| field.to_string(), warn)),
+    }
+}
+
+/// The call of a `custom_tool_call` item: its `input` as the arguments `{"input": …}`.
+fn custom_call(id: String, name: String, input: &str) -> ToolCall {
+    ToolCall {
+        id,
+        name,
+        arguments: json!({ "input": input }).to_string(),
+    }
+}
+
+/// The tool message of a `function_call_output` (or, `custom`, `custom_tool_call_output`)
+/// item answering call `id`.
+fn output_message(id: String, content: Content, custom: bool) -> Message {
+    let mut m = Message {
+        role: Role::Tool,
+        content: Some(content),
+        tool_call_id: Some(id.clone()),
+        ..Message::default()
+    };
+    if custom {
+        m.metadata.insert(keys::CUSTOM_CALLS.to_string(), id);
+    }
+    m
+}
+
+/// An item of a `type` that makes no message: `reasoning`, a known opaque type, or an unknown
+/// one (with a warning).
+fn other_item(kind: &str, field: &dyn Fn() -> String, warn: &mut dyn FnMut(Warning)) -> Item {
+    match kind {
+        "reasoning" => Item::Reasoning,
+        known if OPAQUE_TYPES.contains(&known) => Item::Opaque,
         unknown => {
             warn(Warning::new(format!(
-                "{field}: unknown item type `{}`, kept in the source only",
+                "{}: unknown item type `{}`, kept in the source only",
+                field(),
                 json::clip(unknown)
             )));
-            Ok(Item::Opaque)
+            Item::Opaque
         }
     }
 }
@@ -509,27 +631,216 @@ fn message(mut obj: Map<String, Value>, field: &str) -> Result<Message, FieldErr
 /// `{"type":"text","text":…}`, an `input_image` with an `image_url` becomes
 /// `{"type":"image_url","image_url":{"url":…,"detail":…}}`; any other part is kept as it is.
 fn canonical_parts(parts: Vec<Value>) -> Vec<Value> {
-    parts
-        .into_iter()
-        .map(|part| {
-            let kind = part.get("type").and_then(Value::as_str);
-            match kind {
-                Some("input_text" | "output_text") => match part.get("text") {
-                    Some(Value::String(text)) => json!({"type": "text", "text": text}),
-                    _ => part,
-                },
-                Some("input_image") => match part.get("image_url") {
-                    Some(Value::String(url)) => {
-                        let mut image = json!({ "url": url });
-                        if let Some(detail) = part.get("detail").filter(|d| !d.is_null()) {
-                            image["detail"] = detail.clone();
-                        }
-                        json!({"type": "image_url", "image_url": image})
-                    }
-                    _ => part,
-                },
-                _ => part,
+    parts.into_iter().map(canonical_part).collect()
+}
+
+/// One part of [`canonical_parts`], its strings moved, not copied.
+fn canonical_part(part: Value) -> Value {
+    let Value::Object(mut part) = part else {
+        return part;
+    };
+    match part.get("type").and_then(Value::as_str) {
+        Some("input_text" | "output_text") if part.get("text").is_some_and(Value::is_string) => {
+            let text = part.remove("text").unwrap_or_default();
+            json!({"type": "text", "text": text})
+        }
+        Some("input_image") if part.get("image_url").is_some_and(Value::is_string) => {
+            let url = part.remove("image_url").unwrap_or_default();
+            let mut image = json!({ "url": url });
+            if let Some(detail) = part.remove("detail").filter(|d| !d.is_null()) {
+                image["detail"] = detail;
             }
-        })
-        .collect()
+            json!({"type": "image_url", "image_url": image})
+        }
+        _ => Value::Object(part),
+    }
+}
+
+/// The members of an input item the import reads, read in the pass that finds the item's
+/// text ([`listed::read_listed`]). Each is typed as strictly as [`item`] checks it where it
+/// checks it at all (a non-null `role`, a `content` or `output` that is a string or an array),
+/// so that an item that reads here converts as [`item`] converts it; [`Fields::item`] leaves
+/// any other case to [`item`]. Other members are walked as a `Value` parse walks them
+/// ([`json::SkipValue`]), so the same texts fail.
+#[derive(Default)]
+struct Fields<'a> {
+    /// `type`; `None` when absent or null.
+    kind: Option<Cow<'a, str>>,
+    /// `role`, when present.
+    role: Option<Cow<'a, str>>,
+    content: Option<Body>,
+    phase: Option<String>,
+    call_id: Option<String>,
+    name: Option<String>,
+    arguments: Option<String>,
+    input: Option<String>,
+    output: Option<Body>,
+}
+
+/// A `content` or `output`: a string, or an array of content parts.
+enum Body {
+    Text(String),
+    Parts(Vec<Value>),
+}
+
+impl Body {
+    fn into_content(self) -> Content {
+        match self {
+            Body::Text(text) => Content::Text(text),
+            Body::Parts(parts) => Content::Parts(canonical_parts(parts)),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Body {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> Visitor<'de> for Visit {
+            type Value = Body;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a string or an array of content parts")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Body, E> {
+                Ok(Body::Text(v.to_string()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Body, E> {
+                Ok(Body::Text(v))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Body, A::Error> {
+                let mut parts = Vec::with_capacity(seq.size_hint().unwrap_or(0));
+                while let Some(part) = seq.next_element::<Value>()? {
+                    parts.push(part);
+                }
+                Ok(Body::Parts(parts))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Fields<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Visit<'a> {
+            type Value = Fields<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an input item")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Fields<'a>, A::Error> {
+                let mut f = Fields::default();
+                let mut first = true;
+                // A repeated member replaces the earlier one, as in a `Value` object.
+                while let Some(json::Str(key)) = map.next_key::<json::Str<'de>>()? {
+                    if first && key == json::RAW_VALUE_TOKEN {
+                        return Err(serde::de::Error::custom("a raw value token"));
+                    }
+                    first = false;
+                    match key.as_ref() {
+                        "type" => f.kind = map.next_value::<Option<json::Str<'de>>>()?.map(|s| s.0),
+                        "role" => f.role = Some(map.next_value::<json::Str<'de>>()?.0),
+                        "content" => f.content = map.next_value()?,
+                        "phase" => f.phase = map.next_value()?,
+                        "call_id" => f.call_id = map.next_value()?,
+                        "name" => f.name = map.next_value()?,
+                        "arguments" => f.arguments = map.next_value()?,
+                        "input" => f.input = map.next_value()?,
+                        "output" => f.output = map.next_value()?,
+                        _ => map.next_value_seed(json::SkipValue)?,
+                    }
+                }
+                Ok(f)
+            }
+        }
+        d.deserialize_map(Visit(std::marker::PhantomData))
+    }
+}
+
+impl Fields<'_> {
+    /// The item these fields make, as [`item`] makes it from the item's `raw` text; [`item`]
+    /// itself for a case these fields do not settle (a missing or unknown field is an error
+    /// there).
+    fn item(
+        self,
+        raw: &str,
+        field: &dyn Fn() -> String,
+        lone: bool,
+        warn: &mut dyn FnMut(Warning),
+    ) -> Result<Item, FieldError> {
+        let kind = match self.kind.as_deref() {
+            Some(kind) => kind,
+            None if self.role.is_some() => "message",
+            None => {
+                warn(Warning::new(format!(
+                    "{}: item has no `type`, kept in the source only",
+                    field()
+                )));
+                return Ok(Item::Opaque);
+            }
+        };
+        match kind {
+            "message" => {
+                let mut metadata = BTreeMap::new();
+                let role = match self.role.as_deref() {
+                    Some("user") => Role::User,
+                    Some("assistant") => Role::Assistant,
+                    Some("system") => Role::System,
+                    Some("developer") => {
+                        metadata.insert(keys::RESPONSES_ROLE.to_string(), "developer".to_string());
+                        Role::System
+                    }
+                    _ => return item(raw, &field(), lone, warn),
+                };
+                if role == Role::Assistant
+                    && let Some(phase) = self.phase
+                {
+                    metadata.insert(keys::RESPONSES_PHASE.to_string(), phase);
+                }
+                Ok(Item::Message(Message {
+                    role,
+                    content: self.content.map(Body::into_content),
+                    metadata,
+                    ..Message::default()
+                }))
+            }
+            "function_call" => {
+                let (Some(id), Some(name), Some(arguments)) =
+                    (self.call_id, self.name, self.arguments)
+                else {
+                    return item(raw, &field(), lone, warn);
+                };
+                if serde_json::from_str::<serde::de::IgnoredAny>(&arguments).is_err() {
+                    warn(Warning::new(format!(
+                        "{}: call {id} has arguments that are not JSON",
+                        field()
+                    )));
+                }
+                Ok(Item::Call(
+                    ToolCall {
+                        id,
+                        name,
+                        arguments,
+                    },
+                    false,
+                ))
+            }
+            "custom_tool_call" => {
+                let (Some(id), Some(name), Some(input)) = (self.call_id, self.name, self.input)
+                else {
+                    return item(raw, &field(), lone, warn);
+                };
+                Ok(Item::Call(custom_call(id, name, &input), true))
+            }
+            "function_call_output" | "custom_tool_call_output" => {
+                let (Some(id), Some(output)) = (self.call_id, self.output) else {
+                    return item(raw, &field(), lone, warn);
+                };
+                Ok(Item::Output(output_message(
+                    id,
+                    output.into_content(),
+                    kind == "custom_tool_call_output",
+                )))
+            }
+            _ => Ok(other_item(kind, field, warn)),
+        }
+    }
 }
