@@ -1,5 +1,6 @@
 //! Checking that tool results answer earlier tool calls, for the whole-document formats whose
-//! messages map one to one onto source entries (SWE-agent, OpenAI).
+//! messages map one to one onto source entries (SWE-agent, OpenAI), and the ledger of calls the
+//! Responses and Anthropic readers check each answer against ([`Ledger`]).
 
 use std::collections::HashMap;
 
@@ -86,5 +87,55 @@ impl Links {
             }
         }
         warnings
+    }
+}
+
+/// The tool calls of a body met so far (a Responses input, an Anthropic body), by id, for
+/// readers that check each answer as they read it: one entry per id, so each call is hashed
+/// and its id copied once.
+#[derive(Default)]
+pub(crate) struct Ledger {
+    /// Call id -> (the index of its latest call, whether an answer came after it, the order
+    /// in which the id was first called).
+    calls: HashMap<String, (usize, bool, usize)>,
+}
+
+impl Ledger {
+    /// Records a call with `id` at index `i`; `true` when an earlier call had the id (the
+    /// latest call now waits for its own answer).
+    pub(crate) fn call(&mut self, id: &str, i: usize) -> bool {
+        let order = self.calls.len();
+        match self.calls.entry(id.to_string()) {
+            std::collections::hash_map::Entry::Occupied(mut entry) => {
+                let (latest, answered, _) = entry.get_mut();
+                *latest = i;
+                *answered = false;
+                true
+            }
+            std::collections::hash_map::Entry::Vacant(entry) => {
+                entry.insert((i, false, order));
+                false
+            }
+        }
+    }
+
+    /// Records an answer to `id`: `None` when no call has the id, else whether the latest call
+    /// with it was answered before.
+    pub(crate) fn answer(&mut self, id: &str) -> Option<bool> {
+        let (_, answered, _) = self.calls.get_mut(id)?;
+        Some(std::mem::replace(answered, true))
+    }
+
+    /// The ids whose latest call has no answer, each with that call's index, in the order the
+    /// ids were first called.
+    pub(crate) fn unanswered(self) -> Vec<(String, usize)> {
+        let mut open: Vec<(usize, String, usize)> = self
+            .calls
+            .into_iter()
+            .filter(|(_, (_, answered, _))| !answered)
+            .map(|(id, (i, _, order))| (order, id, i))
+            .collect();
+        open.sort_unstable_by_key(|(order, _, _)| *order);
+        open.into_iter().map(|(_, id, i)| (id, i)).collect()
     }
 }

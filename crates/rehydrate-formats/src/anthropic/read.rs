@@ -3,7 +3,7 @@
 //! body").
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::marker::PhantomData;
 use std::path::Path;
@@ -18,6 +18,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::json::{self, FieldError};
+use crate::links::Ledger;
 use crate::{Error, Format, Import, Warning, keys, listed, source};
 
 /// The content block types of the Anthropic Messages API other than `text`: the ones OpenAI
@@ -128,10 +129,8 @@ struct Body {
     messages: Vec<Message>,
     /// Warnings, each with the index of the body message it is about.
     warnings: Vec<(usize, Warning)>,
-    /// `tool_use` id -> (its message, whether a `tool_result` answered it).
-    calls: HashMap<String, (usize, bool)>,
-    /// The `tool_use` ids in order.
-    call_order: Vec<String>,
+    /// The `tool_use` blocks met so far.
+    calls: Ledger,
     /// How many messages were read.
     count: usize,
 }
@@ -152,26 +151,20 @@ impl Body {
         let group = read(&field, &mut |w| warnings.push((i, w)))?;
         for m in &group {
             for call in &m.tool_calls {
-                if self.calls.insert(call.id.clone(), (i, false)).is_some() {
+                if self.calls.call(&call.id, i) {
                     self.warnings.push((
                         i,
                         Warning::new(format!("{field}: tool_use id {} is used twice", call.id)),
                     ));
                 }
-                self.call_order.push(call.id.clone());
             }
             if m.role == Role::Tool
                 && let Some(id) = &m.tool_call_id
             {
-                let warning = match self.calls.get_mut(id) {
+                let warning = match self.calls.answer(id) {
                     None => Some(format!("{field}: tool_result {id} has no tool_use")),
-                    Some((_, answered)) if *answered => {
-                        Some(format!("{field}: second tool_result for tool_use {id}"))
-                    }
-                    Some((_, answered)) => {
-                        *answered = true;
-                        None
-                    }
+                    Some(true) => Some(format!("{field}: second tool_result for tool_use {id}")),
+                    Some(false) => None,
                 };
                 if let Some(warning) = warning {
                     self.warnings.push((i, Warning::new(warning)));
@@ -198,17 +191,14 @@ impl Body {
         system: Option<(Message, &str)>,
         members: &BTreeMap<String, &RawValue>,
     ) -> Import {
-        for id in std::mem::take(&mut self.call_order) {
-            if let Some((i, false)) = self.calls.get(&id).copied() {
-                self.calls.insert(id.clone(), (i, true));
-                self.warnings.push((
-                    i,
-                    Warning::new(format!(
-                        "{}: tool_use {id} has no tool_result",
-                        json::item("messages", i)
-                    )),
-                ));
-            }
+        for (id, i) in std::mem::take(&mut self.calls).unanswered() {
+            self.warnings.push((
+                i,
+                Warning::new(format!(
+                    "{}: tool_use {id} has no tool_result",
+                    json::item("messages", i)
+                )),
+            ));
         }
         let mut messages = self.messages;
         if let Some((m, raw)) = system {

@@ -307,6 +307,67 @@ fn openai_reads_agree() {
     );
 }
 
+#[test]
+fn reused_and_unanswered_calls_are_warned_in_document_order() {
+    let warnings = |read: Read, text: &str| -> Vec<String> {
+        let import = read(Path::new("b.json"), text).unwrap();
+        import.warnings.iter().map(ToString::to_string).collect()
+    };
+    let call = |id: &str| {
+        format!(r#"{{"type":"function_call","call_id":"{id}","name":"f","arguments":"{{}}"}}"#)
+    };
+    let output =
+        |id: &str| format!(r#"{{"type":"function_call_output","call_id":"{id}","output":"ok"}}"#);
+    let user = r#"{"type":"message","role":"user","content":"x"}"#;
+    let text = format!(
+        "[{}]",
+        [
+            call("c1"),
+            call("c2"),
+            user.to_string(),
+            call("c1"),
+            call("c3"),
+            output("c3"),
+            output("c3")
+        ]
+        .join(",")
+    );
+    let want = [
+        "[1]: call c2 has no output",
+        "[3]: call id c1 is used twice",
+        "[3]: call c1 has no output",
+        "[6]: second output for call c3",
+    ];
+    assert_eq!(warnings(crate::responses::import, &text), want);
+    assert_eq!(
+        warnings(crate::responses::import_field_by_field, &text),
+        want
+    );
+    let use_ = |id: &str| format!(r#"{{"type":"tool_use","id":"{id}","name":"f","input":{{}}}}"#);
+    let result =
+        |id: &str| format!(r#"{{"type":"tool_result","tool_use_id":"{id}","content":"ok"}}"#);
+    let text = format!(
+        r#"{{"messages":[{{"role":"assistant","content":[{},{}]}},{{"role":"user","content":"x"}},{{"role":"assistant","content":[{},{}]}},{{"role":"user","content":[{},{}]}}]}}"#,
+        use_("t1"),
+        use_("t2"),
+        use_("t1"),
+        use_("t3"),
+        result("t3"),
+        result("t3")
+    );
+    let want = [
+        "messages[0]: tool_use t2 has no tool_result",
+        "messages[2]: tool_use id t1 is used twice",
+        "messages[2]: tool_use t1 has no tool_result",
+        "messages[3]: second tool_result for tool_use t3",
+    ];
+    assert_eq!(warnings(crate::anthropic::import, &text), want);
+    assert_eq!(
+        warnings(crate::anthropic::import_field_by_field, &text),
+        want
+    );
+}
+
 /// Strings with what makes reading them differ: escapes, a quote, non-ASCII, and now and
 /// then control characters.
 fn text() -> impl Strategy<Value = String> {

@@ -2,7 +2,7 @@
 //! is such an array or a string (docs/FORMATS.md, "Importers", "OpenAI Responses input").
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
@@ -13,6 +13,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use crate::json::{self, FieldError};
+use crate::links::Ledger;
 use crate::{Error, Format, Import, Warning, keys, listed, source};
 
 /// Item types that are model items of another kind than rehydrate's messages: built-in tool
@@ -260,10 +261,8 @@ struct Grouping<'a> {
     reasoning: Vec<usize>,
     /// The assistant message being gathered, and the end of its last item.
     open: Option<(Open, usize)>,
-    /// Call id -> (its item, whether an output answered it).
-    calls: HashMap<String, (usize, bool)>,
-    /// The call ids in order.
-    call_order: Vec<String>,
+    /// The calls met so far.
+    calls: Ledger,
 }
 
 impl<'a> Grouping<'a> {
@@ -278,8 +277,7 @@ impl<'a> Grouping<'a> {
             start: 0,
             reasoning: Vec::new(),
             open: None,
-            calls: HashMap::new(),
-            call_order: Vec::new(),
+            calls: Ledger::default(),
         }
     }
 
@@ -306,14 +304,12 @@ impl<'a> Grouping<'a> {
                 self.open = Some(self.open_step(m, i));
             }
             Item::Call(call, custom) => {
-                if self.calls.contains_key(&call.id) {
+                if self.calls.call(&call.id, i) {
                     self.warnings.push((
                         i,
                         Warning::new(format!("{}: call id {} is used twice", field(), call.id)),
                     ));
                 }
-                self.calls.insert(call.id.clone(), (i, false));
-                self.call_order.push(call.id.clone());
                 let joins = matches!(&self.open, Some((o, _)) if o.takes_calls)
                     && self.reasoning.is_empty();
                 if !joins {
@@ -338,15 +334,10 @@ impl<'a> Grouping<'a> {
                 if m.role == Role::Tool
                     && let Some(id) = &m.tool_call_id
                 {
-                    let warning = match self.calls.get_mut(id) {
+                    let warning = match self.calls.answer(id) {
                         None => Some(format!("{}: output for call {id} has no call", field())),
-                        Some((_, answered)) if *answered => {
-                            Some(format!("{}: second output for call {id}", field()))
-                        }
-                        Some((_, answered)) => {
-                            *answered = true;
-                            None
-                        }
+                        Some(true) => Some(format!("{}: second output for call {id}", field())),
+                        Some(false) => None,
                     };
                     if let Some(warning) = warning {
                         self.warnings.push((i, Warning::new(warning)));
@@ -429,17 +420,14 @@ impl<'a> Grouping<'a> {
     fn finish(mut self) -> Read {
         self.close();
         self.orphans();
-        for id in std::mem::take(&mut self.call_order) {
-            if let Some((i, false)) = self.calls.get(&id).copied() {
-                self.calls.insert(id.clone(), (i, true));
-                self.warnings.push((
-                    i,
-                    Warning::new(format!(
-                        "{}: call {id} has no output",
-                        json::item(self.prefix, i)
-                    )),
-                ));
-            }
+        for (id, i) in std::mem::take(&mut self.calls).unanswered() {
+            self.warnings.push((
+                i,
+                Warning::new(format!(
+                    "{}: call {id} has no output",
+                    json::item(self.prefix, i)
+                )),
+            ));
         }
         if let Some((first, _, m)) = self.last.take() {
             self.complete(first, self.items.len(), m);
@@ -555,12 +543,13 @@ fn output_message(id: String, content: Content, custom: bool) -> Message {
     let mut m = Message {
         role: Role::Tool,
         content: Some(content),
-        tool_call_id: Some(id.clone()),
         ..Message::default()
     };
     if custom {
-        m.metadata.insert(keys::CUSTOM_CALLS.to_string(), id);
+        m.metadata
+            .insert(keys::CUSTOM_CALLS.to_string(), id.clone());
     }
+    m.tool_call_id = Some(id);
     m
 }
 
