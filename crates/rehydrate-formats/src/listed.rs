@@ -46,7 +46,7 @@ fn skip_space(text: &str, mut at: usize) -> usize {
 
 /// The JSON value that starts at byte `at` of `text` read as `T`, and the index of the byte
 /// after it; `None` when it does not read as `T` (or is not JSON).
-pub(crate) fn value_at<'a, T: Deserialize<'a>>(text: &'a str, at: usize) -> Option<(T, usize)> {
+fn value_at<'a, T: Deserialize<'a>>(text: &'a str, at: usize) -> Option<(T, usize)> {
     let mut stream = serde_json::Deserializer::from_str(text.get(at..)?).into_iter::<T>();
     let value = stream.next()?.ok()?;
     Some((value, at + stream.byte_offset()))
