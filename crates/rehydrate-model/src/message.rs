@@ -292,6 +292,13 @@ impl Message {
             out.extend_from_slice(b",\"content\":");
             content.write_wire(out);
         }
+        self.write_calls_and_names(out);
+        out.push(b'}');
+    }
+
+    /// The members after `content` that the wire form and the canonical form share, in that
+    /// order: `tool_calls` (when any), `tool_call_id` and `name` (when set), each after a comma.
+    fn write_calls_and_names(&self, out: &mut Vec<u8>) {
         if !self.tool_calls.is_empty() {
             out.extend_from_slice(b",\"tool_calls\":[");
             for (i, c) in self.tool_calls.iter().enumerate() {
@@ -316,7 +323,6 @@ impl Message {
             out.extend_from_slice(b",\"name\":");
             write_json_str(name, out);
         }
-        out.push(b'}');
     }
 
     /// Appends the message's canonical JSON: exactly the bytes `serde_json::to_vec(self)`
@@ -343,30 +349,7 @@ impl Message {
                 serde_json::to_writer(&mut *out, parts).expect("JSON values always serialize");
             }
         }
-        if !self.tool_calls.is_empty() {
-            out.extend_from_slice(b",\"tool_calls\":[");
-            for (i, c) in self.tool_calls.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                out.extend_from_slice(b"{\"id\":");
-                write_json_str(&c.id, out);
-                out.extend_from_slice(b",\"type\":\"function\",\"function\":{\"name\":");
-                write_json_str(&c.name, out);
-                out.extend_from_slice(b",\"arguments\":");
-                write_json_str(&c.arguments, out);
-                out.extend_from_slice(b"}}");
-            }
-            out.push(b']');
-        }
-        if let Some(id) = &self.tool_call_id {
-            out.extend_from_slice(b",\"tool_call_id\":");
-            write_json_str(id, out);
-        }
-        if let Some(name) = &self.name {
-            out.extend_from_slice(b",\"name\":");
-            write_json_str(name, out);
-        }
+        self.write_calls_and_names(out);
         if self.observation {
             out.extend_from_slice(b",\"observation\":true");
         }

@@ -1,12 +1,12 @@
 //! `rehydrate reduce` over several files and directories: the walk, where each output goes,
 //! `--jobs`, the summary, `--json` and exit 5.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 
-use super::{fixture, scratch, stderr};
+use super::{fixture, scratch, stderr, stdout, tree};
 
 /// Runs the binary with `args` in the directory `dir` (so paths are short and exact).
 fn rehydrate_in(dir: &Path, args: &[&str]) -> Output {
@@ -15,10 +15,6 @@ fn rehydrate_in(dir: &Path, args: &[&str]) -> Output {
         .args(args)
         .output()
         .unwrap()
-}
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
 }
 
 /// Writes `bytes` to `path`, making its parent directories.
@@ -30,25 +26,6 @@ fn put(path: &Path, bytes: &[u8]) {
 /// Copies the fixture `name` to `path`.
 fn put_fixture(name: &str, path: &Path) {
     put(path, &std::fs::read(fixture(name)).unwrap());
-}
-
-/// Every file below `dir` with its bytes, by its path relative to `dir`, sorted.
-fn tree(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let bytes = std::fs::read(&path).unwrap();
-                files.push((path.strip_prefix(dir).unwrap().to_path_buf(), bytes));
-            }
-        }
-    }
-    files.sort();
-    files
 }
 
 /// The output directories below `dir` (each holds `sidecar/manifest.json`), relative, sorted.

@@ -1,7 +1,7 @@
 //! Regressions from the new-user trial of every command (issue 15): one test per defect.
 
 use std::os::unix::ffi::OsStrExt as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 use proptest::prelude::*;
@@ -9,31 +9,8 @@ use serde_json::Value;
 
 use super::{
     extend_store, fixture, record_store_in_manifest, reduce_fixture, reframe_store, rehydrate,
-    scratch, stderr,
+    scratch, stderr, stdout, tree,
 };
-
-fn stdout(out: &Output) -> String {
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-/// Every file under `dir` with its bytes, sorted by path: what "left as it was" compares.
-fn snapshot(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut files = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                stack.push(path);
-            } else {
-                let bytes = std::fs::read(&path).unwrap();
-                files.push((path, bytes));
-            }
-        }
-    }
-    files.sort();
-    files
-}
 
 /// Runs the binary with `args` (as raw OS strings) and its stdin from `input`.
 fn rehydrate_os(args: &[&std::ffi::OsStr], input: Option<&[u8]>) -> Output {
@@ -67,7 +44,7 @@ fn reduce_refuses_an_existing_output_unless_forced_and_ours() {
     extend_store(&dir, |store| {
         store.record_summary("kept by the host", &[]).unwrap();
     });
-    let before = snapshot(&dir);
+    let before = tree(&dir);
     let again = rehydrate(&["reduce", s, "--out", d]);
     assert_eq!(again.status.code(), Some(2));
     assert_eq!(
@@ -76,7 +53,7 @@ fn reduce_refuses_an_existing_output_unless_forced_and_ours() {
             "error: --out {d} is a rehydrate output directory already; pass --force to replace it\n"
         )
     );
-    assert_eq!(snapshot(&dir), before, "nothing touched");
+    assert_eq!(tree(&dir), before, "nothing touched");
 
     // Any other non-empty directory is refused, with --force too, and left as it was.
     let other = scratch("trial_refuse_other");
@@ -98,8 +75,8 @@ fn reduce_refuses_an_existing_output_unless_forced_and_ours() {
         };
         assert_eq!(stderr(&out), expected);
         assert_eq!(
-            snapshot(&other),
-            vec![(other.join("notes.txt"), b"mine".to_vec())]
+            tree(&other),
+            vec![(PathBuf::from("notes.txt"), b"mine".to_vec())]
         );
     }
     // A file is not a directory.
@@ -128,7 +105,7 @@ fn a_second_writer_is_refused_while_the_directory_is_locked() {
     let s = fixture("cli/build-session.json");
     let lock = std::fs::File::open(dir.join("sidecar/lock")).unwrap();
     lock.lock().unwrap();
-    let before = snapshot(&dir);
+    let before = tree(&dir);
     for args in [
         vec!["reduce", s.to_str().unwrap(), "--out", d, "--force"],
         vec!["repair", d],
@@ -146,7 +123,7 @@ fn a_second_writer_is_refused_while_the_directory_is_locked() {
     let out = rehydrate(&["verify", d]);
     assert_eq!(out.status.code(), Some(2));
     assert!(stderr(&out).contains("is being written by another rehydrate process"));
-    assert_eq!(snapshot(&dir), before);
+    assert_eq!(tree(&dir), before);
     drop(lock);
     assert_eq!(rehydrate(&["verify", d]).status.code(), Some(0));
 }
@@ -274,7 +251,7 @@ fn repair_rebuilds_lost_reduction_records_and_says_so() {
     // Cut inside the message records: their bytes are lost, nothing is changed, exit 1.
     std::fs::write(&store_path, &whole[..starts[5].0 + 3]).unwrap();
     record_store_in_manifest(&dir);
-    let before = snapshot(&dir);
+    let before = tree(&dir);
     let out = rehydrate(&["repair", d]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
@@ -284,7 +261,7 @@ fn repair_rebuilds_lost_reduction_records_and_says_so() {
             store_path.display()
         )
     );
-    assert_eq!(snapshot(&dir), before);
+    assert_eq!(tree(&dir), before);
 }
 
 #[test]
@@ -310,7 +287,7 @@ fn repair_at_every_cut_verifies_or_exits_1_changing_nothing() {
             if record {
                 record_store_in_manifest(&dir);
             }
-            let before = snapshot(&dir);
+            let before = tree(&dir);
             let out = rehydrate(&["repair", d]);
             // Every message record is whole exactly when the cut is at or after the first
             // reduction record: then everything lost can be rebuilt.
@@ -330,7 +307,7 @@ fn repair_at_every_cut_verifies_or_exits_1_changing_nothing() {
                 Some(1) if !restorable => {
                     refused += 1;
                     assert!(stderr(&out).ends_with(&format!("error: {d}: nothing was changed\n")));
-                    assert_eq!(snapshot(&dir), before, "cut {cut}");
+                    assert_eq!(tree(&dir), before, "cut {cut}");
                 }
                 other => panic!(
                     "cut {cut} record {record}: exit {other:?}: {}{}",
@@ -526,9 +503,9 @@ fn stale_temporaries_of_a_killed_run_are_removed() {
             "warning: {d}/view.json.tmp: removed a temporary file an interrupted run left\nwarning: {d}/sidecar/session.rhyd.tmp: removed a temporary file an interrupted run left\n"
         )
     );
-    let names: Vec<String> = snapshot(&dir)
+    let names: Vec<String> = tree(&dir)
         .into_iter()
-        .map(|(p, _)| p.strip_prefix(&dir).unwrap().display().to_string())
+        .map(|(p, _)| p.display().to_string())
         .collect();
     assert_eq!(
         names,
@@ -870,7 +847,7 @@ fn repair_refuses_what_verify_refuses() {
     let mut manifest: Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
     manifest["files"]["notes.txt"] = serde_json::json!({"bytes": 0, "blake3": rehydrate::sidecar::content_digest(b"").to_string()});
     std::fs::write(&path, serde_json::to_vec_pretty(&manifest).unwrap()).unwrap();
-    let before = snapshot(&dir);
+    let before = tree(&dir);
     let out = rehydrate(&["repair", d]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
@@ -879,7 +856,7 @@ fn repair_refuses_what_verify_refuses() {
             "error: {d}/sidecar/manifest.json: records an unknown file `notes.txt`\nerror: {d}: nothing was changed\n"
         )
     );
-    assert_eq!(snapshot(&dir), before);
+    assert_eq!(tree(&dir), before);
     // A missing view.json: the same closing line.
     std::fs::remove_file(dir.join("view.json")).unwrap();
     let out = rehydrate(&["repair", d]);
@@ -922,7 +899,7 @@ fn a_failed_reduce_leaves_a_directory_that_existed_as_it_was() {
     std::fs::create_dir_all(with_lock.join("sidecar")).unwrap();
     std::fs::write(with_lock.join("sidecar/lock"), "important").unwrap();
     for dir in [&empty, &with_sidecar, &with_lock] {
-        let before = snapshot(dir);
+        let before = tree(dir);
         let out = rehydrate(&[
             "reduce",
             bad.to_str().unwrap(),
@@ -936,7 +913,7 @@ fn a_failed_reduce_leaves_a_directory_that_existed_as_it_was() {
             "{}",
             dir.display()
         );
-        assert_eq!(snapshot(dir), before, "{}", dir.display());
+        assert_eq!(tree(dir), before, "{}", dir.display());
     }
     let mode = std::fs::metadata(&empty).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o700);
@@ -959,7 +936,7 @@ fn a_linked_sidecar_is_never_followed() {
     let outside = scratch("trial_linked_sidecar_outside");
     std::fs::rename(dir.join("sidecar"), outside.join("sc")).unwrap();
     std::os::unix::fs::symlink(outside.join("sc"), dir.join("sidecar")).unwrap();
-    let before = snapshot(&outside);
+    let before = tree(&outside);
     let out = rehydrate(&["verify", d]);
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(
@@ -977,7 +954,7 @@ fn a_linked_sidecar_is_never_followed() {
         stderr(&out)
     );
     assert_eq!(rehydrate(&["repair", d]).status.code(), Some(1));
-    assert_eq!(snapshot(&outside), before);
+    assert_eq!(tree(&outside), before);
 }
 
 #[test]
