@@ -86,9 +86,15 @@ impl Images {
         out
     }
 
-    /// The latest place of an image with this data.
-    pub(crate) fn latest(&self, digest: &Digest) -> Option<ImagePlace> {
-        self.places.get(digest)?.last().copied()
+    /// The latest place of an image with this data, among those at or before `until` when
+    /// given: the copy that had arrived last when the image at `until` arrived.
+    pub(crate) fn latest(&self, digest: &Digest, until: Option<ImagePlace>) -> Option<ImagePlace> {
+        let places = self.places.get(digest)?;
+        let Some(until) = until else {
+            return places.last().copied();
+        };
+        let end = places.partition_point(|p| *p <= until);
+        end.checked_sub(1).map(|at| places[at])
     }
 
     /// The image parts over the trigger of the message at history `index`, if it has any.

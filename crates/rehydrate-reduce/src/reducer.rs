@@ -914,17 +914,24 @@ impl Reducer {
                 if self.is_cleared(index) {
                     self.images.copies_skipped.push(index);
                 } else {
-                    self.redact_images(index, true);
+                    self.redact_images(index, true, None);
                 }
             }
         }
+        // Each message's arrival is decided as it would be had it come alone, naming the
+        // copies that had arrived with it or before: how the session was cut into
+        // projections changes nothing.
         for (place, digest) in self.images.take_pending() {
+            let until = ImagePlace {
+                index: place.index,
+                part: usize::MAX,
+            };
             for index in self.images.earlier_copies(place, digest) {
                 if self.stubs[index].is_some() {
                     continue;
                 }
                 if !self.is_cleared(index) {
-                    self.redact_images(index, true);
+                    self.redact_images(index, true, Some(until));
                 } else if !self.images.copies_skipped.contains(&index) {
                     self.images.copies_skipped.push(index);
                 }
@@ -948,15 +955,15 @@ impl Reducer {
                     is_in(cleared, i)
                 });
         for index in leaving {
-            self.redact_images(index, false);
+            self.redact_images(index, false, None);
         }
     }
 
     /// Hides the images over the trigger of the message at history `index` (only those with
     /// a later copy when `copies_only`) behind one image-redaction stub, each copy naming the
-    /// latest place of its data, when that saves enough wire bytes; a message with a view form
-    /// of its own is kept as it is.
-    fn redact_images(&mut self, index: usize, copies_only: bool) {
+    /// latest place of its data (at or before `until`, when given), when that saves enough
+    /// wire bytes; a message with a view form of its own is kept as it is.
+    fn redact_images(&mut self, index: usize, copies_only: bool, until: Option<ImagePlace>) {
         if self.stubs[index].is_some() {
             return;
         }
@@ -970,7 +977,7 @@ impl Reducer {
         let mut images = Vec::new();
         for &(part, digest) in tracked {
             let place = ImagePlace { index, part };
-            let same_as = self.images.latest(&digest).filter(|p| *p > place);
+            let same_as = self.images.latest(&digest, until).filter(|p| *p > place);
             if copies_only && same_as.is_none() {
                 continue;
             }

@@ -210,3 +210,60 @@ fn the_aggressive_preset_hides_old_images() {
         .collect();
     assert_eq!(images, [2]);
 }
+
+/// Found by CI's run of the defect property: a copy is decided when it arrives, naming the
+/// copies that had arrived by then, whether the session came message by message or at once.
+/// Fed at once, message 1's first image used to name message 5 (the latest copy of the whole
+/// batch); fed message by message, it names message 1's own second copy.
+#[test]
+fn a_copy_names_the_copies_arrived_before_it_however_the_session_is_fed() {
+    let small = png_base64(8, 8, 200, b's');
+    let big = png_base64(800, 600, 1100, b'b');
+    let part = |data: &str| image_block("image/png", data);
+    let history = vec![
+        Message::text(Role::User, "look"),
+        Message {
+            content: Some(Content::Parts(vec![
+                text_part("two"),
+                part(&small),
+                part(&small),
+            ])),
+            ..Message::text(Role::User, "")
+        },
+        Message::text(Role::Assistant, "seen"),
+        Message {
+            content: Some(Content::Parts(vec![text_part("one"), part(&big)])),
+            ..Message::text(Role::User, "")
+        },
+        Message::text(Role::Assistant, "seen"),
+        Message {
+            content: Some(Content::Parts(vec![
+                text_part("both"),
+                part(&big),
+                part(&small),
+            ])),
+            ..Message::text(Role::User, "")
+        },
+    ];
+    let policy = policy(0, 2);
+    let one_shot = project_messages(&history, &ReductionLog::default(), &policy);
+    let mut reducer = Reducer::new(policy);
+    for m in &history {
+        reducer.project([m.clone()]);
+    }
+    let places = |log: &ReductionLog| -> Vec<(usize, Vec<Option<ImagePlace>>)> {
+        log.reductions
+            .iter()
+            .map(|r| {
+                let named = images_of(&r.kind).iter().map(|i| i.same_as).collect();
+                (r.ptr.addr.index, named)
+            })
+            .collect()
+    };
+    let at = |index, part| Some(ImagePlace { index, part });
+    assert_eq!(
+        places(&one_shot.log),
+        [(1, vec![at(1, 2)]), (3, vec![at(5, 1)])]
+    );
+    assert_eq!(reducer.log(), &one_shot.log);
+}
