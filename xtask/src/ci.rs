@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::Command;
 
 use crate::cmd::{self, cargo, locked};
-use crate::{Result, bench, corpus, layers, python, tidy};
+use crate::{Result, bench, corpus, fuzz, layers, python, tidy};
 
 /// One step of `cargo xtask ci`.
 #[derive(Clone, Copy)]
@@ -19,10 +19,11 @@ enum Step {
     Package,
     Python,
     Corpus,
+    Fuzz,
 }
 
 /// The steps of `cargo xtask ci`, in the order they run.
-const STEPS: [Step; 10] = [
+const STEPS: [Step; 11] = [
     Step::Fmt,
     Step::Clippy,
     Step::Test,
@@ -33,6 +34,7 @@ const STEPS: [Step; 10] = [
     Step::Package,
     Step::Python,
     Step::Corpus,
+    Step::Fuzz,
 ];
 
 impl Step {
@@ -49,6 +51,7 @@ impl Step {
             Step::Package => "package",
             Step::Python => "python",
             Step::Corpus => "corpus",
+            Step::Fuzz => "fuzz",
         }
     }
 
@@ -87,9 +90,11 @@ impl Step {
                     "rehydrate-test-support",
                     "--exclude",
                     "rehydrate-py",
+                    "--exclude",
+                    "rehydrate-fuzz",
                 ])
                 .args(locked),
-            Step::Layers | Step::Tidy | Step::Python | Step::Corpus => return None,
+            Step::Layers | Step::Tidy | Step::Python | Step::Corpus | Step::Fuzz => return None,
         };
         Some(command)
     }
@@ -120,6 +125,10 @@ pub(crate) fn ci(root: &Path) -> Result<()> {
                 header("cargo xtask corpus");
                 // As for the test step: in CI, a missing corpus fails instead of skipping.
                 corpus::run(root, corpus::Presets::Both, true).map_err(failed)?;
+            }
+            Step::Fuzz => {
+                header(&format!("cargo xtask fuzz --seconds {}", fuzz::CI_SECONDS));
+                fuzz::ci(root).map_err(failed)?;
             }
             Step::Bench if !cmd::has_benches(&cmd::metadata(root)?) => {
                 header("cargo bench");

@@ -11,7 +11,7 @@
 //! | 3     | rehydrate-reduce, rehydrate-search, rehydrate-replay, rehydrate-store  |
 //! | 4     | rehydrate-evidence, rehydrate-intrinsics, rehydrate-signals, rehydrate-cost |
 //! | 5     | rehydrate (the facade)                                                 |
-//! | 6     | rehydrate-cli, rehydrate-py                                            |
+//! | 6     | rehydrate-cli, rehydrate-fuzz, rehydrate-py                            |
 //! | 7     | rehydrate-bench                                                        |
 //!
 //! Rules, checked against `cargo metadata --format-version 1 --no-deps`:
@@ -59,8 +59,9 @@ const LAYERS: &[&[&str]] = &[
     ],
     // layer 5: the facade, which re-exports the crates below and wires them in `Session`
     &["rehydrate"],
-    // layer 6: the two front ends over the facade, the binary and the Python extension
-    &["rehydrate-cli", "rehydrate-py"],
+    // layer 6: the two front ends over the facade, the binary and the Python extension, and
+    // the fuzz targets, which drive the facade's crates as a host would
+    &["rehydrate-cli", "rehydrate-fuzz", "rehydrate-py"],
     // layer 7: benchmarks, which may depend on everything (and alone on the peer)
     &["rehydrate-bench"],
 ];

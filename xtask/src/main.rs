@@ -6,6 +6,7 @@ mod bench;
 mod ci;
 mod cmd;
 mod corpus;
+mod fuzz;
 mod layers;
 mod python;
 mod tidy;
@@ -30,7 +31,7 @@ Commands:
   ci                   run every CI check in order, stopping at the first failure:
                        fmt, clippy, test (with doctests), doc, bench --test, layers, tidy,
                        package (every library crate), python, corpus (fails when the corpus
-                       is missing)
+                       is missing), fuzz (every target for 10 s)
   layers               check that workspace crates depend only on crates of lower layers,
                        and the Layers table of docs/ARCHITECTURE.md against them and Cargo.toml
   tidy                 check that every Rust file starts with a `//!` comment, that no library
@@ -43,6 +44,12 @@ Commands:
   snap                 run the tests accepting every insta snapshot, then list changed .snap files
   bench [-- ARGS]      build the release CLI, run the criterion suite (rehydrate-bench),
                        passing ARGS (such as a filter) to it, and print its figures as ratios
+  fuzz [TARGET...] [--seconds N] [--jobs N] [--keep] [--list]
+                       build libFuzzer's driver of the rehydrate-fuzz targets (sanitizer
+                       coverage, stable toolchain) into target/fuzz and run each target (all
+                       by default) for N seconds (default 60), N at a time (default: the
+                       cores); --keep merges the inputs that add coverage into
+                       fixtures/fuzz/<target>/; --list prints the targets
   help                 print this text
 
 Environment:
@@ -111,6 +118,7 @@ fn run(args: Vec<OsString>) -> Result<()> {
             python::run(&root, std::env::var_os("CI").is_some())
         }
         Some("bench") => bench::run(&root, rest),
+        Some("fuzz") => fuzz::run(&root, rest),
         Some("help" | "-h" | "--help") => {
             print!("{USAGE}");
             Ok(())

@@ -1,7 +1,7 @@
 //! `cargo xtask tidy`: house rules a compiler does not check: every Rust file of the workspace
 //! starts with a `//!` comment saying what it is for, no library crate but `rehydrate-store`
 //! touches files (`std::fs`, `File`, `OpenOptions` in its non-test sources; the binary, the
-//! benchmarks and the test-support crate, which lists the corpus, do their own; comments, doc
+//! benchmarks, the fuzz targets and the test-support crate, which lists the corpus, do their own; comments, doc
 //! examples included, are not code: a doctest may set up a scratch file), and every declared
 //! dependency is used (`unused.rs`).
 
@@ -13,12 +13,14 @@ use crate::{Result, cmd, unused};
 /// The directories under the workspace root whose `.rs` files are checked.
 const CHECKED: [&str; 2] = ["crates", "xtask"];
 
-/// The crates whose sources may do file I/O: the store, the binary, the benchmarks, and the
-/// test-support crate, a dev-dependency only, whose corpus locator lists the corpus's files.
-const FILE_IO: [&str; 4] = [
+/// The crates whose sources may do file I/O: the store, the binary, the benchmarks, the fuzz
+/// targets (which damage output directories on disk), and the test-support crate, a
+/// dev-dependency only, whose corpus locator lists the corpus's files.
+const FILE_IO: [&str; 5] = [
     "rehydrate-store",
     "rehydrate-cli",
     "rehydrate-bench",
+    "rehydrate-fuzz",
     "rehydrate-test-support",
 ];
 
@@ -49,7 +51,7 @@ pub(crate) fn run(root: &Path) -> Result<()> {
     let unused = unused::check(&cmd::metadata(root)?, &texts)?;
     if missing.is_empty() && io.is_empty() && unused.is_empty() {
         println!(
-            "tidy: {} Rust files, each starts with a `//!` comment; only rehydrate-store, the CLI, the bench and the test support touch files; every dependency is used",
+            "tidy: {} Rust files, each starts with a `//!` comment; only rehydrate-store, the CLI, the bench, the fuzz targets and the test support touch files; every dependency is used",
             files.len()
         );
         return Ok(());
