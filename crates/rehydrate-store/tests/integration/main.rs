@@ -5,5 +5,6 @@
 
 mod backend;
 mod dir;
+mod faults;
 mod sources;
 mod store;
