@@ -308,6 +308,9 @@ fn reduce_file(
             shown(stale)
         ));
     }
+    for note in lock.notes() {
+        warn(format!("warning: {note}"));
+    }
     let bytes = match load::read(path) {
         Ok(bytes) => bytes,
         Err(e) => {

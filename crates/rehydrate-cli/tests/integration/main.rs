@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 mod cost;
+mod kill;
 mod several;
 mod trial;
 

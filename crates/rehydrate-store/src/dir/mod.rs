@@ -4,13 +4,16 @@
 //! records the size and blake3 of each file).
 //!
 //! [`SessionDir::open`] reads a directory back under its shared lock; [`SessionDir::create`]
-//! takes one for writing ([`DirWriter`]: stage each file under a temporary name, then
-//! [`DirWriter::commit`] puts the manifest and the files in place); [`SessionDir::repair`]
-//! restores a store a write cut short. A directory whose bytes differ from its manifest is
-//! reported, never trusted.
+//! takes one for writing ([`DirWriter`]: stage each file in `DIR.staging`, then
+//! [`DirWriter::commit`] writes the manifest there and swaps the staged directory in whole,
+//! `swap.rs`); [`SessionDir::repair`] restores a store a write cut short, swapped in the same
+//! way. A directory whose bytes differ from its manifest is reported, never trusted; a run cut
+//! short leaves the previous directory, the new one, or none (the previous one then at
+//! `DIR.retired`), never a mix.
 
 mod files;
 mod repair;
+mod swap;
 mod write;
 
 use std::collections::BTreeMap;
@@ -105,10 +108,16 @@ pub struct SessionDir {
 fn read_manifest(dir: &Path) -> Result<Manifest, Error> {
     let path = dir.join(MANIFEST);
     if !dir.is_dir() {
+        let retired = swap::sibling(dir, swap::RETIRED);
         let what = if fs::symlink_metadata(dir).is_ok() {
-            "not a directory"
+            "not a directory".to_string()
+        } else if fs::symlink_metadata(&retired).is_ok() {
+            format!(
+                "no such directory; {} holds the directory an interrupted run was replacing, which `rehydrate repair` puts back",
+                shown(&retired)
+            )
         } else {
-            "no such directory"
+            "no such directory".to_string()
         };
         return Err(refused(format!(
             "{}: not an output directory of `rehydrate reduce` ({what})",

@@ -1,16 +1,17 @@
 //! Restoring a session directory whose sidecar store a write cut short
 //! ([`SessionDir::repair`](super::SessionDir::repair)).
 
-use std::fs::{self, File, TryLockError};
+use std::fs::{self, TryLockError};
 use std::io::{Read as _, Write};
 use std::path::Path;
 
 use rehydrate_model::{Message, Reduction, ReductionLog};
 use rehydrate_sidecar::{check_inverts, content_digest, verify_log};
 
-use super::files::{ReadFail, input_error, lock_exclusive, open_regular, write_tmp};
+use super::files::{ReadFail, lock_exclusive, open_regular, write_tmp};
+use super::swap::{abandon_staging, create_staging, recover, swap_in};
 use super::{
-    FileEntry, LOG, MANIFEST, STORE, TEMPORARIES, VIEW, io_error, manifest_file_problems,
+    FileEntry, LOG, MANIFEST, Manifest, STORE, TEMPORARIES, VIEW, io_error, manifest_file_problems,
     read_manifest, read_recorded, refused,
 };
 use crate::show::shown;
@@ -28,8 +29,8 @@ use crate::{Error, StoreWriter, parse_store};
 /// - the manifest then records the store's new size and digest.
 ///
 /// The result is checked as verification checks it (every reduction verifies, the view inverts
-/// to the store's messages) before anything is written; the new store and manifest are written
-/// and synced under temporary names and renamed into place only then. What cannot be restored
+/// to the store's messages) before anything is written; the repaired directory is then built
+/// at `DIR.staging`, synced, and swapped in whole. What cannot be restored
 /// (lost message records, a `view.json` or `reductions.json` that differs from the manifest,
 /// corruption followed by whole records) is an [`Error::DirDamaged`] that says so and ends
 /// with `DIR: nothing was changed`, and the directory is left as it was.
@@ -72,10 +73,12 @@ pub(super) fn repair(dir: &Path) -> Result<Repaired, Error> {
 
 /// [`repair`] itself; a verification failure it returns may lack the closing line.
 fn repair_locked(dir: &Path) -> Result<Repaired, Error> {
+    // What an interrupted swap left beside the directory is put back or removed first: a
+    // directory a swap left at `DIR.retired` is the one to repair.
+    let mut lines = recover(dir)?;
     let mut manifest = read_manifest(dir)?;
     let _lock = lock_exclusive(dir)?;
-    // Temporaries an interrupted reduce or repair left are removed under the lock.
-    let mut lines = Vec::new();
+    // The temporaries an older interrupted run left inside it are removed under the lock.
     for name in TEMPORARIES {
         let path = dir.join(name);
         if fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_file()) {
@@ -232,24 +235,16 @@ fn repair_locked(dir: &Path) -> Result<Repaired, Error> {
             ));
         }
         manifest.files.insert(STORE.to_string(), entry);
-        // Both files are written and synced under their temporary names before either is
-        // renamed: cut short between the renames, the store is whole and a second repair only
-        // rewrites the manifest.
-        let mut staged_store = write_tmp(dir, STORE, |w| w.write_all(&store))?;
-        let mut staged_manifest = write_tmp(dir, MANIFEST, |w| {
-            serde_json::to_writer_pretty(&mut *w, &manifest)?;
-            w.write_all(b"\n")
-        })?;
-        for staged in [&mut staged_store, &mut staged_manifest] {
-            File::open(&staged.tmp)
-                .and_then(|f| f.sync_all())
-                .map_err(|e| input_error(&staged.tmp, e))?;
+        // The repaired directory is built beside this one and swapped in whole: cut short,
+        // the directory is the damaged one as it was, or the repaired one.
+        let (staging, staging_lock) = create_staging(dir)?;
+        let built =
+            build_repaired(dir, &staging, &store, &manifest).and_then(|()| swap_in(dir, &staging));
+        if built.is_err() {
+            abandon_staging(&staging);
         }
-        for staged in [&mut staged_store, &mut staged_manifest] {
-            fs::rename(&staged.tmp, &staged.path)
-                .map_err(|e| io_error(format!("cannot write {}", shown(&staged.path)), e))?;
-            staged.committed = true;
-        }
+        drop(staging_lock);
+        built?;
     }
     drop(store_file);
     Ok(Repaired {
@@ -257,6 +252,40 @@ fn repair_locked(dir: &Path) -> Result<Repaired, Error> {
         reductions: log.len(),
         messages: manifest.messages,
     })
+}
+
+/// Fills the staging directory of a repair: `view.json` and `reductions.json` as they are
+/// (hard links, or copies where the file system has none), the repaired store and the
+/// manifest recording it.
+fn build_repaired(
+    dir: &Path,
+    staging: &Path,
+    store: &[u8],
+    manifest: &Manifest,
+) -> Result<(), Error> {
+    for name in [VIEW, LOG] {
+        let (from, to) = (dir.join(name), staging.join(name));
+        fs::hard_link(&from, &to)
+            .or_else(|_| fs::copy(&from, &to).map(drop))
+            .map_err(|e| io_error(format!("cannot write {}", shown(&to)), e))?;
+    }
+    for (name, bytes) in [
+        (STORE, store.to_vec()),
+        (MANIFEST, manifest_bytes(manifest)),
+    ] {
+        let mut staged = write_tmp(staging, name, |w| w.write_all(&bytes))?;
+        fs::rename(&staged.tmp, &staged.path)
+            .map_err(|e| io_error(format!("cannot write {}", shown(&staged.path)), e))?;
+        staged.committed = true;
+    }
+    Ok(())
+}
+
+/// The manifest's bytes: pretty-printed JSON and a line break.
+fn manifest_bytes(manifest: &Manifest) -> Vec<u8> {
+    let mut out = serde_json::to_vec_pretty(manifest).expect("a manifest always serializes");
+    out.push(b'\n');
+    out
 }
 
 /// `r3.ab..r9.cd`, or the one id.

@@ -11,6 +11,7 @@ use rehydrate_model::{Message, ReductionLog};
 use super::files::{
     HashingWriter, finish_tmp, input_error, lock_exclusive, open_tmp, read_bounded, write_tmp,
 };
+use super::swap::{abandon_staging, create_staging, recover, swap_in};
 use super::{
     LOCK, LOG, MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION, MAX_MANIFEST_BYTES, Manifest, STORE,
     TEMPORARIES, VIEW, io_error, refused,
@@ -97,20 +98,30 @@ fn write_log(out: &mut impl Write, log: &ReductionLog) -> io::Result<()> {
 ///
 /// Taking it refuses a path that would overwrite the session file itself, a path that exists
 /// and is not empty (unless forced), and, even when forced, anything but a rehydrate output
-/// directory (docs/FORMATS.md, "Output directory"). It then creates `dir/sidecar`, takes the
-/// lock (a second writer is refused, never waited for), looks again under the lock, and
-/// removes the temporary files an interrupted run left ([`DirWriter::removed`]).
+/// directory (docs/FORMATS.md, "Output directory"). It first puts back, or removes, what an
+/// interrupted swap left beside the directory ([`DirWriter::notes`]); then creates
+/// `dir/sidecar`, takes the lock (a second writer is refused, never waited for), looks again
+/// under the lock, removes the temporary files an older interrupted run left inside it
+/// ([`DirWriter::removed`]), and creates the staging directory `DIR.staging` beside it.
 ///
 /// Then: [`DirWriter::stage_messages`] and [`DirWriter::finish_store`] (the store),
-/// [`DirWriter::stage_log`] and [`DirWriter::stage_view`] each write one file under its
-/// temporary name (they touch no file a manifest vouches for, so they may run in parallel),
-/// and [`DirWriter::commit`] puts them in place; [`DirWriter::abandon`] undoes what was created.
+/// [`DirWriter::stage_log`] and [`DirWriter::stage_view`] each write one file into the
+/// staging directory (they touch nothing a manifest vouches for, so they may run in
+/// parallel), and [`DirWriter::commit`] swaps it in whole; [`DirWriter::abandon`] undoes what
+/// was created.
 #[derive(Debug)]
 pub struct DirWriter {
     dir: PathBuf,
-    file: File,
-    /// What this run created (the directory, `sidecar/`, the lock file): on failure,
-    /// [`DirWriter::abandon`] removes exactly that, and nothing that existed before.
+    /// The lock of the directory being replaced; none for a new one.
+    file: Option<File>,
+    /// `DIR.staging`, where the new directory is built, and its lock.
+    staging: PathBuf,
+    staging_lock: File,
+    /// What putting back or removing an interrupted swap's leftovers did, one line each.
+    notes: Vec<String>,
+    /// What this run created in a directory that existed (never the directory, then:
+    /// `sidecar/`, the lock file): on failure, [`DirWriter::abandon`] removes exactly that,
+    /// and nothing that existed before.
     created: [bool; 3],
     /// The stale temporary files an interrupted run had left, removed under the lock.
     removed: Vec<PathBuf>,
@@ -128,6 +139,13 @@ impl DirWriter {
         &self.removed
     }
 
+    /// What taking the directory did about an interrupted swap, one line each (a host warns
+    /// about each): `DIR: restored from DIR.retired, where an interrupted run left it`, or a
+    /// leftover `DIR.retired` or `DIR.staging` removed.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
     /// Writes the store's message records straight to its temporary name from messages that
     /// arrive in batches while the session is imported: writes each batch of `batches`, then
     /// hands it to `pass_on`. Every batch is handed on, even after an error (returned once
@@ -142,7 +160,7 @@ impl DirWriter {
         mut pass_on: impl FnMut(Vec<Message>),
     ) -> Result<OpenStore, Error> {
         let mut input = batches.into_iter();
-        let staged = open_tmp(&self.dir, STORE).and_then(|(staged, w)| {
+        let staged = open_tmp(&self.staging, STORE).and_then(|(staged, w)| {
             let failed = |staged: &Staged, e: io::Error| input_error(&staged.tmp, e);
             let mut store = match StoreWriter::new(w) {
                 Ok(store) => store,
@@ -192,7 +210,7 @@ impl DirWriter {
     ///
     /// [`Error::DirIo`] naming the temporary file when a write fails.
     pub fn stage_log(&self, log: &ReductionLog) -> Result<Staged, Error> {
-        write_tmp(&self.dir, LOG, |w| write_log(w, log))
+        write_tmp(&self.staging, LOG, |w| write_log(w, log))
     }
 
     /// Serializes `view.json` (a JSON array of canonical messages, one per line) to its
@@ -205,18 +223,19 @@ impl DirWriter {
         &self,
         view: impl IntoIterator<Item = &'a Message>,
     ) -> Result<Staged, Error> {
-        write_tmp(&self.dir, VIEW, |w| write_view(w, view))
+        write_tmp(&self.staging, VIEW, |w| write_view(w, view))
     }
 
     /// Puts staged files in place, then releases the lock: writes the manifest that records them
     /// (`source` is the session file as the host names it, `source_format` its format, `messages`
-    /// the store's message count), then renames each file. A run cut short among the renames
-    /// leaves files the manifest's digests do not vouch for, which every reader reports, in a
-    /// directory a forced [`SessionDir::create`](super::SessionDir::create) recognizes as ours.
+    /// the store's message count) into the staging directory, syncs it, and swaps it in for
+    /// the directory whole (a run cut short leaves the previous directory, or none with the
+    /// previous one at `DIR.retired`, or the new one: never a mix).
     ///
     /// # Errors
     ///
-    /// [`Error::DirIo`] naming the file when a write or rename fails.
+    /// [`Error::DirIo`] naming the file when a write, sync or rename fails; the previous
+    /// directory is then in place.
     pub fn commit(
         self,
         source: &Path,
@@ -237,20 +256,27 @@ impl DirWriter {
             messages,
             files,
         };
-        // The manifest first: a run cut short among the renames below leaves a directory the
-        // manifest names as ours (so `--force` replaces it), whose files it does not vouch for.
-        write_manifest(&self.dir, &manifest)?;
-        for file in &mut staged {
-            fs::rename(&file.tmp, &file.path)
-                .map_err(|e| io_error(format!("cannot write {}", shown(&file.path)), e))?;
-            file.committed = true;
+        let result = write_manifest(&self.staging, &manifest).and_then(|()| {
+            for file in &mut staged {
+                fs::rename(&file.tmp, &file.path)
+                    .map_err(|e| io_error(format!("cannot write {}", shown(&file.path)), e))?;
+                file.committed = true;
+            }
+            swap_in(&self.dir, &self.staging)
+        });
+        if result.is_err() {
+            abandon_staging(&self.staging);
         }
-        Ok(())
+        drop(self.staging_lock);
+        drop(self.file);
+        result
     }
 
     /// After a failure: removes the lock file and the directory again if this run created
     /// them and they hold nothing else; a directory that existed is left as it was.
     pub fn abandon(self) {
+        abandon_staging(&self.staging);
+        drop(self.staging_lock);
         let [dir, sidecar, lock] = self.created;
         if lock {
             let _ = fs::remove_file(self.dir.join(LOCK));
@@ -371,6 +397,7 @@ pub(super) fn lock_for_writing(
     force: bool,
 ) -> Result<DirWriter, Error> {
     refuse_overwriting(dir, transcript)?;
+    let notes = recover(dir)?;
     let check = |existing: Existing| match existing {
         Existing::Empty => Ok(true),
         Existing::Ours if force => Ok(false),
@@ -388,13 +415,24 @@ pub(super) fn lock_for_writing(
         ))),
     };
     check(existing(dir)?)?;
+    if fs::symlink_metadata(dir).is_err() {
+        // A new directory: it is not created until the swap puts the staged one in its place
+        // (a run cut short leaves none); the staging directory's lock keeps out a second
+        // writer meanwhile.
+        let (staging, staging_lock) = create_staging(dir)?;
+        return Ok(DirWriter {
+            dir: dir.to_path_buf(),
+            file: None,
+            staging,
+            staging_lock,
+            notes,
+            created: [false; 3],
+            removed: Vec::new(),
+        });
+    }
     let sidecar_dir = dir.join("sidecar");
     let exists = |path: &Path| fs::symlink_metadata(path).is_ok();
-    let created = [
-        !exists(dir),
-        !exists(&sidecar_dir),
-        !exists(&dir.join(LOCK)),
-    ];
+    let created = [false, !exists(&sidecar_dir), !exists(&dir.join(LOCK))];
     fs::create_dir_all(&sidecar_dir)
         .map_err(|e| io_error(format!("cannot create {}", shown(&sidecar_dir)), e))?;
     let file = match lock_exclusive(dir) {
@@ -403,9 +441,6 @@ pub(super) fn lock_for_writing(
             // Nothing of this run is left behind: remove only what it created.
             if created[1] {
                 let _ = fs::remove_dir(&sidecar_dir);
-            }
-            if created[0] {
-                let _ = fs::remove_dir(dir);
             }
             return Err(e);
         }
@@ -421,9 +456,13 @@ pub(super) fn lock_for_writing(
             removed.push(path);
         }
     }
+    let (staging, staging_lock) = create_staging(dir)?;
     Ok(DirWriter {
         dir: dir.to_path_buf(),
-        file,
+        file: Some(file),
+        staging,
+        staging_lock,
+        notes,
         created,
         removed,
     })

@@ -213,3 +213,73 @@ fn repair_drops_a_torn_store_tail_and_reseals_the_manifest() {
     }
     assert_eq!(std::fs::read(&store).unwrap(), &whole[..whole.len() - 9]);
 }
+
+/// The name `dir` has with `suffix` appended.
+fn beside(dir: &Path, suffix: &str) -> PathBuf {
+    let mut name = dir.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+#[test]
+fn a_swap_cut_between_its_renames_is_put_back_and_a_stale_staging_removed() {
+    let _serial = serial();
+    let (source, out) = setup("dir-swap-cut");
+    write(&out, &source, &session(), false).unwrap();
+    let previous = SessionDir::open(&out).unwrap();
+    // Cut after the first rename of a swap: the directory is gone, the previous one whole at
+    // DIR.retired; an unfinished DIR.staging beside it.
+    let retired = beside(&out, ".retired");
+    let staging = beside(&out, ".staging");
+    std::fs::rename(&out, &retired).unwrap();
+    std::fs::create_dir_all(staging.join("sidecar")).unwrap();
+    std::fs::write(staging.join("view.json.tmp"), b"[\n").unwrap();
+    // The next writer puts the previous directory back, which it then may replace only when
+    // forced, and removes the unfinished one.
+    let refused = write(&out, &source, &session()[..1], false).unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        format!(
+            "--out {} is a rehydrate output directory already; pass --force to replace it",
+            out.display()
+        )
+    );
+    assert!(!retired.exists() && !staging.exists());
+    let back = SessionDir::open(&out).unwrap();
+    assert_eq!(
+        (&back.view, &back.log, &back.sidecar),
+        (&previous.view, &previous.log, &previous.sidecar)
+    );
+    std::fs::create_dir_all(staging.join("sidecar")).unwrap();
+    std::fs::write(staging.join("sidecar/session.rhyd.tmp"), b"RHYD").unwrap();
+    let taken = SessionDir::create(&out, &source, true).unwrap();
+    assert_eq!(
+        taken.notes(),
+        [format!(
+            "{}: removed the unfinished directory an interrupted run left",
+            staging.display()
+        )]
+    );
+    taken.abandon();
+    assert!(!staging.exists());
+    assert_eq!(SessionDir::open(&out).unwrap().view, previous.view);
+    // A swap cut after its second rename leaves the previous directory beside the new one:
+    // removed by the next writer.
+    std::fs::create_dir_all(retired.join("sidecar")).unwrap();
+    std::fs::write(retired.join("view.json"), b"[]\n").unwrap();
+    write(&out, &source, &session()[..2], true).unwrap();
+    assert!(!retired.exists());
+    assert_eq!(SessionDir::open(&out).unwrap().sidecar, session()[..2]);
+    // Something of someone else's at DIR.retired is never touched.
+    std::fs::create_dir_all(&retired).unwrap();
+    std::fs::write(retired.join("notes.txt"), b"mine").unwrap();
+    let refused = write(&out, &source, &session(), true).unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        format!(
+            "{} holds something besides an interrupted run's files; move it away",
+            retired.display()
+        )
+    );
+    assert_eq!(std::fs::read(retired.join("notes.txt")).unwrap(), b"mine");
+}

@@ -1,0 +1,194 @@
+//! Replacing a session directory whole. A writer (`reduce`, `repair`) builds the new directory
+//! beside it, at `DIR.staging`, syncs it, and swaps it in with two renames: `DIR` to
+//! `DIR.retired`, then `DIR.staging` to `DIR`. Wherever a run is cut (a kill, a crash, a full
+//! disk), `DIR` is the previous complete directory, absent (the previous one then waits whole
+//! at `DIR.retired`, and the next writer puts it back), or the new complete one: never a mix of
+//! the two, which no manifest could vouch for.
+
+use std::fs::{self, File};
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::files::lock_exclusive;
+use super::{LOCK, LOG, MANIFEST, STORE, TEMPORARIES, VIEW, io_error, refused};
+use crate::Error;
+use crate::show::shown;
+
+/// The suffix of the directory a writer builds the new one in.
+pub(super) const STAGING: &str = ".staging";
+/// The suffix the previous directory has between the two renames of a swap.
+pub(super) const RETIRED: &str = ".retired";
+
+/// `dir` with `suffix` appended to its name, byte for byte.
+pub(super) fn sibling(dir: &Path, suffix: &str) -> PathBuf {
+    let mut name = dir.as_os_str().to_owned();
+    name.push(suffix);
+    PathBuf::from(name)
+}
+
+/// Every name a directory of ours holds, files first, relative to it.
+fn our_files() -> impl Iterator<Item = &'static str> {
+    [VIEW, LOG, STORE, MANIFEST, LOCK]
+        .into_iter()
+        .chain(TEMPORARIES)
+}
+
+/// Whether `path` is a real directory (not a link) holding nothing but our names, each a
+/// regular file, and `sidecar/`.
+fn holds_only_ours(path: &Path) -> bool {
+    let is_dir = |p: &Path| fs::symlink_metadata(p).is_ok_and(|m| m.is_dir());
+    if !is_dir(path) {
+        return false;
+    }
+    let ours = |inside: &Path, prefix: &str| -> bool {
+        let Ok(entries) = fs::read_dir(inside) else {
+            return false;
+        };
+        entries.flatten().all(|e| {
+            let Some(name) = e.file_name().to_str().map(str::to_string) else {
+                return false;
+            };
+            let full = format!("{prefix}{name}");
+            let regular = e.file_type().is_ok_and(|t| t.is_file());
+            (regular && our_files().any(|f| f == full))
+                || (prefix.is_empty()
+                    && name == "sidecar"
+                    && e.file_type().is_ok_and(|t| t.is_dir()))
+        })
+    };
+    ours(path, "") && (!is_dir(&path.join("sidecar")) || ours(&path.join("sidecar"), "sidecar/"))
+}
+
+/// Removes the directory `path` of ours: each of our names, then `sidecar/`, then itself.
+/// Anything else in it stays, and so does the directory then.
+fn remove_ours(path: &Path) -> io::Result<()> {
+    for name in our_files() {
+        match fs::remove_file(path.join(name)) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+            _ => {}
+        }
+    }
+    match fs::remove_dir(path.join("sidecar")) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
+    fs::remove_dir(path)
+}
+
+/// Before a writer takes `dir`: what an interrupted swap left. A `DIR.retired` while `dir`
+/// is absent is the previous directory, put back (returned, for a warning); one beside `dir`
+/// is the previous directory of a swap that completed, removed. A stale `DIR.staging` is
+/// removed. Either is refused, and left, when it holds anything of someone else's or another
+/// process holds its lock.
+pub(super) fn recover(dir: &Path) -> Result<Vec<String>, Error> {
+    let mut notes = Vec::new();
+    let retired = sibling(dir, RETIRED);
+    if fs::symlink_metadata(&retired).is_ok() {
+        if !holds_only_ours(&retired) {
+            return Err(refused(format!(
+                "{} holds something besides an interrupted run's files; move it away",
+                shown(&retired)
+            )));
+        }
+        // A writer between its two renames holds this lock.
+        let lock = lock_exclusive(&retired)?;
+        if fs::symlink_metadata(dir).is_err() {
+            fs::rename(&retired, dir)
+                .map_err(|e| io_error(format!("cannot restore {}", shown(&retired)), e))?;
+            notes.push(format!(
+                "{}: restored from {}, where an interrupted run left it",
+                shown(dir),
+                shown(&retired)
+            ));
+        } else {
+            remove_ours(&retired)
+                .map_err(|e| io_error(format!("cannot remove stale {}", shown(&retired)), e))?;
+            notes.push(format!(
+                "{}: removed the previous directory an interrupted run left",
+                shown(&retired)
+            ));
+        }
+        drop(lock);
+    }
+    let staging = sibling(dir, STAGING);
+    if fs::symlink_metadata(&staging).is_ok() {
+        if !holds_only_ours(&staging) {
+            return Err(refused(format!(
+                "{} holds something besides an interrupted run's files; move it away",
+                shown(&staging)
+            )));
+        }
+        let lock = lock_exclusive(&staging)?;
+        remove_ours(&staging)
+            .map_err(|e| io_error(format!("cannot remove stale {}", shown(&staging)), e))?;
+        drop(lock);
+        notes.push(format!(
+            "{}: removed the unfinished directory an interrupted run left",
+            shown(&staging)
+        ));
+    }
+    Ok(notes)
+}
+
+/// Creates `DIR.staging` and its `sidecar/` (after [`recover`], it does not exist), and the
+/// parent directories it needs, and takes
+/// its lock, held until the swap is done.
+pub(super) fn create_staging(dir: &Path) -> Result<(PathBuf, File), Error> {
+    let staging = sibling(dir, STAGING);
+    let parent = staging.parent().filter(|p| !p.as_os_str().is_empty());
+    parent
+        .map_or(Ok(()), fs::create_dir_all)
+        .and_then(|()| fs::create_dir(&staging))
+        .and_then(|()| fs::create_dir(staging.join("sidecar")))
+        .map_err(|e| io_error(format!("cannot create {}", shown(&staging)), e))?;
+    let lock = lock_exclusive(&staging)?;
+    Ok((staging, lock))
+}
+
+/// Removes an unfinished `DIR.staging` after a failure.
+pub(super) fn abandon_staging(staging: &Path) {
+    let _ = remove_ours(staging);
+}
+
+/// Syncs `path` (a file or a directory).
+fn sync(path: &Path) -> Result<(), Error> {
+    File::open(path)
+        .and_then(|f| f.sync_all())
+        .map_err(|e| io_error(format!("cannot sync {}", shown(path)), e))
+}
+
+/// Puts the complete directory `staging` in the place of `dir`: its files and directories
+/// synced, then `dir` renamed to `DIR.retired` (when it exists), `staging` renamed to `dir`,
+/// the parent synced, and the previous directory removed. When the second rename fails, the
+/// previous directory is put back.
+pub(super) fn swap_in(dir: &Path, staging: &Path) -> Result<(), Error> {
+    for name in [VIEW, LOG, STORE, MANIFEST] {
+        let file = staging.join(name);
+        if fs::symlink_metadata(&file).is_ok() {
+            sync(&file)?;
+        }
+    }
+    sync(&staging.join("sidecar"))?;
+    sync(staging)?;
+    let retired = sibling(dir, RETIRED);
+    let existed = fs::symlink_metadata(dir).is_ok();
+    if existed {
+        fs::rename(dir, &retired)
+            .map_err(|e| io_error(format!("cannot move {} aside", shown(dir)), e))?;
+    }
+    if let Err(e) = fs::rename(staging, dir) {
+        if existed {
+            let _ = fs::rename(&retired, dir);
+        }
+        return Err(io_error(format!("cannot put {} in place", shown(dir)), e));
+    }
+    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
+        sync(parent)?;
+    }
+    // The new directory is complete and in place; what stays of the previous one (a file of
+    // someone else's kept in it) is left at `DIR.retired`, and the next writer refuses it.
+    if existed {
+        let _ = remove_ours(&retired);
+    }
+    Ok(())
+}
