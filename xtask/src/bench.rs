@@ -518,7 +518,7 @@ fn takes_no_tokens(bin: &Path) -> std::result::Result<bool, String> {
 }
 
 /// The value of GNU time's "Maximum resident set size (kbytes): N" line.
-fn max_rss_kbytes(time_output: &str) -> Option<u64> {
+pub(crate) fn max_rss_kbytes(time_output: &str) -> Option<u64> {
     time_output.lines().find_map(|line| {
         let (key, value) = line.trim().split_once(':')?;
         (key == "Maximum resident set size (kbytes)")

@@ -8,6 +8,7 @@ mod cmd;
 mod corpus;
 mod fuzz;
 mod layers;
+mod limits;
 mod python;
 mod tidy;
 mod tokens;
@@ -50,6 +51,10 @@ Commands:
                        by default) for N seconds (default 60), N at a time (default: the
                        cores); --keep merges the inputs that add coverage into
                        fixtures/fuzz/<target>/; --list prints the targets
+  limits               build the release CLI and run it on the resource limits of
+                       docs/RELIABILITY.md at full size (a 1 GiB tool output, 10 million
+                       messages, JSON nested 100,000 deep, a 100 MiB line, a regex at each
+                       limit) under GNU time: exit, time and peak RSS of each
   help                 print this text
 
 Environment:
@@ -119,6 +124,10 @@ fn run(args: Vec<OsString>) -> Result<()> {
         }
         Some("bench") => bench::run(&root, rest),
         Some("fuzz") => fuzz::run(&root, rest),
+        Some("limits") => {
+            no_arguments("limits", rest)?;
+            limits::run(&root)
+        }
         Some("help" | "-h" | "--help") => {
             print!("{USAGE}");
             Ok(())

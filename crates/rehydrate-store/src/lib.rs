@@ -29,6 +29,8 @@ pub mod backend;
 pub mod dir;
 mod frame;
 pub mod show;
+#[cfg(test)]
+mod tests;
 
 use std::fs::OpenOptions;
 use std::io::Write;

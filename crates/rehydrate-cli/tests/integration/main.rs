@@ -8,7 +8,9 @@ use std::process::{Command, Output};
 use serde_json::Value;
 
 mod cost;
+mod faults;
 mod kill;
+mod limits;
 mod several;
 mod trial;
 

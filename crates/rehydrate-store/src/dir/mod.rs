@@ -13,7 +13,7 @@
 
 mod files;
 mod repair;
-mod swap;
+pub(crate) mod swap;
 mod write;
 
 use std::collections::BTreeMap;

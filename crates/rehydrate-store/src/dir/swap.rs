@@ -162,6 +162,15 @@ fn sync(path: &Path) -> Result<(), Error> {
 /// the parent synced, and the previous directory removed. When the second rename fails, the
 /// previous directory is put back.
 pub(super) fn swap_in(dir: &Path, staging: &Path) -> Result<(), Error> {
+    swap_in_with(dir, staging, &mut |from, to| fs::rename(from, to))
+}
+
+/// [`swap_in`] with its renames made by `rename` (the unit tests make one fail).
+pub(crate) fn swap_in_with(
+    dir: &Path,
+    staging: &Path,
+    rename: &mut dyn FnMut(&Path, &Path) -> io::Result<()>,
+) -> Result<(), Error> {
     for name in [VIEW, LOG, STORE, MANIFEST] {
         let file = staging.join(name);
         if fs::symlink_metadata(&file).is_ok() {
@@ -173,12 +182,12 @@ pub(super) fn swap_in(dir: &Path, staging: &Path) -> Result<(), Error> {
     let retired = sibling(dir, RETIRED);
     let existed = fs::symlink_metadata(dir).is_ok();
     if existed {
-        fs::rename(dir, &retired)
+        rename(dir, &retired)
             .map_err(|e| io_error(format!("cannot move {} aside", shown(dir)), e))?;
     }
-    if let Err(e) = fs::rename(staging, dir) {
+    if let Err(e) = rename(staging, dir) {
         if existed {
-            let _ = fs::rename(&retired, dir);
+            let _ = rename(&retired, dir);
         }
         return Err(io_error(format!("cannot put {} in place", shown(dir)), e));
     }
