@@ -396,6 +396,16 @@ pub(super) fn lock_for_writing(
     transcript: &Path,
     force: bool,
 ) -> Result<DirWriter, Error> {
+    // A link to a directory is followed: the swap replaces the directory it names, and the
+    // link stays.
+    let resolved;
+    let dir = if fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        resolved = fs::canonicalize(dir)
+            .map_err(|e| io_error(format!("cannot resolve {}", shown(dir)), e))?;
+        resolved.as_path()
+    } else {
+        dir
+    };
     refuse_overwriting(dir, transcript)?;
     let notes = recover(dir)?;
     let check = |existing: Existing| match existing {

@@ -283,3 +283,17 @@ fn a_swap_cut_between_its_renames_is_put_back_and_a_stale_staging_removed() {
     );
     assert_eq!(std::fs::read(retired.join("notes.txt")).unwrap(), b"mine");
 }
+
+#[test]
+fn a_link_to_an_output_directory_is_followed_and_stays_a_link() {
+    let _serial = serial();
+    let (source, out) = setup("dir-link");
+    let real = source.with_file_name("real.rehydrate");
+    write(&real, &source, &session(), false).unwrap();
+    std::os::unix::fs::symlink(&real, &out).unwrap();
+    write(&out, &source, &session()[..1], true).unwrap();
+    assert!(std::fs::symlink_metadata(&out).unwrap().file_type().is_symlink());
+    assert_eq!(SessionDir::open(&real).unwrap().sidecar, session()[..1]);
+    assert_eq!(SessionDir::open(&out).unwrap().sidecar, session()[..1]);
+    assert!(!beside(&real, ".retired").exists() && !beside(&out, ".retired").exists());
+}
