@@ -300,7 +300,7 @@ fn reduce_file(
     warn: &mut dyn FnMut(String),
 ) -> Result<Reduced, NotReduced> {
     // The directory is taken (and refused, when it is not ours to replace) before the
-    // session is read, and stays locked until everything is renamed into place.
+    // session is read, and stays locked until the new directory is swapped in.
     let lock = SessionDir::create(dir, path, args.force).map_err(Failure::from)?;
     for stale in lock.removed() {
         warn(format!(

@@ -959,8 +959,9 @@ fn a_linked_sidecar_is_never_followed() {
 
 #[test]
 fn a_reduce_cut_short_among_its_renames_is_replaced_with_force() {
-    // What a run killed after writing its manifest and renaming the store leaves: the
-    // manifest, the store, and the view and log still under their temporary names.
+    // What a run of an earlier version (which renamed each file into place) killed after
+    // writing its manifest and renaming the store left: the manifest, the store, and the view
+    // and log still under their temporary names.
     let (dir, _) = reduce_fixture("trial_cut_renames");
     let d = dir.to_str().unwrap();
     std::fs::rename(dir.join("view.json"), dir.join("view.json.tmp")).unwrap();

@@ -53,8 +53,8 @@ pub struct Repaired {
 /// - the manifest then records the store's new size and digest.
 ///
 /// The result is checked as `verify` checks it (every reduction verifies, the view inverts to
-/// the store's messages) before anything is written; the new store and manifest are written
-/// under temporary names and renamed into place only then. What cannot be restored (lost
+/// the store's messages) before anything is written; the repaired directory is built at
+/// `DIR.staging` and swapped in whole only then. What cannot be restored (lost
 /// message records, a `view.json` or `reductions.json` that differs from the manifest,
 /// corruption followed by whole records) is a verification failure that says so, and the
 /// directory is left as it was.

@@ -1,5 +1,5 @@
 //! Writing a session directory: taking it ([`DirWriter`], under its exclusive lock), staging
-//! each file under a temporary name, and putting the manifest and the files in place.
+//! each file in `DIR.staging`, and swapping the staged directory in whole (`swap.rs`).
 
 use std::ffi::OsStr;
 use std::fs::{self, File};
