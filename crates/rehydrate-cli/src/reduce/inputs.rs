@@ -48,8 +48,9 @@ pub(super) fn is_directory(path: &Path) -> bool {
 /// with `.rehydrate` appended, or else beside the file.
 ///
 /// A directory is walked to its depth for the files whose names end as
-/// [`SESSION_NAME_ENDINGS`] says (regular files, or links to them); links to directories
-/// and directories named `*.rehydrate` are not entered. A directory that cannot be listed is
+/// [`SESSION_NAME_ENDINGS`] says (regular files, or links to them); links to directories,
+/// directories named `*.rehydrate` and directories holding a sidecar (an output directory
+/// under another name, or one an interrupted run left) are not entered. A directory that cannot be listed is
 /// a session that fails, named by its path.
 ///
 /// # Errors
@@ -238,6 +239,15 @@ fn walk(root: &Path) -> Vec<Result<PathBuf, (PathBuf, std::io::Error)>> {
     found
 }
 
+/// Whether `dir` is a directory `reduce` writes or wrote, whatever its name: an output
+/// directory, or one an interrupted run left beside it (`DIR.staging`, `DIR.retired`), each
+/// holding `sidecar/lock` or `sidecar/manifest.json`.
+fn holds_a_sidecar(dir: &Path) -> bool {
+    ["sidecar/lock", "sidecar/manifest.json"]
+        .iter()
+        .any(|name| std::fs::symlink_metadata(dir.join(name)).is_ok())
+}
+
 /// The session files and the directories to walk in `dir`, sorted by name.
 fn entries(dir: &Path) -> std::io::Result<Vec<Entry>> {
     let mut entries = Vec::new();
@@ -248,7 +258,7 @@ fn entries(dir: &Path) -> std::io::Result<Vec<Entry>> {
         // The entry's own type: a link is not followed here.
         let kind = entry.file_type()?;
         if kind.is_dir() {
-            if !ends_with(&name, OUTPUT_NAME_ENDING) {
+            if !ends_with(&name, OUTPUT_NAME_ENDING) && !holds_a_sidecar(&path) {
                 entries.push(Entry::Dir(path));
             }
         } else if SESSION_NAME_ENDINGS.iter().any(|e| ends_with(&name, e))

@@ -47,8 +47,10 @@ const BROKEN: &[u8] = br#"[{"role":"user","content":"hi"#;
 
 /// `in/` under `base`: two good sessions (`a.json`, `sub/b.json`), a damaged one
 /// (`sub/broken.json`), a JSON file in no session format (`notes.json`), a file not named as
-/// a session (`readme.txt`), an earlier output directory holding a session-named file, and a
-/// link to a directory holding a session (`linked`, not followed).
+/// a session (`readme.txt`), an earlier output directory holding a session-named file, the
+/// staging directory an interrupted run left beside it and a directory of ours under another
+/// name (each holding a sidecar, not entered), and a link to a directory holding a session
+/// (`linked`, not followed).
 fn mixed_inputs(base: &Path) {
     let input = base.join("in");
     put_fixture("cli/build-session.json", &input.join("a.json"));
@@ -60,6 +62,15 @@ fn mixed_inputs(base: &Path) {
         "cli/build-session.json",
         &input.join("old.json.rehydrate/view.json"),
     );
+    // What an interrupted run leaves beside an output directory, and an output directory
+    // under a name of the user's: never walked into.
+    put_fixture(
+        "cli/build-session.json",
+        &input.join("old.json.rehydrate.staging/view.json"),
+    );
+    put(&input.join("old.json.rehydrate.staging/sidecar/lock"), b"");
+    put_fixture("cli/build-session.json", &input.join("mine/view.json"));
+    put(&input.join("mine/sidecar/lock"), b"");
     put_fixture("cli/build-session.json", &base.join("elsewhere/c.json"));
     std::os::unix::fs::symlink("../elsewhere", input.join("linked")).unwrap();
 }

@@ -292,7 +292,12 @@ fn a_link_to_an_output_directory_is_followed_and_stays_a_link() {
     write(&real, &source, &session(), false).unwrap();
     std::os::unix::fs::symlink(&real, &out).unwrap();
     write(&out, &source, &session()[..1], true).unwrap();
-    assert!(std::fs::symlink_metadata(&out).unwrap().file_type().is_symlink());
+    assert!(
+        std::fs::symlink_metadata(&out)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
     assert_eq!(SessionDir::open(&real).unwrap().sidecar, session()[..1]);
     assert_eq!(SessionDir::open(&out).unwrap().sidecar, session()[..1]);
     assert!(!beside(&real, ".retired").exists() && !beside(&out, ".retired").exists());
