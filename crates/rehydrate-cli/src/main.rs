@@ -43,13 +43,6 @@ use std::process::ExitCode;
 use clap::Parser as _;
 
 fn main() -> ExitCode {
-    if output::stdout_is_closed() {
-        // Whatever the command printed would be lost: refuse before doing anything.
-        eprintln!(
-            "error: stdout is closed, so the output would be lost (redirect it to a file or /dev/null)"
-        );
-        return ExitCode::from(2);
-    }
     let args = match cli::Cli::try_parse() {
         Ok(args) => args,
         Err(e) if e.kind() == clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {

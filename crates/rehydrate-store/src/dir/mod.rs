@@ -108,14 +108,18 @@ pub struct SessionDir {
 fn read_manifest(dir: &Path) -> Result<Manifest, Error> {
     let path = dir.join(MANIFEST);
     if !dir.is_dir() {
-        let retired = swap::sibling(dir, swap::RETIRED);
-        let what = if fs::symlink_metadata(dir).is_ok() {
-            "not a directory".to_string()
-        } else if fs::symlink_metadata(&retired).is_ok() {
+        // Through a link that dangles too: the swap happens where it points.
+        let retired = swap::resolve(dir)
+            .ok()
+            .map(|d| swap::sibling(&d, swap::RETIRED))
+            .filter(|r| fs::symlink_metadata(r).is_ok());
+        let what = if let Some(retired) = retired {
             format!(
-                "no such directory; {} holds the directory an interrupted run was replacing, which `rehydrate repair` puts back",
+                "no such directory; {} holds the directory a run of rehydrate is replacing, or was replacing when it was cut short; `rehydrate repair` puts it back",
                 shown(&retired)
             )
+        } else if fs::symlink_metadata(dir).is_ok() {
+            "not a directory".to_string()
         } else {
             "no such directory".to_string()
         };

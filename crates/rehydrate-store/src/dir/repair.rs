@@ -9,7 +9,7 @@ use rehydrate_model::{Message, Reduction, ReductionLog};
 use rehydrate_sidecar::{check_inverts, content_digest, verify_log};
 
 use super::files::{ReadFail, lock_exclusive, open_regular, write_tmp};
-use super::swap::{abandon_staging, create_staging, recover, swap_in};
+use super::swap::{abandon_staging, create_staging, recover, resolve, swap_in};
 use super::{
     FileEntry, LOG, MANIFEST, Manifest, STORE, TEMPORARIES, VIEW, io_error, manifest_file_problems,
     read_manifest, read_recorded, refused,
@@ -59,11 +59,23 @@ pub struct Repaired {
 /// corruption followed by whole records) is a verification failure that says so, and the
 /// directory is left as it was.
 pub(super) fn repair(dir: &Path) -> Result<Repaired, Error> {
-    repair_locked(dir).map_err(|e| match e {
+    // A link is followed: the directory it names is repaired, and the link stays.
+    let dir = &resolve(dir)?;
+    // What an interrupted swap left beside the directory is put back or removed first: a
+    // directory a swap left at `DIR.retired` is the one to repair. A failure afterwards says
+    // so, and that nothing else was changed.
+    let notes = recover(dir)?;
+    repair_locked(dir, notes.clone()).map_err(|e| match e {
         Error::DirDamaged(mut lines) => {
-            let last = format!("{}: nothing was changed", shown(dir));
-            if lines.last() != Some(&last) {
-                lines.push(last);
+            let unchanged = format!("{}: nothing was changed", shown(dir));
+            if lines.last() == Some(&unchanged) {
+                lines.pop();
+            }
+            if notes.is_empty() {
+                lines.push(unchanged);
+            } else {
+                lines.splice(0..0, notes);
+                lines.push(format!("{}: nothing else was changed", shown(dir)));
             }
             Error::DirDamaged(lines)
         }
@@ -71,11 +83,10 @@ pub(super) fn repair(dir: &Path) -> Result<Repaired, Error> {
     })
 }
 
-/// [`repair`] itself; a verification failure it returns may lack the closing line.
-fn repair_locked(dir: &Path) -> Result<Repaired, Error> {
-    // What an interrupted swap left beside the directory is put back or removed first: a
-    // directory a swap left at `DIR.retired` is the one to repair.
-    let mut lines = recover(dir)?;
+/// [`repair`] itself, after `notes` (what [`recover`] did); a verification failure it returns
+/// may lack the closing line.
+fn repair_locked(dir: &Path, notes: Vec<String>) -> Result<Repaired, Error> {
+    let mut lines = notes;
     let mut manifest = read_manifest(dir)?;
     let _lock = lock_exclusive(dir)?;
     // The temporaries an older interrupted run left inside it are removed under the lock.

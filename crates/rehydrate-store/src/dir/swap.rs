@@ -26,11 +26,62 @@ pub(super) fn sibling(dir: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Every name a directory of ours holds, files first, relative to it.
+/// Every name a directory of ours holds, files first, relative to it; the lock last, so that a
+/// directory whose removal was cut short still has it while it holds anything else.
 fn our_files() -> impl Iterator<Item = &'static str> {
-    [VIEW, LOG, STORE, MANIFEST, LOCK]
+    [VIEW, LOG, STORE, MANIFEST]
         .into_iter()
         .chain(TEMPORARIES)
+        .chain([LOCK])
+}
+
+/// The first entry of `dir` (or of its `sidecar/`) that is not one of rehydrate's names, as a
+/// regular file (or `sidecar/` itself): what a replaced directory would carry away.
+pub(super) fn first_foreign(dir: &Path) -> Option<PathBuf> {
+    let mut names: Vec<PathBuf> = Vec::new();
+    for (inside, prefix) in [(dir.to_path_buf(), ""), (dir.join("sidecar"), "sidecar/")] {
+        let Ok(entries) = fs::read_dir(&inside) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let full = format!("{prefix}{name}");
+            let is_file = e.file_type().is_ok_and(|t| t.is_file());
+            let is_sidecar =
+                prefix.is_empty() && name == "sidecar" && e.file_type().is_ok_and(|t| t.is_dir());
+            if !is_sidecar && !(is_file && our_files().any(|f| f == full)) {
+                names.push(e.path());
+            }
+        }
+    }
+    names.sort();
+    names.into_iter().next()
+}
+
+/// The directory `dir` names: itself, or the directory a link there points to (resolved even
+/// when the link dangles, as it does between the two renames of a swap through it).
+pub(super) fn resolve(dir: &Path) -> Result<PathBuf, Error> {
+    if !fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Ok(dir.to_path_buf());
+    }
+    if let Ok(resolved) = fs::canonicalize(dir) {
+        return Ok(resolved);
+    }
+    let target =
+        fs::read_link(dir).map_err(|e| io_error(format!("cannot resolve {}", shown(dir)), e))?;
+    Ok(match dir.parent() {
+        Some(parent) if target.is_relative() => parent.join(target),
+        _ => target,
+    })
+}
+
+/// The lock of a leftover directory, when it has one: one without (emptied, or cut short
+/// before its lock was made) has no writer to wait for.
+fn lock_leftover(path: &Path) -> Result<Option<File>, Error> {
+    if fs::symlink_metadata(path.join(LOCK)).is_err() {
+        return Ok(None);
+    }
+    lock_exclusive(path).map(Some)
 }
 
 /// Whether `path` is a real directory (not a link) holding nothing but our names, each a
@@ -91,8 +142,10 @@ pub(super) fn recover(dir: &Path) -> Result<Vec<String>, Error> {
             )));
         }
         // A writer between its two renames holds this lock.
-        let lock = lock_exclusive(&retired)?;
-        if fs::symlink_metadata(dir).is_err() {
+        let lock = lock_leftover(&retired)?;
+        if fs::symlink_metadata(dir).is_err()
+            && fs::symlink_metadata(retired.join(MANIFEST)).is_ok()
+        {
             fs::rename(&retired, dir)
                 .map_err(|e| io_error(format!("cannot restore {}", shown(&retired)), e))?;
             notes.push(format!(
@@ -118,7 +171,7 @@ pub(super) fn recover(dir: &Path) -> Result<Vec<String>, Error> {
                 shown(&staging)
             )));
         }
-        let lock = lock_exclusive(&staging)?;
+        let lock = lock_leftover(&staging)?;
         remove_ours(&staging)
             .map_err(|e| io_error(format!("cannot remove stale {}", shown(&staging)), e))?;
         drop(lock);
@@ -140,7 +193,17 @@ pub(super) fn create_staging(dir: &Path) -> Result<(PathBuf, File), Error> {
         .map_or(Ok(()), fs::create_dir_all)
         .and_then(|()| fs::create_dir(&staging))
         .and_then(|()| fs::create_dir(staging.join("sidecar")))
-        .map_err(|e| io_error(format!("cannot create {}", shown(&staging)), e))?;
+        .map_err(|e| {
+            if e.kind() == io::ErrorKind::AlreadyExists {
+                refused(format!(
+                    "{} is in use by another rehydrate process, writing it (it is building {})",
+                    shown(dir),
+                    shown(&staging)
+                ))
+            } else {
+                io_error(format!("cannot create {}", shown(&staging)), e)
+            }
+        })?;
     let lock = lock_exclusive(&staging)?;
     Ok((staging, lock))
 }
@@ -191,9 +254,11 @@ pub(crate) fn swap_in_with(
         }
         return Err(io_error(format!("cannot put {} in place", shown(dir)), e));
     }
-    if let Some(parent) = dir.parent().filter(|p| !p.as_os_str().is_empty()) {
-        sync(parent)?;
-    }
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    sync(parent)?;
     // The new directory is complete and in place; what stays of the previous one (a file of
     // someone else's kept in it) is left at `DIR.retired`, and the next writer refuses it.
     if existed {

@@ -11,7 +11,7 @@ use rehydrate_model::{Message, ReductionLog};
 use super::files::{
     HashingWriter, finish_tmp, input_error, lock_exclusive, open_tmp, read_bounded, write_tmp,
 };
-use super::swap::{abandon_staging, create_staging, recover, swap_in};
+use super::swap::{abandon_staging, create_staging, first_foreign, recover, resolve, swap_in};
 use super::{
     LOCK, LOG, MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION, MAX_MANIFEST_BYTES, Manifest, STORE,
     TEMPORARIES, VIEW, io_error, refused,
@@ -398,19 +398,21 @@ pub(super) fn lock_for_writing(
 ) -> Result<DirWriter, Error> {
     // A link to a directory is followed: the swap replaces the directory it names, and the
     // link stays.
-    let resolved;
-    let dir = if fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
-        resolved = fs::canonicalize(dir)
-            .map_err(|e| io_error(format!("cannot resolve {}", shown(dir)), e))?;
-        resolved.as_path()
-    } else {
-        dir
-    };
+    let resolved = resolve(dir)?;
+    let dir = resolved.as_path();
     refuse_overwriting(dir, transcript)?;
     let notes = recover(dir)?;
     let check = |existing: Existing| match existing {
         Existing::Empty => Ok(true),
-        Existing::Ours if force => Ok(false),
+        Existing::Ours if force => match first_foreign(dir) {
+            // Replaced whole, the directory would carry the file away to `DIR.retired`.
+            Some(foreign) => Err(refused(format!(
+                "--out {} holds {}, which rehydrate did not write; --force replaces only a directory holding nothing else: move it away",
+                shown(dir),
+                shown(&foreign)
+            ))),
+            None => Ok(false),
+        },
         Existing::Ours => Err(refused(format!(
             "--out {} is a rehydrate output directory already; pass --force to replace it",
             shown(dir)
@@ -424,7 +426,13 @@ pub(super) fn lock_for_writing(
             shown(dir)
         ))),
     };
-    check(existing(dir)?)?;
+    // A refusal says what was put back first, or the user would not know where it came from.
+    check(existing(dir)?).map_err(|e| match e {
+        Error::DirRefused(line) if !notes.is_empty() => {
+            Error::DirRefused(format!("{line} ({})", notes.join("; ")))
+        }
+        other => other,
+    })?;
     if fs::symlink_metadata(dir).is_err() {
         // A new directory: it is not created until the swap puts the staged one in its place
         // (a run cut short leaves none); the staging directory's lock keeps out a second

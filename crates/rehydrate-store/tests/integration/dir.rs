@@ -240,8 +240,11 @@ fn a_swap_cut_between_its_renames_is_put_back_and_a_stale_staging_removed() {
     assert_eq!(
         refused.to_string(),
         format!(
-            "--out {} is a rehydrate output directory already; pass --force to replace it",
-            out.display()
+            "--out {} is a rehydrate output directory already; pass --force to replace it ({}: restored from {}, where an interrupted run left it; {}: removed the unfinished directory an interrupted run left)",
+            out.display(),
+            out.display(),
+            retired.display(),
+            staging.display()
         )
     );
     assert!(!retired.exists() && !staging.exists());
@@ -270,6 +273,25 @@ fn a_swap_cut_between_its_renames_is_put_back_and_a_stale_staging_removed() {
     write(&out, &source, &session()[..2], true).unwrap();
     assert!(!retired.exists());
     assert_eq!(SessionDir::open(&out).unwrap().sidecar, session()[..2]);
+    // Empty leftovers (a run killed right after creating one, or while removing one) have no
+    // lock to take, and are removed.
+    std::fs::create_dir_all(&retired).unwrap();
+    std::fs::create_dir_all(&staging).unwrap();
+    write(&out, &source, &session()[..3], true).unwrap();
+    assert!(!retired.exists() && !staging.exists());
+    // A directory holding a file rehydrate did not write is not replaced, even when forced:
+    // the swap would carry the file away.
+    std::fs::write(out.join("notes.txt"), b"mine").unwrap();
+    let refused = write(&out, &source, &session(), true).unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        format!(
+            "--out {} holds {}, which rehydrate did not write; --force replaces only a directory holding nothing else: move it away",
+            out.display(),
+            out.join("notes.txt").display()
+        )
+    );
+    std::fs::remove_file(out.join("notes.txt")).unwrap();
     // Something of someone else's at DIR.retired is never touched.
     std::fs::create_dir_all(&retired).unwrap();
     std::fs::write(retired.join("notes.txt"), b"mine").unwrap();
@@ -301,4 +323,26 @@ fn a_link_to_an_output_directory_is_followed_and_stays_a_link() {
     assert_eq!(SessionDir::open(&real).unwrap().sidecar, session()[..1]);
     assert_eq!(SessionDir::open(&out).unwrap().sidecar, session()[..1]);
     assert!(!beside(&real, ".retired").exists() && !beside(&out, ".retired").exists());
+    // A swap through the link cut between its renames: the link dangles, the directory it
+    // named waits at its `.retired`; readers say so, and repair through the link puts it back.
+    std::fs::rename(&real, beside(&real, ".retired")).unwrap();
+    let err = SessionDir::open(&out).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "{}: not an output directory of `rehydrate reduce` (no such directory; {} holds the directory a run of rehydrate is replacing, or was replacing when it was cut short; `rehydrate repair` puts it back)",
+            out.display(),
+            beside(&real, ".retired").display()
+        )
+    );
+    let repaired = SessionDir::repair(&out).unwrap();
+    assert_eq!(
+        repaired.lines,
+        [format!(
+            "{}: restored from {}, where an interrupted run left it",
+            real.display(),
+            beside(&real, ".retired").display()
+        )]
+    );
+    assert_eq!(SessionDir::open(&out).unwrap().sidecar, session()[..1]);
 }
