@@ -44,7 +44,8 @@ struct Options {
     list: bool,
 }
 
-/// Parses `[TARGET...] [--seconds N] [--jobs N] [--keep] [--list]`.
+/// Parses `[TARGET...] [--seconds N] [--jobs N] [--keep] [--list]` (`--seconds 0` with
+/// `--keep` only merges what earlier runs found).
 fn parse(rest: &[OsString]) -> Result<Options> {
     let mut options = Options {
         targets: Vec::new(),
@@ -184,7 +185,48 @@ fn count(dir: &Path) -> usize {
     std::fs::read_dir(dir).map_or(0, |d| d.flatten().count())
 }
 
-/// Runs one target for `seconds`.
+/// Replaces the kept inputs of `target` with a smallest set of the kept and the working
+/// corpus's inputs that covers every edge either covers (libFuzzer's set-cover merge, edges
+/// only: hit counts and comparison features left out, so the kept set stays a few hundred
+/// kilobytes); returns how many it keeps.
+fn keep_cover(
+    driver: &Path,
+    root: &Path,
+    target: &str,
+    kept_dir: &Path,
+    corpus: &Path,
+) -> Result<usize> {
+    let merged = root.join("target/fuzz/merged").join(target);
+    let _ = std::fs::remove_dir_all(&merged);
+    std::fs::create_dir_all(&merged)
+        .map_err(|e| format!("cannot create {}: {e}", merged.display()))?;
+    let mut merge = Command::new(driver);
+    merge
+        .args(["-set_cover_merge=1", "-use_counters=0"])
+        .arg(format!("-max_len={MAX_LEN}"))
+        .arg(&merged);
+    if kept_dir.is_dir() {
+        merge.arg(kept_dir);
+    }
+    merge
+        .arg(corpus)
+        .env("REHYDRATE_FUZZ_TARGET", target)
+        .current_dir(root)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    cmd::run(&format!("merging the {target} corpus"), &mut merge)?;
+    let _ = std::fs::remove_dir_all(kept_dir);
+    std::fs::rename(&merged, kept_dir).map_err(|e| {
+        format!(
+            "cannot move {} to {}: {e}",
+            merged.display(),
+            kept_dir.display()
+        )
+    })?;
+    Ok(count(kept_dir))
+}
+
+/// Runs one target for `seconds` (none: only `keep`).
 fn run_one(
     driver: &Path,
     root: &Path,
@@ -224,15 +266,21 @@ fn run_one(
         let list: Vec<String> = seeds.iter().map(|s| s.display().to_string()).collect();
         command.arg(format!("-seed_inputs={}", list.join(",")));
     }
-    let status = command
-        .env("REHYDRATE_FUZZ_TARGET", &target.name)
-        .current_dir(root)
-        .stdout(Stdio::null())
-        .stderr(log)
-        .status()
-        .map_err(|e| format!("cannot run {}: {e}", driver.display()))?;
+    // `--seconds 0` fuzzes nothing (libFuzzer would take 0 as no limit): it only keeps.
+    let status = if seconds == 0 {
+        None
+    } else {
+        let status = command
+            .env("REHYDRATE_FUZZ_TARGET", &target.name)
+            .current_dir(root)
+            .stdout(Stdio::null())
+            .stderr(log)
+            .status()
+            .map_err(|e| format!("cannot run {}: {e}", driver.display()))?;
+        Some(status)
+    };
     let text = std::fs::read_to_string(&log_path).unwrap_or_default();
-    let failure = if status.success() {
+    let failure = if status.is_none_or(|s| s.success()) {
         None
     } else {
         // A panic's location and its message (the line after it), or libFuzzer's reason.
@@ -255,24 +303,9 @@ fn run_one(
             .map_or_else(|| log_path.clone(), |p| root.join(p.trim()));
         Some((input, reason))
     };
-    let mut kept = 0;
+    let mut kept = count(&kept_dir);
     if keep && failure.is_none() {
-        // The working corpus minimized into the kept one: only inputs that add coverage.
-        std::fs::create_dir_all(&kept_dir)
-            .map_err(|e| format!("cannot create {}: {e}", kept_dir.display()))?;
-        let before = count(&kept_dir);
-        let mut merge = Command::new(driver);
-        merge
-            .arg("-merge=1")
-            .arg(format!("-max_len={MAX_LEN}"))
-            .arg(&kept_dir)
-            .arg(&corpus)
-            .env("REHYDRATE_FUZZ_TARGET", &target.name)
-            .current_dir(root)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        cmd::run(&format!("merging the {} corpus", target.name), &mut merge)?;
-        kept = count(&kept_dir) - before;
+        kept = keep_cover(driver, root, &target.name, &kept_dir, &corpus)?;
     }
     Ok(Outcome {
         name: target.name.clone(),

@@ -49,8 +49,9 @@ Commands:
                        build libFuzzer's driver of the rehydrate-fuzz targets (sanitizer
                        coverage, stable toolchain) into target/fuzz and run each target (all
                        by default) for N seconds (default 60), N at a time (default: the
-                       cores); --keep merges the inputs that add coverage into
-                       fixtures/fuzz/<target>/; --list prints the targets
+                       cores); --keep replaces fixtures/fuzz/<target>/ with a smallest
+                       set of the kept and found inputs covering every edge (--seconds 0:
+                       keep without fuzzing); --list prints the targets
   limits               build the release CLI and run it on the resource limits of
                        docs/RELIABILITY.md at full size (a 1 GiB tool output, 10 million
                        messages, JSON nested 100,000 deep, a 100 MiB line, a regex at each
