@@ -60,9 +60,13 @@ fn parse(rest: &[OsString]) -> Result<Options> {
             let value = args
                 .next()
                 .ok_or_else(|| crate::usage(format!("`{flag}` takes a number")))?;
-            value.parse::<u64>().ok().filter(|n| *n > 0).ok_or_else(|| {
-                crate::usage(format!("`{flag}` takes a positive number, got `{value}`"))
-            })
+            value
+                .parse::<u64>()
+                .ok()
+                .filter(|n| *n > 0 || flag == "--seconds")
+                .ok_or_else(|| {
+                    crate::usage(format!("`{flag}` takes a positive number, got `{value}`"))
+                })
         };
         match arg.as_str() {
             "--seconds" => options.seconds = number("--seconds")?,
