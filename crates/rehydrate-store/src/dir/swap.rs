@@ -49,7 +49,8 @@ pub(super) fn first_foreign(dir: &Path) -> Option<PathBuf> {
             let is_file = e.file_type().is_ok_and(|t| t.is_file());
             let is_sidecar =
                 prefix.is_empty() && name == "sidecar" && e.file_type().is_ok_and(|t| t.is_dir());
-            if !is_sidecar && !(is_file && our_files().any(|f| f == full)) {
+            let ours = is_sidecar || (is_file && our_files().any(|f| f == full));
+            if !ours {
                 names.push(e.path());
             }
         }
