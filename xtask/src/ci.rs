@@ -213,11 +213,12 @@ mod tests {
             (
                 "package",
                 Some(
-                    "cargo package --workspace --no-verify --allow-dirty --exclude xtask --exclude rehydrate-bench --exclude rehydrate-test-support --exclude rehydrate-py --locked",
+                    "cargo package --workspace --no-verify --allow-dirty --exclude xtask --exclude rehydrate-bench --exclude rehydrate-test-support --exclude rehydrate-py --exclude rehydrate-fuzz --locked",
                 ),
             ),
             ("python", None),
             ("corpus", None),
+            ("fuzz", None),
         ];
         let expected: Vec<(&str, Option<String>)> = expected
             .into_iter()
