@@ -119,10 +119,10 @@ pub struct DirWriter {
     staging_lock: File,
     /// What putting back or removing an interrupted swap's leftovers did, one line each.
     notes: Vec<String>,
-    /// What this run created in a directory that existed (never the directory, then:
-    /// `sidecar/`, the lock file): on failure, [`DirWriter::abandon`] removes exactly that,
+    /// What this run created in a directory that existed (`sidecar/`, the lock file; a new
+    /// directory is not created before the swap): on failure, [`DirWriter::abandon`] removes exactly that,
     /// and nothing that existed before.
-    created: [bool; 3],
+    created: [bool; 2],
     /// The stale temporary files an interrupted run had left, removed under the lock.
     removed: Vec<PathBuf>,
 }
@@ -272,20 +272,18 @@ impl DirWriter {
         result
     }
 
-    /// After a failure: removes the lock file and the directory again if this run created
-    /// them and they hold nothing else; a directory that existed is left as it was.
+    /// After a failure: removes the staging directory, and the lock file and `sidecar/` this
+    /// run created in the directory (when they hold nothing else); the directory is left as it
+    /// was (a new one was never created).
     pub fn abandon(self) {
         abandon_staging(&self.staging);
         drop(self.staging_lock);
-        let [dir, sidecar, lock] = self.created;
+        let [sidecar, lock] = self.created;
         if lock {
             let _ = fs::remove_file(self.dir.join(LOCK));
         }
         if sidecar {
             let _ = fs::remove_dir(self.dir.join("sidecar"));
-        }
-        if dir {
-            let _ = fs::remove_dir(&self.dir);
         }
         drop(self.file);
     }
@@ -444,20 +442,20 @@ pub(super) fn lock_for_writing(
             staging,
             staging_lock,
             notes,
-            created: [false; 3],
+            created: [false; 2],
             removed: Vec::new(),
         });
     }
     let sidecar_dir = dir.join("sidecar");
     let exists = |path: &Path| fs::symlink_metadata(path).is_ok();
-    let created = [false, !exists(&sidecar_dir), !exists(&dir.join(LOCK))];
+    let created = [!exists(&sidecar_dir), !exists(&dir.join(LOCK))];
     fs::create_dir_all(&sidecar_dir)
         .map_err(|e| io_error(format!("cannot create {}", shown(&sidecar_dir)), e))?;
     let file = match lock_exclusive(dir) {
         Ok(file) => file,
         Err(e) => {
             // Nothing of this run is left behind: remove only what it created.
-            if created[1] {
+            if created[0] {
                 let _ = fs::remove_dir(&sidecar_dir);
             }
             return Err(e);
