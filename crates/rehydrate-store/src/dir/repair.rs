@@ -9,7 +9,7 @@ use rehydrate_model::{Message, Reduction, ReductionLog};
 use rehydrate_sidecar::{check_inverts, content_digest, verify_log};
 
 use super::files::{ReadFail, lock_exclusive, open_regular, write_tmp};
-use super::swap::{abandon_staging, create_staging, recover, resolve, swap_in};
+use super::swap::{ParentLock, abandon_staging, create_staging, recover, resolve, swap_in};
 use super::{
     FileEntry, LOG, MANIFEST, Manifest, STORE, TEMPORARIES, VIEW, io_error, manifest_file_problems,
     read_manifest, read_recorded, refused,
@@ -64,7 +64,7 @@ pub(super) fn repair(dir: &Path) -> Result<Repaired, Error> {
     // What an interrupted swap left beside the directory is put back or removed first: a
     // directory a swap left at `DIR.retired` is the one to repair. A failure afterwards says
     // so, and that nothing else was changed.
-    let notes = recover(dir)?;
+    let notes = recover(dir, &ParentLock::take(dir, false)?)?;
     repair_locked(dir, notes.clone()).map_err(|e| match e {
         Error::DirDamaged(mut lines) => {
             let unchanged = format!("{}: nothing was changed", shown(dir));
@@ -87,8 +87,10 @@ pub(super) fn repair(dir: &Path) -> Result<Repaired, Error> {
 /// may lack the closing line.
 fn repair_locked(dir: &Path, notes: Vec<String>) -> Result<Repaired, Error> {
     let mut lines = notes;
-    let mut manifest = read_manifest(dir)?;
+    read_manifest(dir)?;
     let _lock = lock_exclusive(dir)?;
+    // Read again under the lock: a writer may have swapped in another directory meanwhile.
+    let mut manifest = read_manifest(dir)?;
     // The temporaries an older interrupted run left inside it are removed under the lock.
     for name in TEMPORARIES {
         let path = dir.join(name);
@@ -248,7 +250,7 @@ fn repair_locked(dir: &Path, notes: Vec<String>) -> Result<Repaired, Error> {
         manifest.files.insert(STORE.to_string(), entry);
         // The repaired directory is built beside this one and swapped in whole: cut short,
         // the directory is the damaged one as it was, or the repaired one.
-        let (staging, staging_lock) = create_staging(dir)?;
+        let (staging, staging_lock) = create_staging(dir, &ParentLock::take(dir, false)?)?;
         let built =
             build_repaired(dir, &staging, &store, &manifest).and_then(|()| swap_in(dir, &staging));
         if built.is_err() {

@@ -127,23 +127,50 @@ fn remove_ours(path: &Path) -> io::Result<()> {
     fs::remove_dir(path)
 }
 
-/// Before a writer takes `dir`: what an interrupted swap left. A `DIR.retired` while `dir`
+/// The lock of the directory holding `DIR` (exclusive, advisory), which every writer holds
+/// while it inspects, creates, swaps or removes the names `DIR`, `DIR.staging` and
+/// `DIR.retired`: a second writer never sees another's staging directory before its lock is
+/// taken, or its swap half done, and so never mistakes either for an interrupted run's
+/// leftovers. It is held for milliseconds (no file is written under it), and waited for.
+/// Where the parent cannot be opened for reading (a directory a user may write but not list),
+/// nothing is locked; the lock of each directory still keeps out a second writer.
+pub(crate) struct ParentLock {
+    _file: Option<File>,
+}
+
+impl ParentLock {
+    /// Takes the lock of `dir`'s parent, creating the parent first when `create` holds.
+    ///
+    /// # Errors
+    /// [`Error::DirIo`] when the parent cannot be created, or locking it fails.
+    pub(crate) fn take(dir: &Path, create: bool) -> Result<ParentLock, Error> {
+        let parent = match dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if create {
+            fs::create_dir_all(parent)
+                .map_err(|e| io_error(format!("cannot create {}", shown(parent)), e))?;
+        }
+        let Ok(file) = File::open(parent) else {
+            return Ok(ParentLock { _file: None });
+        };
+        file.lock()
+            .map_err(|e| io_error(format!("cannot lock {}", shown(parent)), e))?;
+        Ok(ParentLock { _file: Some(file) })
+    }
+}
+
+/// Before a writer takes `dir`, under its [`ParentLock`]: what an interrupted swap left. A `DIR.retired` while `dir`
 /// is absent is the previous directory, put back (returned, for a warning); one beside `dir`
 /// is the previous directory of a swap that completed, removed. A stale `DIR.staging` is
 /// removed. Either is refused, and left, when it holds anything of someone else's or another
 /// process holds its lock.
-pub(super) fn recover(dir: &Path) -> Result<Vec<String>, Error> {
+pub(super) fn recover(dir: &Path, _held: &ParentLock) -> Result<Vec<String>, Error> {
     let mut notes = Vec::new();
     let retired = sibling(dir, RETIRED);
     if fs::symlink_metadata(&retired).is_ok() {
-        if !holds_only_ours(&retired) {
-            return Err(refused(format!(
-                "{} holds something besides an interrupted run's files; move it away",
-                shown(&retired)
-            )));
-        }
-        // A writer between its two renames holds this lock.
-        let lock = lock_leftover(&retired)?;
+        let lock = claim_leftover(&retired)?;
         if fs::symlink_metadata(dir).is_err()
             && fs::symlink_metadata(retired.join(MANIFEST)).is_ok()
         {
@@ -155,8 +182,7 @@ pub(super) fn recover(dir: &Path) -> Result<Vec<String>, Error> {
                 shown(&retired)
             ));
         } else {
-            remove_ours(&retired)
-                .map_err(|e| io_error(format!("cannot remove stale {}", shown(&retired)), e))?;
+            remove_leftover(&retired)?;
             notes.push(format!(
                 "{}: removed the previous directory an interrupted run left",
                 shown(&retired)
@@ -166,15 +192,8 @@ pub(super) fn recover(dir: &Path) -> Result<Vec<String>, Error> {
     }
     let staging = sibling(dir, STAGING);
     if fs::symlink_metadata(&staging).is_ok() {
-        if !holds_only_ours(&staging) {
-            return Err(refused(format!(
-                "{} holds something besides an interrupted run's files; move it away",
-                shown(&staging)
-            )));
-        }
-        let lock = lock_leftover(&staging)?;
-        remove_ours(&staging)
-            .map_err(|e| io_error(format!("cannot remove stale {}", shown(&staging)), e))?;
+        let lock = claim_leftover(&staging)?;
+        remove_leftover(&staging)?;
         drop(lock);
         notes.push(format!(
             "{}: removed the unfinished directory an interrupted run left",
@@ -184,15 +203,36 @@ pub(super) fn recover(dir: &Path) -> Result<Vec<String>, Error> {
     Ok(notes)
 }
 
-/// Creates `DIR.staging` and its `sidecar/` (after [`recover`], it does not exist), and the
-/// parent directories it needs, and takes
-/// its lock, held until the swap is done.
-pub(super) fn create_staging(dir: &Path) -> Result<(PathBuf, File), Error> {
+/// Takes a leftover `DIR.retired` or `DIR.staging` for [`recover`]: its lock, when it has one.
+/// Refused while another writer holds that lock (it is building the directory, or between
+/// the two renames of its swap), and when the leftover is not a directory of ours alone.
+fn claim_leftover(path: &Path) -> Result<Option<File>, Error> {
+    let foreign = || {
+        refused(format!(
+            "{} holds something besides an interrupted run's files; move it away",
+            shown(path)
+        ))
+    };
+    if !fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+        return Err(foreign());
+    }
+    let lock = lock_leftover(path)?;
+    if !holds_only_ours(path) {
+        return Err(foreign());
+    }
+    Ok(lock)
+}
+
+/// Removes a leftover [`claim_leftover`] took.
+fn remove_leftover(path: &Path) -> Result<(), Error> {
+    remove_ours(path).map_err(|e| io_error(format!("cannot remove stale {}", shown(path)), e))
+}
+
+/// Creates `DIR.staging` and its `sidecar/` (after [`recover`], it does not exist), under the
+/// [`ParentLock`] the caller holds, and takes its lock, held until the swap is done.
+pub(super) fn create_staging(dir: &Path, _held: &ParentLock) -> Result<(PathBuf, File), Error> {
     let staging = sibling(dir, STAGING);
-    let parent = staging.parent().filter(|p| !p.as_os_str().is_empty());
-    parent
-        .map_or(Ok(()), fs::create_dir_all)
-        .and_then(|()| fs::create_dir(&staging))
+    fs::create_dir(&staging)
         .and_then(|()| fs::create_dir(staging.join("sidecar")))
         .map_err(|e| {
             if e.kind() == io::ErrorKind::AlreadyExists {
@@ -209,8 +249,9 @@ pub(super) fn create_staging(dir: &Path) -> Result<(PathBuf, File), Error> {
     Ok((staging, lock))
 }
 
-/// Removes an unfinished `DIR.staging` after a failure.
+/// Removes an unfinished `DIR.staging` after a failure, under the [`ParentLock`].
 pub(super) fn abandon_staging(staging: &Path) {
+    let _held = ParentLock::take(staging, false);
     let _ = remove_ours(staging);
 }
 
@@ -243,6 +284,7 @@ pub(crate) fn swap_in_with(
     }
     sync(&staging.join("sidecar"))?;
     sync(staging)?;
+    let _held = ParentLock::take(dir, false)?;
     let retired = sibling(dir, RETIRED);
     let existed = fs::symlink_metadata(dir).is_ok();
     if existed {

@@ -11,7 +11,9 @@ use rehydrate_model::{Message, ReductionLog};
 use super::files::{
     HashingWriter, finish_tmp, input_error, lock_exclusive, open_tmp, read_bounded, write_tmp,
 };
-use super::swap::{abandon_staging, create_staging, first_foreign, recover, resolve, swap_in};
+use super::swap::{
+    ParentLock, abandon_staging, create_staging, first_foreign, recover, resolve, swap_in,
+};
 use super::{
     LOCK, LOG, MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION, MAX_MANIFEST_BYTES, Manifest, STORE,
     TEMPORARIES, VIEW, io_error, refused,
@@ -399,7 +401,10 @@ pub(super) fn lock_for_writing(
     let resolved = resolve(dir)?;
     let dir = resolved.as_path();
     refuse_overwriting(dir, transcript)?;
-    let notes = recover(dir)?;
+    // Everything up to the staging directory's lock happens under the parent's lock, so that
+    // a second writer sees this one's names whole (and is refused), never half made.
+    let held = ParentLock::take(dir, true)?;
+    let notes = recover(dir, &held)?;
     let check = |existing: Existing| match existing {
         Existing::Empty => Ok(true),
         Existing::Ours if force => match first_foreign(dir) {
@@ -435,7 +440,7 @@ pub(super) fn lock_for_writing(
         // A new directory: it is not created until the swap puts the staged one in its place
         // (a run cut short leaves none); the staging directory's lock keeps out a second
         // writer meanwhile.
-        let (staging, staging_lock) = create_staging(dir)?;
+        let (staging, staging_lock) = create_staging(dir, &held)?;
         return Ok(DirWriter {
             dir: dir.to_path_buf(),
             file: None,
@@ -472,7 +477,7 @@ pub(super) fn lock_for_writing(
             removed.push(path);
         }
     }
-    let (staging, staging_lock) = create_staging(dir)?;
+    let (staging, staging_lock) = create_staging(dir, &held)?;
     Ok(DirWriter {
         dir: dir.to_path_buf(),
         file: Some(file),
