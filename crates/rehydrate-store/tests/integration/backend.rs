@@ -1,18 +1,16 @@
 //! The store behind its backend trait: the file and in-memory backends hold the same bytes for
 //! the same records, a torn tail in memory is found and repaired as in a file, and a backend
-//! that fails a write mid-record stops the store and leaves a tail that repair cuts.
+//! that fails a write mid-record stops the store and leaves a tail that repair cuts (the
+//! failing backend is `faulty.rs`'s).
 
-use std::io;
 use std::path::Path;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rehydrate_model::{Message, Role};
 use rehydrate_store::{
-    Error, MemoryBackend, MissReason, SessionStore, StoreBackend, SyncPolicy, parse_store,
-    read_store,
+    Error, MemoryBackend, MissReason, SessionStore, SyncPolicy, parse_store, read_store,
 };
 
+use crate::faulty::{Fault, Faulty};
 use crate::store::{message, scratch, serial};
 
 /// The same session recorded in any store: messages, a rewind, a model switch, a summary and
@@ -105,63 +103,24 @@ fn a_torn_tail_in_memory_is_found_and_repaired() {
     }
 }
 
-/// A host's backend that keeps bytes in memory and fails the write that would take it past a
-/// budget, keeping what fitted (a disk that filled up mid-record).
-#[derive(Debug)]
-struct Budgeted {
-    inner: MemoryBackend,
-    budget: usize,
-    syncs: Arc<AtomicUsize>,
-}
-
-impl StoreBackend for Budgeted {
-    fn name(&self) -> &Path {
-        self.inner.name()
-    }
-
-    fn read_all(&mut self) -> io::Result<Vec<u8>> {
-        self.inner.read_all()
-    }
-
-    fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
-        let room = self.budget.saturating_sub(self.inner.bytes().len());
-        let fits = bytes.len().min(room);
-        self.inner.append(&bytes[..fits])?;
-        if fits < bytes.len() {
-            return Err(io::Error::new(io::ErrorKind::StorageFull, "no space left"));
-        }
-        Ok(())
-    }
-
-    fn sync(&mut self) -> io::Result<()> {
-        self.syncs.fetch_add(1, Ordering::Relaxed);
-        Ok(())
-    }
-
-    fn truncate(&mut self, len: u64) -> io::Result<()> {
-        self.inner.truncate(len)
-    }
-}
-
 #[test]
 fn a_failed_write_stops_the_store_and_repair_cuts_its_part_record() {
     let memory = MemoryBackend::new("db:sessions/7");
-    let full = MemoryBackend::new("probe");
-    let mut probe = SessionStore::create_in(full.clone(), SyncPolicy::Never).unwrap();
-    probe.append_message(&message(0)).unwrap();
-    let one_record = full.bytes().len();
-    // Room for the header, the first record and 10 bytes of the second.
-    let budgeted = Budgeted {
-        inner: memory.clone(),
-        budget: one_record + 10,
-        syncs: Arc::default(),
-    };
-    let mut store = SessionStore::create_in(budgeted, SyncPolicy::EveryRecord).unwrap();
+    let probe = MemoryBackend::new("probe");
+    let mut probed = SessionStore::create_in(probe.clone(), SyncPolicy::Never).unwrap();
+    probed.append_message(&message(0)).unwrap();
+    let one_record = probe.bytes().len();
+    probed.append_message(&message(1)).unwrap();
+    let half = (probe.bytes().len() - one_record) / 2;
+    // A host's disk fills up in the second record: the write keeps its first half, then fails
+    // (appends: the header, then one per record).
+    let full = Faulty::new(memory.clone(), Fault::ShortWrite, 2);
+    let mut store = SessionStore::create_in(full, SyncPolicy::EveryRecord).unwrap();
     store.append_message(&message(0)).unwrap();
     let err = store.append_message(&message(1)).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "session store db:sessions/7: no space left"
+        "session store db:sessions/7: No space left on device (os error 28)"
     );
     let err = store.append_message(&message(2)).unwrap_err();
     assert_eq!(
@@ -170,18 +129,18 @@ fn a_failed_write_stops_the_store_and_repair_cuts_its_part_record() {
     );
     assert_eq!(store.state().messages, [message(0)]);
     drop(store);
-    assert_eq!(memory.bytes().len(), one_record + 10);
+    assert_eq!(memory.bytes().len(), one_record + half);
     let err = SessionStore::open_in(memory.clone(), SyncPolicy::Never).unwrap_err();
     assert_eq!(
         err.to_string(),
         format!(
-            "session store db:sessions/7 has a torn tail at byte {one_record} (10 bytes: the file ends inside a record's frame); repair truncates it"
+            "session store db:sessions/7 has a torn tail at byte {one_record} ({half} bytes: the file ends inside a record's payload); repair truncates it"
         )
     );
     let report = SessionStore::repair_in(memory.clone()).unwrap();
     assert_eq!(
         (report.records, report.kept_bytes, report.dropped_bytes),
-        (1, one_record as u64, 10)
+        (1, one_record as u64, half as u64)
     );
     let store = SessionStore::open_in(memory, SyncPolicy::Never).unwrap();
     assert_eq!(store.state().messages, [message(0)]);
@@ -194,17 +153,18 @@ fn syncs_follow_the_policy_in_any_backend() {
         (SyncPolicy::EveryBytes(1 << 20), 1),
         (SyncPolicy::Never, 1),
     ] {
-        let counted = Arc::new(AtomicUsize::new(0));
-        let backend = Budgeted {
-            inner: MemoryBackend::new("memory:syncs"),
-            budget: usize::MAX,
-            syncs: Arc::clone(&counted),
-        };
+        // A backend that never fails, counting the syncs.
+        let backend = Faulty::new(
+            MemoryBackend::new("memory:syncs"),
+            Fault::SyncFails,
+            usize::MAX,
+        );
+        let counted = backend.ops();
         // The header is synced on create, whatever the policy.
         let mut store = SessionStore::create_in(backend, policy).unwrap();
         for i in 0..3 {
             store.append_message(&message(i)).unwrap();
         }
-        assert_eq!(counted.load(Ordering::Relaxed), syncs, "{policy:?}");
+        assert_eq!(counted(), syncs, "{policy:?}");
     }
 }

@@ -6,103 +6,12 @@
 //! reopens or is repaired to a prefix of what was written, and a half-written record never
 //! reads as whole.
 
-use std::io;
-use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
-
 use rehydrate_model::{Message, Reduction, Role};
-use rehydrate_store::{
-    Error, MemoryBackend, MissReason, SessionStore, StoreBackend, StoreState, SyncPolicy,
-};
+use rehydrate_store::{Error, MemoryBackend, MissReason, SessionStore, StoreState, SyncPolicy};
 use rehydrate_test_support::truncation;
 
+use crate::faulty::{Fault, Faulty};
 use crate::store::message;
-
-/// How the faulty operation fails.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Fault {
-    /// The write fails with `ENOSPC`, keeping nothing.
-    NoSpace,
-    /// The write fails with `EIO`, keeping nothing.
-    Eio,
-    /// The write keeps the first half of its bytes, then fails with `ENOSPC`.
-    ShortWrite,
-    /// The sync fails with `EIO` (the bytes were written, not made durable).
-    SyncFails,
-}
-
-impl Fault {
-    /// The message of the OS error the fault raises, as `io::Error` displays it.
-    fn cause(self) -> &'static str {
-        match self {
-            Fault::NoSpace | Fault::ShortWrite => "No space left on device (os error 28)",
-            Fault::Eio | Fault::SyncFails => "Input/output error (os error 5)",
-        }
-    }
-
-    fn error(self) -> io::Error {
-        match self {
-            Fault::NoSpace | Fault::ShortWrite => io::Error::from_raw_os_error(28),
-            Fault::Eio | Fault::SyncFails => io::Error::from_raw_os_error(5),
-        }
-    }
-}
-
-/// Memory that fails the `fail_at`-th operation (from 0) of the kind `fault` hits (appends
-/// for a write fault, syncs for a sync fault), and remembers how many bytes the last
-/// successful sync made durable.
-#[derive(Debug)]
-struct Faulty {
-    inner: MemoryBackend,
-    /// The operations of the fault's kind so far.
-    ops: Arc<AtomicUsize>,
-    fail_at: usize,
-    fault: Fault,
-    durable: Arc<Mutex<usize>>,
-}
-
-impl Faulty {
-    /// Whether this operation (a sync, or an append) is the one that fails.
-    fn fails_now(&self, sync: bool) -> bool {
-        if (self.fault == Fault::SyncFails) != sync {
-            return false;
-        }
-        self.ops.fetch_add(1, Ordering::Relaxed) == self.fail_at
-    }
-}
-
-impl StoreBackend for Faulty {
-    fn name(&self) -> &Path {
-        self.inner.name()
-    }
-
-    fn read_all(&mut self) -> io::Result<Vec<u8>> {
-        self.inner.read_all()
-    }
-
-    fn append(&mut self, bytes: &[u8]) -> io::Result<()> {
-        if !self.fails_now(false) {
-            return self.inner.append(bytes);
-        }
-        if self.fault == Fault::ShortWrite {
-            self.inner.append(&bytes[..bytes.len() / 2])?;
-        }
-        Err(self.fault.error())
-    }
-
-    fn sync(&mut self) -> io::Result<()> {
-        if self.fails_now(true) {
-            return Err(self.fault.error());
-        }
-        *self.durable.lock().unwrap() = self.inner.bytes().len();
-        Ok(())
-    }
-
-    fn truncate(&mut self, len: u64) -> io::Result<()> {
-        self.inner.truncate(len)
-    }
-}
 
 /// One step of the recorded session.
 #[derive(Debug, Clone)]
@@ -219,19 +128,12 @@ fn a_fault_at_any_write_or_sync_loses_nothing_acknowledged() {
             // The first run past the last operation of the fault's kind has no fault: it ends
             // the loop, so every operation of that kind failed once.
             for fail_at in 0.. {
-                let ops = Arc::new(AtomicUsize::new(0));
-                let durable = Arc::new(Mutex::new(0));
                 let memory = MemoryBackend::new(name);
-                let backend = Faulty {
-                    inner: memory.clone(),
-                    ops: Arc::clone(&ops),
-                    fail_at,
-                    fault,
-                    durable: Arc::clone(&durable),
-                };
+                let backend = Faulty::new(memory.clone(), fault, fail_at);
+                let (ops, durable) = (backend.ops(), backend.durable());
                 let what = format!("{policy:?}, {fault:?} at operation {fail_at}");
                 let (acknowledged, failed) = run(backend, policy, &steps, name, fault, &what);
-                if fail_at >= ops.load(Ordering::Relaxed) {
+                if fail_at >= ops() {
                     assert_eq!(acknowledged.len(), steps.len(), "{what}");
                     break;
                 }
@@ -239,7 +141,7 @@ fn a_fault_at_any_write_or_sync_loses_nothing_acknowledged() {
                 let attempted: Vec<Step> = acknowledged.iter().cloned().chain(failed).collect();
                 check_after(name, &memory.bytes(), &acknowledged, &attempted, &what);
                 // A crash right after the fault: only what a sync made durable is there.
-                let synced = *durable.lock().unwrap();
+                let synced = durable();
                 let crashed = &memory.bytes()[..synced];
                 match reopen(name, crashed.to_vec(), &what) {
                     Some(state) => {

@@ -6,5 +6,6 @@
 mod backend;
 mod dir;
 mod faults;
+mod faulty;
 mod sources;
 mod store;
