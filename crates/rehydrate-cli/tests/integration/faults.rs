@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use crate::{fixture, rehydrate, scratch, stderr, tree};
+use crate::{fixture, rehydrate, replacing_reduces, scratch, stderr, tree};
 
 /// Runs the CLI with `args` under a file-size limit of `kib` KiB.
 fn limited(kib: u64, args: &[&str]) -> Output {
@@ -50,17 +50,7 @@ fn a_write_that_fails_anywhere_leaves_the_previous_directory() {
     let dir = root.join("out");
     let d = dir.to_str().unwrap();
     let staging = root.join("out.staging");
-    let default = ["reduce", "--no-tokens", "--force", s, "--out", d];
-    let aggressive = [
-        "reduce",
-        "--no-tokens",
-        "--force",
-        "--preset",
-        "aggressive",
-        s,
-        "--out",
-        d,
-    ];
+    let [default, aggressive] = replacing_reduces(s, d);
     assert!(rehydrate(&aggressive).status.success());
     let new = tree(&dir);
     let top = largest_kib(&dir) + 1;

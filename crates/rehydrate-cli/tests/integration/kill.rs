@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use rehydrate_test_support::corpus_sessions;
 
-use crate::scratch;
+use crate::{replacing_reduces, scratch};
 
 /// The runs of each command.
 const RUNS: usize = 40;
@@ -168,17 +168,7 @@ fn reduce_repair_and_export_killed_at_any_point_leave_a_whole_directory() {
     let dir = root.join("out");
     let d = dir.to_str().unwrap();
     let mut delays = Delays(0x5eed_1234_abcd_0001);
-    let default = ["reduce", "--no-tokens", "--force", s, "--out", d];
-    let aggressive = [
-        "reduce",
-        "--no-tokens",
-        "--force",
-        "--preset",
-        "aggressive",
-        s,
-        "--out",
-        d,
-    ];
+    let [default, aggressive] = replacing_reduces(s, d);
 
     // The two complete directories every run ends in: the default preset's and the
     // aggressive one's.

@@ -37,6 +37,16 @@ fn rehydrate(args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// The arguments of two `reduce --force` runs of `session` into `out`, the default preset's and
+/// the aggressive one's, which write different directories: what the kill and fault tests
+/// replace one with the other by.
+fn replacing_reduces<'a>(session: &'a str, out: &'a str) -> [Vec<&'a str>; 2] {
+    let default = vec!["reduce", "--no-tokens", "--force", session, "--out", out];
+    let mut aggressive = default.clone();
+    aggressive.splice(3..3, ["--preset", "aggressive"]);
+    [default, aggressive]
+}
+
 fn stderr(out: &Output) -> String {
     String::from_utf8(out.stderr.clone()).unwrap()
 }
