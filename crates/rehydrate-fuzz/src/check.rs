@@ -1,9 +1,9 @@
 //! The properties the targets share: what holds for every list of messages an importer gives
 //! or a generator draws, and for every projection of it.
 
-use rehydrate::formats::{Api, Rule, check_request};
+use rehydrate::formats::{Api, check_request};
 use rehydrate::model::Message;
-use rehydrate::reduce::project_messages;
+use rehydrate::reduce::{UNREPAIRED_RULES, project_messages};
 use rehydrate::sidecar::{expand_reduction, invert, verify_log};
 use rehydrate::{ReductionLog, ReductionPolicy};
 
@@ -37,13 +37,8 @@ pub(crate) fn messages_are_canonical(messages: &[Message]) {
     }
 }
 
-/// The rules docs/FORMATS.md ("Pairing repairs") leaves unrepaired, reported by
-/// `check_request` instead: a body with no message, a system part that is not text, an empty
-/// text part inside a tool result's parts.
-const NOT_REPAIRED: [Rule; 3] = [Rule::NoMessages, Rule::SystemPart, Rule::EmptyText];
-
 /// Projects `history` under `policy` and checks the promises of a view: every reduction
-/// verifies, the view is a valid request body for both APIs (but for [`NOT_REPAIRED`]),
+/// verifies, the view is a valid request body for both APIs (but for the rules no repair covers, [`UNREPAIRED_RULES`]),
 /// it inverts to `history` exactly, and every reduction expands, whole and by any range, to
 /// exactly its bytes. Returns the projection's log.
 ///
@@ -67,7 +62,7 @@ pub(crate) fn projection_keeps_its_promises(
     for api in [Api::OpenAi, Api::Anthropic] {
         let violations: Vec<_> = check_request(&out.view, api)
             .into_iter()
-            .filter(|v| !NOT_REPAIRED.contains(&v.rule))
+            .filter(|v| !UNREPAIRED_RULES.contains(&v.rule))
             .collect();
         assert!(violations.is_empty(), "{api}: {violations:?}");
     }

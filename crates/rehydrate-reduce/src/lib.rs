@@ -101,6 +101,7 @@ mod window;
 
 pub use cut::truncation_span;
 pub use digests::PARALLEL_HASH_MIN_BYTES;
+pub use pairing::UNREPAIRED_RULES;
 pub use policy::{DEFAULT_TOOL_INPUT_FIELDS, Minting, ReductionPolicy};
 pub use project::{Projection, project_messages};
 pub use reducer::{Batch, BatchCause, CacheState};

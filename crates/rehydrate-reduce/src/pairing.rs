@@ -11,8 +11,14 @@
 
 use std::collections::HashMap;
 
-use rehydrate_formats::{has_content, left_out_of_bodies};
+use rehydrate_formats::{Rule, has_content, left_out_of_bodies};
 use rehydrate_model::{Message, Role};
+
+/// The request-body rules the pairing repairs leave alone, which `check_request` still reports
+/// on a view: a body with no message at all (nothing to send), a system content part that is
+/// not text, and an empty text part inside a tool result's content parts (docs/FORMATS.md,
+/// "Pairing repairs"). Every other [`Rule`] holds on every view and every repaired session.
+pub const UNREPAIRED_RULES: [Rule; 3] = [Rule::NoMessages, Rule::SystemPart, Rule::EmptyText];
 
 /// What one message means for pairing.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,12 +3,12 @@
 use std::collections::HashSet;
 
 use proptest::prelude::*;
-use rehydrate_formats::{Api, Rule, check_request};
+use rehydrate_formats::{Api, check_request};
 use rehydrate_model::{
     Message, REDUCTION_METADATA_KEY, ReductionKind, ReductionLog, Role, THINKING_METADATA_KEY,
     THINKING_SIGNATURE_METADATA_KEY, ToolDetails,
 };
-use rehydrate_reduce::{Minting, ReductionPolicy, project_messages};
+use rehydrate_reduce::{Minting, ReductionPolicy, UNREPAIRED_RULES, project_messages};
 use rehydrate_sidecar::{
     VerifiedCache, check_inverts, check_inverts_verified, expand_reduction, invert, render_turns,
     verify_log, verify_log_cached, verify_reduction,
@@ -437,15 +437,14 @@ pub(crate) fn repair_bytes(view: &[Message], log: &ReductionLog) -> usize {
 }
 
 /// The violations of `view` for `api` that the pairing repairs exist to prevent: all of them
-/// but an Anthropic body with no message at all (nothing to send; docs/FORMATS.md, "Pairing
-/// repairs").
+/// but the rules no repair covers ([`UNREPAIRED_RULES`]; docs/FORMATS.md, "Pairing repairs").
 pub(crate) fn repairable_violations(
     view: &[Message],
     api: Api,
 ) -> Vec<rehydrate_formats::Violation> {
     check_request(view, api)
         .into_iter()
-        .filter(|v| v.rule != Rule::NoMessages)
+        .filter(|v| !UNREPAIRED_RULES.contains(&v.rule))
         .collect()
 }
 
