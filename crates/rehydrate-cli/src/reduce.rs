@@ -377,8 +377,12 @@ fn reduce_file(
         }
     }
     // Success is reported only once every file and then the manifest are in place.
-    lock.commit(load::name(path), format.as_str(), history.len(), staged)
+    let left = lock
+        .commit(load::name(path), format.as_str(), history.len(), staged)
         .map_err(Failure::from)?;
+    for warning in left {
+        warn(format!("warning: {warning}"));
+    }
 
     let (tokens_before, tokens_after) = match &mut counter {
         None => (None, None),

@@ -75,7 +75,10 @@ fn a_failed_rename_leaves_the_previous_directory_in_place() {
         );
     }
     let (dir, staging) = setup("rename-none");
-    swap_in_with(&dir, &staging, &mut failing_at(usize::MAX)).unwrap();
+    assert_eq!(
+        swap_in_with(&dir, &staging, &mut failing_at(usize::MAX)).unwrap(),
+        Vec::<String>::new()
+    );
     assert_eq!(
         std::fs::read_to_string(dir.join("view.json")).unwrap(),
         "new"
@@ -124,4 +127,28 @@ fn a_second_writer_waits_until_a_staging_directory_has_its_lock() {
     assert!(!dir.exists());
     drop(lock);
     let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn a_previous_directory_the_swap_cannot_remove_is_a_warning() {
+    // A file someone wrote into the directory while it was being replaced.
+    let (dir, staging) = setup("retired-kept");
+    std::fs::write(dir.join("notes.txt"), "mine").unwrap();
+    let retired = dir.with_file_name("out.retired");
+    assert_eq!(
+        swap_in_with(&dir, &staging, &mut failing_at(usize::MAX)).unwrap(),
+        [format!(
+            "{}: the previous directory could not be removed (Directory not empty (os error 39)); move it away before the next run",
+            retired.display()
+        )]
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("view.json")).unwrap(),
+        "new"
+    );
+    assert_eq!(
+        std::fs::read_to_string(retired.join("notes.txt")).unwrap(),
+        "mine"
+    );
+    let _ = std::fs::remove_dir_all(dir.parent().unwrap());
 }

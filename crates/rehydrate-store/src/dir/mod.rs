@@ -212,8 +212,9 @@ fn read_recorded(dir: &Path, manifest: &Manifest, name: &str) -> Result<Vec<u8>,
 
 /// [`SessionDir::open`].
 fn read(dir: &Path) -> Result<SessionDir, Error> {
-    let manifest = read_manifest(dir)?;
+    // The lock first: a manifest read before it could be the one a writer's swap replaced.
     let _lock = lock_for_reading(dir)?;
+    let manifest = read_manifest(dir)?;
     let mut file_mismatches = Vec::new();
     let problems = manifest_file_problems(dir, &manifest);
     if !problems.is_empty() {

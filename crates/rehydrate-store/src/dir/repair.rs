@@ -9,7 +9,10 @@ use rehydrate_model::{Message, Reduction, ReductionLog};
 use rehydrate_sidecar::{check_inverts, content_digest, verify_log};
 
 use super::files::{ReadFail, lock_exclusive, open_regular, write_tmp};
-use super::swap::{ParentLock, abandon_staging, create_staging, recover, resolve, swap_in};
+use super::swap::{
+    ParentLock, abandon_staging, create_staging, first_foreign, recover, resolve, swap_in,
+    with_notes,
+};
 use super::{
     FileEntry, LOG, MANIFEST, Manifest, STORE, TEMPORARIES, VIEW, io_error, manifest_file_problems,
     read_manifest, read_recorded, refused,
@@ -79,7 +82,7 @@ pub(super) fn repair(dir: &Path) -> Result<Repaired, Error> {
             }
             Error::DirDamaged(lines)
         }
-        other => other,
+        other => with_notes(other, &notes),
     })
 }
 
@@ -250,6 +253,15 @@ fn repair_locked(dir: &Path, notes: Vec<String>) -> Result<Repaired, Error> {
         manifest.files.insert(STORE.to_string(), entry);
         // The repaired directory is built beside this one and swapped in whole: cut short,
         // the directory is the damaged one as it was, or the repaired one.
+        // Replaced whole, the directory would carry a file of someone else's away to
+        // `DIR.retired`, as `reduce --force` would.
+        if let Some(foreign) = first_foreign(dir) {
+            return Err(nothing_changed(vec![format!(
+                "{} holds {}, which rehydrate did not write; repair replaces the directory whole, and only one holding nothing else: move it away",
+                shown(dir),
+                shown(&foreign)
+            )]));
+        }
         let (staging, staging_lock) = create_staging(dir, &ParentLock::take(dir, false)?)?;
         let built =
             build_repaired(dir, &staging, &store, &manifest).and_then(|()| swap_in(dir, &staging));
@@ -257,7 +269,7 @@ fn repair_locked(dir: &Path, notes: Vec<String>) -> Result<Repaired, Error> {
             abandon_staging(&staging);
         }
         drop(staging_lock);
-        built?;
+        lines.extend(built?.into_iter().map(|w| format!("warning: {w}")));
     }
     drop(store_file);
     Ok(Repaired {

@@ -59,9 +59,24 @@ pub(super) fn first_foreign(dir: &Path) -> Option<PathBuf> {
     names.into_iter().next()
 }
 
-/// The directory `dir` names: itself, or the directory a link there points to (resolved even
-/// when the link dangles, as it does between the two renames of a swap through it).
+/// The directory `dir` names, as the path a writer swaps: itself without trailing slashes or
+/// `.` components (`out/`, `./out/.` name `out`, whose siblings are `out.staging` and
+/// `out.retired`), or the directory a link there points to (resolved even when the link
+/// dangles, as it does between the two renames of a swap through it).
+///
+/// # Errors
+///
+/// [`Error::DirRefused`] when the path has no last name to swap (`.`, `..`, `/`, or one
+/// ending in `..`); [`Error::DirIo`] when a link cannot be read.
 pub(super) fn resolve(dir: &Path) -> Result<PathBuf, Error> {
+    let dir: PathBuf = dir.components().collect();
+    if dir.file_name().is_none() {
+        return Err(refused(format!(
+            "{}: names no directory of its own (it is `.`, `/` or ends in `..`); the directory is replaced whole, beside its parent's other entries, so name it, as in `--out out`",
+            shown(&dir)
+        )));
+    }
+    let dir = dir.as_path();
     if !fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink()) {
         return Ok(dir.to_path_buf());
     }
@@ -192,8 +207,9 @@ pub(super) fn recover(dir: &Path, _held: &ParentLock) -> Result<Vec<String>, Err
     }
     let staging = sibling(dir, STAGING);
     if fs::symlink_metadata(&staging).is_ok() {
-        let lock = claim_leftover(&staging)?;
-        remove_leftover(&staging)?;
+        // A refusal here follows a restore, maybe: it says so.
+        let lock = claim_leftover(&staging).map_err(|e| with_notes(e, &notes))?;
+        remove_leftover(&staging).map_err(|e| with_notes(e, &notes))?;
         drop(lock);
         notes.push(format!(
             "{}: removed the unfinished directory an interrupted run left",
@@ -201,6 +217,17 @@ pub(super) fn recover(dir: &Path, _held: &ParentLock) -> Result<Vec<String>, Err
         ));
     }
     Ok(notes)
+}
+
+/// A refusal that follows what [`recover`] did (`notes`) says it, in parentheses: the user
+/// would not know otherwise where the restored directory came from, or where a leftover went.
+pub(super) fn with_notes(e: Error, notes: &[String]) -> Error {
+    match e {
+        Error::DirRefused(line) if !notes.is_empty() => {
+            Error::DirRefused(format!("{line} ({})", notes.join("; ")))
+        }
+        other => other,
+    }
 }
 
 /// Takes a leftover `DIR.retired` or `DIR.staging` for [`recover`]: its lock, when it has one.
@@ -266,7 +293,11 @@ fn sync(path: &Path) -> Result<(), Error> {
 /// synced, then `dir` renamed to `DIR.retired` (when it exists), `staging` renamed to `dir`,
 /// the parent synced, and the previous directory removed. When the second rename fails, the
 /// previous directory is put back.
-pub(super) fn swap_in(dir: &Path, staging: &Path) -> Result<(), Error> {
+///
+/// Once `staging` is in place, the run has succeeded: what goes wrong after that (the parent
+/// cannot be synced, the previous directory cannot be removed whole) is returned as a warning
+/// line each, not an error.
+pub(super) fn swap_in(dir: &Path, staging: &Path) -> Result<Vec<String>, Error> {
     swap_in_with(dir, staging, &mut |from, to| fs::rename(from, to))
 }
 
@@ -275,7 +306,7 @@ pub(crate) fn swap_in_with(
     dir: &Path,
     staging: &Path,
     rename: &mut dyn FnMut(&Path, &Path) -> io::Result<()>,
-) -> Result<(), Error> {
+) -> Result<Vec<String>, Error> {
     for name in [VIEW, LOG, STORE, MANIFEST] {
         let file = staging.join(name);
         if fs::symlink_metadata(&file).is_ok() {
@@ -297,15 +328,25 @@ pub(crate) fn swap_in_with(
         }
         return Err(io_error(format!("cannot put {} in place", shown(dir)), e));
     }
+    let mut warnings = Vec::new();
     let parent = match dir.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    sync(parent)?;
-    // The new directory is complete and in place; what stays of the previous one (a file of
-    // someone else's kept in it) is left at `DIR.retired`, and the next writer refuses it.
-    if existed {
-        let _ = remove_ours(&retired);
+    if let Err(e) = File::open(parent).and_then(|f| f.sync_all()) {
+        warnings.push(format!(
+            "cannot sync {} ({e}): {} is in place, but a crash soon after could bring back the previous directory",
+            shown(parent),
+            shown(dir)
+        ));
     }
-    Ok(())
+    if existed && let Err(e) = remove_ours(&retired) {
+        // Left whole or in part (a file someone put in the directory meanwhile, a directory
+        // rehydrate may not write): the next writer refuses it until it is moved away.
+        warnings.push(format!(
+            "{}: the previous directory could not be removed ({e}); move it away before the next run",
+            shown(&retired)
+        ));
+    }
+    Ok(warnings)
 }

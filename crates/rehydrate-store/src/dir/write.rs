@@ -13,6 +13,7 @@ use super::files::{
 };
 use super::swap::{
     ParentLock, abandon_staging, create_staging, first_foreign, recover, resolve, swap_in,
+    with_notes,
 };
 use super::{
     LOCK, LOG, MANIFEST, MANIFEST_FORMAT, MANIFEST_VERSION, MAX_MANIFEST_BYTES, Manifest, STORE,
@@ -232,7 +233,9 @@ impl DirWriter {
     /// (`source` is the session file as the host names it, `source_format` its format, `messages`
     /// the store's message count) into the staging directory, syncs it, and swaps it in for
     /// the directory whole (a run cut short leaves the previous directory, or none with the
-    /// previous one at `DIR.retired`, or the new one: never a mix).
+    /// previous one at `DIR.retired`, or the new one: never a mix). Returns a warning line for
+    /// each thing that went wrong once the new directory was in place (the parent not synced,
+    /// the previous directory not removed whole, left at `DIR.retired`).
     ///
     /// # Errors
     ///
@@ -244,7 +247,7 @@ impl DirWriter {
         source_format: &str,
         messages: usize,
         staged: impl IntoIterator<Item = Staged>,
-    ) -> Result<(), Error> {
+    ) -> Result<Vec<String>, Error> {
         let mut staged: Vec<Staged> = staged.into_iter().collect();
         let files = staged
             .iter()
@@ -430,12 +433,7 @@ pub(super) fn lock_for_writing(
         ))),
     };
     // A refusal says what was put back first, or the user would not know where it came from.
-    check(existing(dir)?).map_err(|e| match e {
-        Error::DirRefused(line) if !notes.is_empty() => {
-            Error::DirRefused(format!("{line} ({})", notes.join("; ")))
-        }
-        other => other,
-    })?;
+    check(existing(dir)?).map_err(|e| with_notes(e, &notes))?;
     if fs::symlink_metadata(dir).is_err() {
         // A new directory: it is not created until the swap puts the staged one in its place
         // (a run cut short leaves none); the staging directory's lock keeps out a second

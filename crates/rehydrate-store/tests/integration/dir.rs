@@ -28,7 +28,9 @@ fn write(dir: &Path, source: &Path, messages: &[Message], force: bool) -> Result
         out.stage_log(&log)?,
         out.stage_view(messages)?,
     ];
-    out.commit(source, "openai", messages.len(), staged)
+    let left = out.commit(source, "openai", messages.len(), staged)?;
+    assert_eq!(left, Vec::<String>::new(), "warnings of a clean swap");
+    Ok(())
 }
 
 /// A scratch directory, a session file in it, and the output path next to it.
@@ -345,4 +347,91 @@ fn a_link_to_an_output_directory_is_followed_and_stays_a_link() {
         )]
     );
     assert_eq!(SessionDir::open(&out).unwrap().sidecar, session()[..1]);
+}
+
+#[test]
+fn a_writer_swaps_the_directory_a_path_names_and_says_what_it_did_before_a_refusal() {
+    let _serial = serial();
+    let (source, out) = setup("dir-paths");
+    let (retired, staging) = (beside(&out, ".retired"), beside(&out, ".staging"));
+    // A trailing slash or `.` names the same directory, whose siblings are the swap's names.
+    let mut slashed = out.clone().into_os_string();
+    slashed.push("/");
+    write(Path::new(&slashed), &source, &session(), false).unwrap();
+    write(&out.join("."), &source, &session()[..1], true).unwrap();
+    assert_eq!(SessionDir::open(&out).unwrap().sidecar, session()[..1]);
+    assert!(!retired.exists() && !staging.exists());
+    // A path with no last name has nothing to swap.
+    let up = out.join("..");
+    assert_eq!(
+        write(&up, &source, &session(), true)
+            .unwrap_err()
+            .to_string(),
+        format!(
+            "{}: names no directory of its own (it is `.`, `/` or ends in `..`); the directory is replaced whole, beside its parent's other entries, so name it, as in `--out out`",
+            up.display()
+        )
+    );
+    // A refusal after a restore says so.
+    std::fs::rename(&out, &retired).unwrap();
+    std::fs::create_dir_all(&staging).unwrap();
+    std::fs::write(staging.join("notes.txt"), b"mine").unwrap();
+    assert_eq!(
+        write(&out, &source, &session(), true)
+            .unwrap_err()
+            .to_string(),
+        format!(
+            "{} holds something besides an interrupted run's files; move it away ({}: restored from {}, where an interrupted run left it)",
+            staging.display(),
+            out.display(),
+            retired.display()
+        )
+    );
+    assert_eq!(std::fs::read(staging.join("notes.txt")).unwrap(), b"mine");
+    assert_eq!(SessionDir::open(&out).unwrap().sidecar, session()[..1]);
+    // So does a repair's refusal after it removed a leftover.
+    std::fs::remove_file(staging.join("notes.txt")).unwrap();
+    std::fs::remove_dir_all(&out).unwrap();
+    assert_eq!(
+        SessionDir::repair(&out).unwrap_err().to_string(),
+        format!(
+            "{}: not an output directory of `rehydrate reduce` (no such directory) ({}: removed the unfinished directory an interrupted run left)",
+            out.display(),
+            staging.display()
+        )
+    );
+    assert!(!staging.exists());
+}
+
+#[test]
+fn repair_does_not_carry_away_a_file_rehydrate_did_not_write() {
+    let _serial = serial();
+    let (source, out) = setup("dir-repair-foreign");
+    write(&out, &source, &session(), false).unwrap();
+    let store = out.join("sidecar/session.rhyd");
+    let whole = std::fs::read(&store).unwrap();
+    // A torn tail after the last whole record: repairable, by a swap.
+    let torn = [&whole[..], b"\x07\x00"].concat();
+    std::fs::write(&store, &torn).unwrap();
+    std::fs::write(out.join("notes.txt"), b"mine").unwrap();
+    match SessionDir::repair(&out) {
+        Err(Error::DirDamaged(lines)) => assert_eq!(
+            lines,
+            [
+                format!(
+                    "{} holds {}, which rehydrate did not write; repair replaces the directory whole, and only one holding nothing else: move it away",
+                    out.display(),
+                    out.join("notes.txt").display()
+                ),
+                format!("{}: nothing was changed", out.display())
+            ]
+        ),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(std::fs::read(out.join("notes.txt")).unwrap(), b"mine");
+    assert_eq!(std::fs::read(&store).unwrap(), torn);
+    assert!(!beside(&out, ".retired").exists());
+    std::fs::remove_file(out.join("notes.txt")).unwrap();
+    assert_eq!(SessionDir::repair(&out).unwrap().reductions, 0);
+    assert_eq!(SessionDir::open(&out).unwrap().sidecar, session());
 }
