@@ -31,7 +31,14 @@ pub(super) fn lock_exclusive(dir: &Path) -> Result<File, Error> {
         .truncate(false)
         .write(true)
         .open(&lock_path)
-        .map_err(|e| io_error(format!("cannot create {}", shown(&lock_path)), e))?;
+        .map_err(|e| {
+            let verb = if fs::symlink_metadata(&lock_path).is_ok() {
+                "open"
+            } else {
+                "create"
+            };
+            io_error(format!("cannot {verb} {}", shown(&lock_path)), e)
+        })?;
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(TryLockError::WouldBlock) => Err(refused(format!(
